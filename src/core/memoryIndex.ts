@@ -1,0 +1,228 @@
+import { formatMonthDay } from './dates';
+import { oneLine, type Checkpoint } from './checkpoint';
+
+/** The file name of the index in the memory directory. */
+export const INDEX_FILE = 'MEMORY.md';
+export const SECTION_HEADING = '## Checkpoints';
+export const RESUME_LINE = 'Resume any: `continue` or `continue {name}`';
+/** Claude Code reads only this much of MEMORY.md. */
+export const INDEX_LINE_BUDGET = 200;
+export const INDEX_BYTE_BUDGET = 25 * 1024;
+
+interface Line {
+  text: string;
+  eol: string;
+}
+
+function splitLines(text: string): Line[] {
+  const lines: Line[] = [];
+  const re = /([^\r\n]*)(\r\n|\n|\r|$)/g;
+  let m: RegExpExecArray | null;
+  while ((m = re.exec(text)) !== null) {
+    if (m[0] === '') break;
+    lines.push({ text: m[1], eol: m[2] });
+  }
+  return lines;
+}
+
+const joinLines = (lines: Line[]): string => lines.map((l) => l.text + l.eol).join('');
+
+function detectEol(lines: Line[]): string {
+  return lines.find((l) => l.eol !== '')?.eol ?? '\n';
+}
+
+const SECTION_RE = /^ {0,3}##[ \t]+Checkpoints[ \t]*(?:#+[ \t]*)?$/;
+const ATX_RE = /^ {0,3}#{1,6}(?:[ \t]|$)/;
+const TOP_HEADING_RE = /^ {0,3}#{1,2}(?:[ \t]|$)/;
+const BULLET_RE = /^[-*] \*\*(.+?)\*\*/;
+const RESUME_RE = /^Resume any:/;
+const isBlank = (l: Line | undefined): boolean => l !== undefined && l.text.trim() === '';
+
+/** For each line: whether it is inside a fenced code block or YAML front matter (so never a heading). */
+function literalMask(lines: Line[]): boolean[] {
+  const mask = new Array<boolean>(lines.length).fill(false);
+  let i = 0;
+  if (lines.length && lines[0].text === '---') {
+    const close = lines.findIndex((l, j) => j > 0 && (l.text === '---' || l.text === '...'));
+    if (close > 0) {
+      for (; i <= close; i++) mask[i] = true;
+    }
+  }
+  let fence: string | undefined;
+  for (; i < lines.length; i++) {
+    const f = /^ {0,3}(`{3,}|~{3,})/.exec(lines[i].text);
+    if (fence) {
+      mask[i] = true;
+      if (f && f[1][0] === fence[0] && f[1].length >= fence.length && lines[i].text.trim() === f[1]) fence = undefined;
+    } else if (f && !(f[1][0] === '`' && lines[i].text.slice(f[0].length).includes('`'))) {
+      fence = f[1];
+      mask[i] = true;
+    }
+  }
+  return mask;
+}
+
+interface Section {
+  start: number;
+  /** Exclusive. */
+  end: number;
+}
+
+function findSection(lines: Line[], mask: boolean[]): Section | undefined {
+  const start = lines.findIndex((l, i) => !mask[i] && SECTION_RE.test(l.text));
+  if (start < 0) return undefined;
+  let end = start + 1;
+  while (end < lines.length && (mask[end] || !TOP_HEADING_RE.test(lines[end].text))) end++;
+  return { start, end };
+}
+
+function bulletName(line: Line): string | undefined {
+  return BULLET_RE.exec(line.text)?.[1];
+}
+
+/** The one index line for a checkpoint: `- **name** (branch, Mon DD) — summary`. */
+export function formatBullet(cp: Pick<Checkpoint, 'name' | 'branch' | 'saved' | 'description'>): string {
+  const date = formatMonthDay(new Date(cp.saved));
+  return `- **${cp.name}** (${cp.branch || 'no branch'}, ${date}) — ${oneLine(cp.description)}`;
+}
+
+/** Names that have a bullet in the `## Checkpoints` section, in order. */
+export function indexedNames(text: string): string[] {
+  const lines = splitLines(text);
+  const mask = literalMask(lines);
+  const s = findSection(lines, mask);
+  if (!s) return [];
+  const names: string[] = [];
+  for (let i = s.start + 1; i < s.end; i++) {
+    const n = mask[i] ? undefined : bulletName(lines[i]);
+    if (n !== undefined) names.push(n);
+  }
+  return names;
+}
+
+export interface IndexEdit {
+  text: string;
+  /** Set when the bullet would lie beyond what Claude Code reads of MEMORY.md. */
+  budgetWarning?: string;
+}
+
+/** Inserts `insert` after line `at`, keeping a missing final newline missing. */
+function insertAfter(lines: Line[], at: number, insert: string[], eol: string): void {
+  const newLines = insert.map((text) => ({ text, eol }));
+  if (at >= 0 && lines[at].eol === '') {
+    lines[at].eol = eol;
+    newLines[newLines.length - 1].eol = '';
+  }
+  lines.splice(at + 1, 0, ...newLines);
+}
+
+/** Removes lines [from, to) and keeps the file's final-newline state. */
+function removeRange(lines: Line[], from: number, to: number): void {
+  const endsBare = to === lines.length && lines[to - 1].eol === '';
+  lines.splice(from, to - from);
+  if (endsBare && from > 0) lines[from - 1].eol = '';
+}
+
+function budgetWarning(lines: Line[], index: number, name: string): string | undefined {
+  let bytes = 0;
+  for (let i = 0; i <= index; i++) bytes += Buffer.byteLength(lines[i].text + lines[i].eol, 'utf8');
+  if (index + 1 > INDEX_LINE_BUDGET || bytes > INDEX_BYTE_BUDGET) {
+    return (
+      `The index entry for "${name}" is at line ${index + 1} of MEMORY.md (${bytes} bytes in); ` +
+      `Claude Code reads only the first ${INDEX_LINE_BUDGET} lines / ${INDEX_BYTE_BUDGET / 1024} KB, so the agent will not see it. ` +
+      'Move the Checkpoints section up or trim MEMORY.md.'
+    );
+  }
+  return undefined;
+}
+
+/**
+ * Adds or replaces the bullet for `name` in the `## Checkpoints` section of MEMORY.md text
+ * (`undefined`: no file yet). Every byte outside the section is kept.
+ */
+export function upsertIndex(text: string | undefined, name: string, bullet: string): IndexEdit {
+  if (text === undefined) {
+    const out = ['# Memory', '', SECTION_HEADING, bullet, '', RESUME_LINE, ''].join('\n');
+    return { text: out };
+  }
+  const lines = splitLines(text);
+  const eol = detectEol(lines);
+  const mask = literalMask(lines);
+  const s = findSection(lines, mask);
+  let at: number;
+  if (s) {
+    const bullets: number[] = [];
+    let resume = -1;
+    for (let i = s.start + 1; i < s.end; i++) {
+      if (mask[i]) continue;
+      if (bulletName(lines[i]) !== undefined) bullets.push(i);
+      else if (resume < 0 && RESUME_RE.test(lines[i].text)) resume = i;
+    }
+    const existing = bullets.find((i) => bulletName(lines[i]) === name);
+    if (existing !== undefined) {
+      lines[existing].text = bullet;
+      at = existing;
+    } else if (bullets.length) {
+      at = bullets[0];
+      lines.splice(at, 0, { text: bullet, eol: lines[at].eol || eol });
+      if (resume < 0) insertAfter(lines, bullets[bullets.length - 1] + 1, ['', RESUME_LINE], eol);
+    } else if (resume >= 0) {
+      insertAfter(lines, s.start, [bullet], eol);
+      at = s.start + 1;
+    } else {
+      insertAfter(lines, s.start, [bullet, '', RESUME_LINE], eol);
+      at = s.start + 1;
+    }
+  } else {
+    const heading = lines.findIndex((l, i) => !mask[i] && ATX_RE.test(l.text));
+    if (heading >= 0) {
+      insertAfter(lines, heading, ['', SECTION_HEADING, bullet, '', RESUME_LINE], eol);
+      at = heading + 3;
+    } else {
+      const block = [SECTION_HEADING, bullet, '', RESUME_LINE].map((t) => ({ text: t, eol }));
+      if (lines.length) block.push({ text: '', eol });
+      lines.unshift(...block);
+      at = 1;
+    }
+  }
+  return { text: joinLines(lines), budgetWarning: budgetWarning(lines, at, name) };
+}
+
+/**
+ * Removes the bullets of `names` (all bullets when `names` is 'all'). When no bullet remains, the whole
+ * section goes (with the blank line that separated it), unless it holds text of the user's own.
+ */
+export function removeFromIndex(text: string, names: string[] | 'all'): string {
+  const lines = splitLines(text);
+  const mask = literalMask(lines);
+  const s = findSection(lines, mask);
+  if (!s) return text;
+  const doomed = (n: string | undefined): boolean => n !== undefined && (names === 'all' || names.includes(n));
+  let changed = false;
+  for (let i = s.end - 1; i > s.start; i--) {
+    if (!mask[i] && doomed(bulletName(lines[i]))) {
+      removeRange(lines, i, i + 1);
+      mask.splice(i, 1);
+      s.end--;
+      changed = true;
+    }
+  }
+  if (!changed) return text;
+  const body = lines.slice(s.start + 1, s.end);
+  const bodyMask = mask.slice(s.start + 1, s.end);
+  if (body.some((l, i) => !bodyMask[i] && bulletName(l) !== undefined)) return joinLines(lines);
+  const userText = body.some((l) => !isBlank(l) && !RESUME_RE.test(l.text));
+  if (userText) {
+    const r = body.findIndex((l) => RESUME_RE.test(l.text));
+    if (r >= 0) removeRange(lines, s.start + 1 + r, s.start + 2 + r);
+    return joinLines(lines);
+  }
+  let last = s.end - 1;
+  while (last > s.start && isBlank(lines[last])) last--;
+  let from = s.start;
+  let to = last + 1;
+  if (from > 0 && isBlank(lines[from - 1])) from--;
+  else if (isBlank(lines[to])) to++;
+  removeRange(lines, from, to);
+  return joinLines(lines);
+}

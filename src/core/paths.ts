@@ -1,0 +1,21 @@
+import * as os from 'node:os';
+import * as path from 'node:path';
+
+/** Expands a leading `~` or `~/` to the home folder. */
+export function expandHome(p: string, home: string = os.homedir()): string {
+  if (p === '~') return home;
+  if (p.startsWith('~/') || p.startsWith('~\\')) return path.join(home, p.slice(2));
+  return p;
+}
+
+/** Claude Code's configuration folder: `$CLAUDE_CONFIG_DIR`, else `~/.claude`. */
+export function claudeConfigDir(env: NodeJS.ProcessEnv = process.env, home?: string): string {
+  const configured = env.CLAUDE_CONFIG_DIR?.trim();
+  if (configured) return path.resolve(expandHome(configured, home ?? homeFrom(env)));
+  return path.join(home ?? homeFrom(env), '.claude');
+}
+
+/** HOME from the given environment (so tests can point it elsewhere), else the OS's idea. */
+export function homeFrom(env: NodeJS.ProcessEnv = process.env): string {
+  return env.HOME?.trim() || env.USERPROFILE?.trim() || os.homedir();
+}

@@ -1,0 +1,402 @@
+import { promises as fs } from 'node:fs';
+import * as path from 'node:path';
+import { CheckpointError, errorMessage } from './errors';
+import { describe, parseCheckpoint, renderCheckpoint, type Checkpoint } from './checkpoint';
+import { formatLocalDate, formatLocalDateTime } from './dates';
+import { assertInside, assertNotSymlink, cleanStaleTempFiles, exists, readPrefix, writeFileAtomic } from './files';
+import { branchDiffers, readBranch, readGitState } from './git';
+import { readJsonCheckpoints, type JsonCheckpointFile } from './jsonCheckpoints';
+import { withDirLock } from './lock';
+import { formatBullet, indexedNames, INDEX_FILE, removeFromIndex, upsertIndex } from './memoryIndex';
+import { fileNameFor, nameFromFileName, printable, validateName } from './names';
+import { readPlanProgress } from './plans';
+
+/** Listing reads only this much of each file: front matter and the first sections are at the top. */
+export const LIST_READ_BYTES = 64 * 1024;
+/** `show` and `resume` read at most this much. */
+export const SHOW_READ_BYTES = 4 * 1024 * 1024;
+export const TRASH_DIR = '.trash';
+
+export interface CheckpointSummary {
+  name: string;
+  path: string;
+  branch: string;
+  saved: string;
+  description: string;
+  plan?: string;
+  planStep?: number;
+  planSteps?: number;
+  /** Why the file could not be read; the other fields are then best effort. */
+  unreadable?: string;
+  /** `json` for the read-only JSON checkpoints of plan-scoped procedures. */
+  source: 'markdown' | 'json';
+  /** The parsed checkpoint (from the first {@link LIST_READ_BYTES}), for tooltips. */
+  checkpoint?: Checkpoint;
+}
+
+export interface SaveInput {
+  name: string;
+  leftOff?: string;
+  done?: string[];
+  failed?: string[];
+  decisions?: string[];
+  questions?: string[];
+  /** Plan file path (absolute, or relative to the workspace folder). */
+  plan?: string;
+  force?: boolean;
+  /** Given instead of asking git (for example in Restricted Mode). */
+  git?: { branch: string; modifiedFiles: string[] };
+}
+
+export interface SaveResult {
+  checkpoint: Checkpoint;
+  path: string;
+  overwritten: boolean;
+  warnings: string[];
+}
+
+export interface ResumeResult {
+  checkpoint: Checkpoint;
+  path: string;
+  currentBranch: string;
+  branchMismatch: boolean;
+  consumed: boolean;
+  /** Where the consumed file went (for Undo). */
+  trashPath?: string;
+  source: 'markdown' | 'json';
+}
+
+export interface StoreOptions {
+  memoryDir: string;
+  /** Workspace folder: git runs here; relative plan paths resolve against it. */
+  cwd: string;
+  /** False in an untrusted workspace: git never runs and the branch is unknown. */
+  allowGit?: boolean;
+  now?: () => Date;
+}
+
+/** Raised when saving would overwrite a checkpoint; carries the existing one. */
+export class CheckpointExistsError extends CheckpointError {
+  constructor(
+    readonly existing: Checkpoint | undefined,
+    readonly existingPath: string,
+    name: string,
+  ) {
+    const detail = existing
+      ? ` (saved ${formatLocalDateTime(new Date(existing.saved))}, left off: "${printable(existing.description, 120)}")`
+      : '';
+    super(`A checkpoint named "${name}" already exists${detail}.`);
+    this.name = 'CheckpointExistsError';
+  }
+}
+
+/** Raised by resume without a name when there are several checkpoints. */
+export class AmbiguousCheckpointError extends CheckpointError {
+  constructor(readonly candidates: CheckpointSummary[]) {
+    super(`There are ${candidates.length} checkpoints; name one: ${candidates.map((c) => c.name).join(', ')}.`);
+    this.name = 'AmbiguousCheckpointError';
+  }
+}
+
+/** Runs `fn` over `items` with at most `limit` at once (listing thousands of files must not exhaust descriptors). */
+async function mapPool<T, R>(items: T[], limit: number, fn: (item: T) => Promise<R>): Promise<R[]> {
+  const out = new Array<R>(items.length);
+  let next = 0;
+  const worker = async (): Promise<void> => {
+    while (next < items.length) {
+      const i = next++;
+      out[i] = await fn(items[i]);
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker));
+  return out;
+}
+
+/** The checkpoints of one memory directory: save, list, show, resume, delete. Editor-free. */
+export class CheckpointStore {
+  readonly memoryDir: string;
+  readonly cwd: string;
+  private readonly allowGit: boolean;
+  private readonly now: () => Date;
+
+  constructor(opts: StoreOptions) {
+    this.memoryDir = path.resolve(opts.memoryDir);
+    this.cwd = path.resolve(opts.cwd);
+    this.allowGit = opts.allowGit ?? true;
+    this.now = opts.now ?? (() => new Date());
+  }
+
+  get indexPath(): string {
+    return path.join(this.memoryDir, INDEX_FILE);
+  }
+
+  /** The file of a (sanitized) name; throws when it would leave the memory directory. */
+  pathFor(name: string): string {
+    const p = path.join(this.memoryDir, fileNameFor(validateName(name)));
+    assertInside(this.memoryDir, p);
+    return p;
+  }
+
+  /** The current branch, or '' when git may not run or there is none. */
+  async currentBranch(): Promise<string> {
+    return this.allowGit ? readBranch(this.cwd) : '';
+  }
+
+  /** Parses one checkpoint file; `maxBytes` bounds what is read. */
+  async read(file: string, maxBytes = SHOW_READ_BYTES): Promise<Checkpoint> {
+    const name = nameFromFileName(path.basename(file)) ?? path.basename(file);
+    const st = await fs.stat(file);
+    if (!st.isFile()) throw new CheckpointError('not a regular file');
+    const { text } = await readPrefix(file, maxBytes);
+    return parseCheckpoint(text, name, st.mtime.toISOString());
+  }
+
+  /** One entry of the listing for a file: parsed, or unreadable with the reason. Never throws. */
+  async summarize(file: string): Promise<CheckpointSummary> {
+    const name = nameFromFileName(path.basename(file)) ?? path.basename(file);
+    try {
+      const cp = await this.read(file, LIST_READ_BYTES);
+      return { ...pickSummary(cp), path: file, source: 'markdown', checkpoint: cp };
+    } catch (err) {
+      const st = await fs.stat(file).catch(() => undefined);
+      return {
+        name,
+        path: file,
+        branch: '',
+        saved: (st?.mtime ?? new Date(0)).toISOString(),
+        description: '',
+        unreadable: errorMessage(err),
+        source: 'markdown',
+      };
+    }
+  }
+
+  /** Checkpoint files in the memory directory (names only; no reads). */
+  async files(): Promise<string[]> {
+    const entries = await fs.readdir(this.memoryDir).catch((err: NodeJS.ErrnoException) => {
+      if (err.code === 'ENOENT') return [] as string[];
+      throw err;
+    });
+    return entries.filter((e) => nameFromFileName(e) !== undefined).map((e) => path.join(this.memoryDir, e));
+  }
+
+  /** Every checkpoint, newest first; unreadable files are included with their reason. */
+  async list(opts: { includeJson?: boolean } = {}): Promise<CheckpointSummary[]> {
+    const files = await this.files();
+    const items = await mapPool(files, 32, (f) => this.summarize(f));
+    if (opts.includeJson ?? true) items.push(...(await readJsonCheckpoints(this.cwd)).map(jsonSummary));
+    return items.sort((a, b) => b.saved.localeCompare(a.saved) || a.name.localeCompare(b.name));
+  }
+
+  /** Finds a checkpoint by name: the Markdown file, else a JSON checkpoint. Undefined when none. */
+  async find(rawName: string): Promise<{ path: string; source: 'markdown' | 'json'; json?: JsonCheckpointFile } | undefined> {
+    const file = this.pathFor(rawName);
+    if (await exists(file)) return { path: file, source: 'markdown' };
+    const name = validateName(rawName);
+    const json = (await readJsonCheckpoints(this.cwd)).find((j) => j.name === name);
+    return json ? { path: json.path, source: 'json', json } : undefined;
+  }
+
+  /** The whole checkpoint. Throws when there is none or it cannot be read. */
+  async show(rawName: string): Promise<Checkpoint & { path: string }> {
+    const found = await this.find(rawName);
+    if (!found) throw new CheckpointError(`No checkpoint named "${validateName(rawName)}" in ${this.memoryDir}.`);
+    if (found.json) {
+      if (!found.json.checkpoint) throw new CheckpointError(`Checkpoint ${found.path} is unreadable: ${found.json.unreadable}`);
+      return { ...found.json.checkpoint, path: found.path };
+    }
+    try {
+      return { ...(await this.read(found.path)), path: found.path };
+    } catch (err) {
+      throw new CheckpointError(`Checkpoint ${found.path} is unreadable: ${errorMessage(err)}`);
+    }
+  }
+
+  /** Saves a checkpoint and its index bullet. Refuses to overwrite unless `force`. */
+  async save(input: SaveInput): Promise<SaveResult> {
+    const name = validateName(input.name);
+    const file = this.pathFor(name);
+    const git = input.git ?? (this.allowGit ? await readGitState(this.cwd) : { branch: '', modifiedFiles: [] });
+    const leftOff = (input.leftOff ?? '').trim();
+    const cp: Checkpoint = {
+      name,
+      description: describe(leftOff),
+      branch: git.branch,
+      saved: this.now().toISOString(),
+      leftOff,
+      done: input.done ?? [],
+      failed: input.failed ?? [],
+      decisions: input.decisions ?? [],
+      questions: input.questions ?? [],
+      modifiedFiles: git.modifiedFiles,
+    };
+    if (input.plan?.trim()) {
+      cp.plan = path.resolve(this.cwd, input.plan.trim());
+      const progress = await readPlanProgress(cp.plan);
+      if (progress) {
+        cp.planStep = progress.step;
+        cp.planSteps = progress.steps;
+      }
+    }
+    const content = renderCheckpoint(cp);
+    return withDirLock(this.memoryDir, async () => {
+      await cleanStaleTempFiles(this.memoryDir);
+      await assertNotSymlink(file);
+      await assertNotSymlink(this.indexPath);
+      const overwritten = await exists(file);
+      if (overwritten && !input.force) {
+        throw new CheckpointExistsError(await this.read(file, LIST_READ_BYTES).catch(() => undefined), file, name);
+      }
+      const index = await this.readIndex();
+      await writeFileAtomic(file, content);
+      const edit = upsertIndex(index, name, formatBullet(cp));
+      await writeFileAtomic(this.indexPath, edit.text);
+      return { checkpoint: cp, path: file, overwritten, warnings: edit.budgetWarning ? [edit.budgetWarning] : [] };
+    });
+  }
+
+  /**
+   * Resumes a checkpoint: compares branches and, unless `keep`, consumes it (file to trash, bullet removed).
+   * Without a name: the only checkpoint, else AmbiguousCheckpointError; none: "No saved checkpoints found."
+   * A name whose file is gone but whose bullet remains: the orphan bullet is removed and that is reported.
+   */
+  async resume(rawName: string | undefined, opts: { keep?: boolean } = {}): Promise<ResumeResult> {
+    let name: string;
+    if (rawName === undefined || rawName.trim() === '') {
+      const all = (await this.list()).filter((c) => !c.unreadable);
+      if (all.length === 0) throw new CheckpointError('No saved checkpoints found.');
+      if (all.length > 1) throw new AmbiguousCheckpointError(all);
+      name = all[0].name;
+    } else {
+      name = validateName(rawName);
+    }
+    const found = await this.find(name);
+    if (!found) {
+      if (await this.removeOrphan(name)) throw new CheckpointError(`Checkpoint file missing (cleaned up stale entry "${name}").`);
+      throw new CheckpointError(`No checkpoint named "${name}" in ${this.memoryDir}.`);
+    }
+    const checkpoint = await this.show(name);
+    const currentBranch = await this.currentBranch();
+    const result: ResumeResult = {
+      checkpoint,
+      path: found.path,
+      currentBranch,
+      branchMismatch: branchDiffers(checkpoint.branch, currentBranch),
+      consumed: false,
+      source: found.source,
+    };
+    if (!opts.keep && found.source === 'markdown') {
+      result.trashPath = await this.moveToTrash([name]).then((p) => p[0]);
+      result.consumed = true;
+    }
+    return result;
+  }
+
+  /** Moves checkpoints to trash and removes their bullets. Returns the trash paths. */
+  async delete(rawName: string): Promise<string> {
+    const name = validateName(rawName);
+    const found = await this.find(name);
+    if (!found) {
+      if (await this.removeOrphan(name)) return '';
+      throw new CheckpointError(`No checkpoint named "${name}" in ${this.memoryDir}.`);
+    }
+    if (found.source === 'json') {
+      return this.trashFile(found.path, path.basename(found.path));
+    }
+    return (await this.moveToTrash([name]))[0];
+  }
+
+  /** Moves every checkpoint file to trash and removes the whole index section. Returns how many. */
+  async deleteAll(): Promise<number> {
+    const names = (await this.files()).map((f) => nameFromFileName(path.basename(f))!);
+    await this.moveToTrash(names, 'all');
+    return names.length;
+  }
+
+  /** Puts a consumed or deleted checkpoint back (Undo). Refuses when a new one of that name exists. */
+  async restore(trashPath: string): Promise<Checkpoint> {
+    assertInside(path.join(this.memoryDir, TRASH_DIR), trashPath);
+    const name = nameFromFileName(path.basename(trashPath).replace(/~\d+(?=\.md$)/, ''));
+    if (!name) throw new CheckpointError(`${trashPath} is not a checkpoint file.`);
+    const file = this.pathFor(name);
+    return withDirLock(this.memoryDir, async () => {
+      if (await exists(file)) throw new CheckpointError(`Cannot restore "${name}": a checkpoint of that name exists again.`);
+      await assertNotSymlink(this.indexPath);
+      const cp = await this.read(trashPath);
+      await fs.rename(trashPath, file);
+      const edit = upsertIndex(await this.readIndex(), name, formatBullet(cp));
+      await writeFileAtomic(this.indexPath, edit.text);
+      return cp;
+    });
+  }
+
+  /** MEMORY.md's text, or undefined when there is none. */
+  async readIndex(): Promise<string | undefined> {
+    return fs.readFile(this.indexPath, 'utf8').catch((err: NodeJS.ErrnoException) => {
+      if (err.code === 'ENOENT') return undefined;
+      throw err;
+    });
+  }
+
+  /** Names with an index bullet. */
+  async indexedNames(): Promise<string[]> {
+    const text = await this.readIndex();
+    return text === undefined ? [] : indexedNames(text);
+  }
+
+  private async removeOrphan(name: string): Promise<boolean> {
+    return withDirLock(this.memoryDir, async () => {
+      const text = await this.readIndex();
+      if (text === undefined || !indexedNames(text).includes(name)) return false;
+      await assertNotSymlink(this.indexPath);
+      await writeFileAtomic(this.indexPath, removeFromIndex(text, [name]));
+      return true;
+    });
+  }
+
+  private async trashFile(file: string, baseName: string): Promise<string> {
+    const dir = path.join(this.memoryDir, TRASH_DIR, formatLocalDate(this.now()));
+    await fs.mkdir(dir, { recursive: true });
+    let target = path.join(dir, baseName);
+    for (let n = 2; await exists(target); n++) target = path.join(dir, baseName.replace(/(\.\w+)$/, `~${n}$1`));
+    await fs.rename(file, target);
+    return target;
+  }
+
+  private async moveToTrash(names: string[], indexNames: string[] | 'all' = names): Promise<string[]> {
+    return withDirLock(this.memoryDir, async () => {
+      await assertNotSymlink(this.indexPath);
+      const moved: string[] = [];
+      for (const name of names) {
+        const file = this.pathFor(name);
+        if (await exists(file)) moved.push(await this.trashFile(file, path.basename(file)));
+      }
+      const text = await this.readIndex();
+      if (text !== undefined) {
+        const updated = removeFromIndex(text, indexNames);
+        if (updated !== text) await writeFileAtomic(this.indexPath, updated);
+      }
+      return moved;
+    });
+  }
+}
+
+function pickSummary(cp: Checkpoint): Omit<CheckpointSummary, 'path' | 'source'> {
+  const s: Omit<CheckpointSummary, 'path' | 'source'> = {
+    name: cp.name,
+    branch: cp.branch,
+    saved: cp.saved,
+    description: cp.description,
+  };
+  if (cp.plan) s.plan = cp.plan;
+  if (cp.planStep !== undefined) s.planStep = cp.planStep;
+  if (cp.planSteps !== undefined) s.planSteps = cp.planSteps;
+  return s;
+}
+
+function jsonSummary(j: JsonCheckpointFile): CheckpointSummary {
+  if (!j.checkpoint) {
+    return { name: j.name, path: j.path, branch: '', saved: new Date(0).toISOString(), description: '', unreadable: j.unreadable, source: 'json', plan: j.planName };
+  }
+  return { ...pickSummary(j.checkpoint), path: j.path, source: 'json', checkpoint: j.checkpoint };
+}
