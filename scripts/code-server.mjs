@@ -23,7 +23,11 @@ import { ensureVSCodeEnv, CHROMIUM } from './vscode-env.mjs';
 const cleanups = new Set(); // { sync(): void, async(): Promise<void> }
 let handlersInstalled = false;
 
-function registerCleanup(entry) {
+/**
+ * Registers cleanup work run on process exit (sync, must not await) and on SIGINT/SIGTERM (async, then exit).
+ * @returns {() => void} unregister
+ */
+export function registerCleanup(entry) {
   cleanups.add(entry);
   if (!handlersInstalled) {
     handlersInstalled = true;

@@ -79,16 +79,11 @@ export async function readGitState(cwd: string): Promise<GitState> {
 /** The current branch only (cheap: no work-tree scan). */
 export async function readBranch(cwd: string): Promise<string> {
   const git = client(cwd);
-  try {
-    return (await git.raw(['symbolic-ref', '--short', '-q', 'HEAD'])).trim();
-  } catch {
-    try {
-      const sha = (await git.raw(['rev-parse', '--short', 'HEAD'])).trim();
-      return `HEAD (detached at ${sha})`;
-    } catch {
-      return '';
-    }
-  }
+  // `symbolic-ref -q` prints nothing (status 1) when HEAD is detached; it works before the first commit.
+  const branch = await git.raw(['symbolic-ref', '--short', '-q', 'HEAD']).then((s) => s.trim(), () => '');
+  if (branch) return branch;
+  const sha = await git.raw(['rev-parse', '--short=7', 'HEAD']).then((s) => s.trim(), () => '');
+  return /^[0-9a-f]{4,40}$/.test(sha) ? `HEAD (detached at ${sha})` : '';
 }
 
 function gitProblem(err: unknown): string {

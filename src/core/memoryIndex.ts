@@ -189,8 +189,9 @@ export function upsertIndex(text: string | undefined, name: string, bullet: stri
 }
 
 /**
- * Removes the bullets of `names` (all bullets when `names` is 'all'). When no bullet remains, the whole
- * section goes (with the blank line that separated it), unless it holds text of the user's own.
+ * Removes the bullets of `names` (all bullets when `names` is 'all'). When no bullet remains, the section
+ * goes: its heading through its resume line, with the one blank line that separated it. Text of the
+ * user's own after those lines stays; text between the heading and the resume line keeps the heading.
  */
 export function removeFromIndex(text: string, names: string[] | 'all'): string {
   const lines = splitLines(text);
@@ -208,19 +209,21 @@ export function removeFromIndex(text: string, names: string[] | 'all'): string {
     }
   }
   if (!changed) return text;
-  const body = lines.slice(s.start + 1, s.end);
-  const bodyMask = mask.slice(s.start + 1, s.end);
-  if (body.some((l, i) => !bodyMask[i] && bulletName(l) !== undefined)) return joinLines(lines);
-  const userText = body.some((l) => !isBlank(l) && !RESUME_RE.test(l.text));
-  if (userText) {
-    const r = body.findIndex((l) => RESUME_RE.test(l.text));
-    if (r >= 0) removeRange(lines, s.start + 1 + r, s.start + 2 + r);
+  const managed = (i: number): boolean => !mask[i] && (bulletName(lines[i]) !== undefined || RESUME_RE.test(lines[i].text));
+  if (lines.slice(s.start + 1, s.end).some((l, k) => !mask[s.start + 1 + k] && bulletName(l) !== undefined)) return joinLines(lines);
+  let lastManaged = s.start;
+  let firstUser = -1;
+  for (let i = s.start + 1; i < s.end; i++) {
+    if (managed(i)) lastManaged = i;
+    else if (firstUser < 0 && (mask[i] || !isBlank(lines[i]))) firstUser = i;
+  }
+  if (firstUser >= 0 && firstUser < lastManaged) {
+    // The user wrote their own text between the heading and our lines: keep the heading, drop the resume line.
+    for (let i = lastManaged; i > s.start; i--) if (managed(i)) removeRange(lines, i, i + 1);
     return joinLines(lines);
   }
-  let last = s.end - 1;
-  while (last > s.start && isBlank(lines[last])) last--;
   let from = s.start;
-  let to = last + 1;
+  let to = lastManaged + 1;
   if (from > 0 && isBlank(lines[from - 1])) from--;
   else if (isBlank(lines[to])) to++;
   removeRange(lines, from, to);

@@ -1,0 +1,231 @@
+// Runs the mocha integration suites inside a real VS Code extension host (code-server + headless chromium).
+// Builds nothing: expects dist/extension.js and out/test/integration/**/*.test.js (npm run build && npm run compile-tests).
+//
+// Usage: node scripts/run-integration.mjs [options]
+//   --grep X               only tests whose full title matches X
+//   --extension-dir DIR    extension folder to test instead of this repo (its package.json names it)
+//   --files a.js,b.js      compiled test files instead of out/test/integration/**/*.test.js
+//   --timeout MS           overall limit for the test run (default 600000)
+//   --test-timeout MS      mocha per-test timeout (default 20000)
+//   --trust                keep Workspace Trust on: the folder opens in Restricted Mode
+//   --screenshot FILE      save a PNG of the workbench when the run ends
+//   --verbose              echo code-server's output
+//   --keep                 keep the temp folders (paths are printed)
+//
+// The extension host sees: CHECKPOINT_TEST_WORKSPACE (the open folder, a git repo on branch main with one
+// commit), HOME and CLAUDE_CONFIG_DIR (temp folders; HOME has a .gitconfig with a test identity).
+import { execFileSync } from 'node:child_process';
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { tmpdir } from 'node:os';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { parseArgs } from 'node:util';
+import { ensureVSCodeEnv } from './vscode-env.mjs';
+import { launchBrowser, openWorkbench, registerCleanup, startCodeServer, tailFile } from './code-server.mjs';
+
+const root = join(dirname(fileURLToPath(import.meta.url)), '..');
+const runnerExtension = join(root, 'test', 'runner-extension');
+// What of the repo makes up the installed extension (dependencies are bundled into dist/).
+const EXTENSION_FILES = ['package.json', 'package.nls.json', 'dist', 'media', 'README.md', 'LICENSE', 'CHANGELOG.md'];
+
+const { values: opts } = parseArgs({
+  options: {
+    grep: { type: 'string' },
+    'extension-dir': { type: 'string' },
+    files: { type: 'string' },
+    timeout: { type: 'string', default: '600000' },
+    'test-timeout': { type: 'string', default: '20000' },
+    trust: { type: 'boolean', default: false },
+    screenshot: { type: 'string' },
+    verbose: { type: 'boolean', default: false },
+    keep: { type: 'boolean', default: false },
+  },
+});
+
+function findTests(dir) {
+  if (!existsSync(dir)) return [];
+  return readdirSync(dir, { recursive: true })
+    .filter((f) => String(f).endsWith('.test.js'))
+    .map((f) => join(dir, String(f)))
+    .sort();
+}
+
+function git(cwd, args, env) {
+  execFileSync('git', args, { cwd, env, stdio: ['ignore', 'ignore', 'pipe'] });
+}
+
+// A real git repository for the window to open (tests make their own repos for their cases).
+function makeWorkspace(dir, env) {
+  mkdirSync(dir, { recursive: true });
+  git(dir, ['init', '-q', '-b', 'main'], env);
+  git(dir, ['config', 'user.name', 'Checkpoint Test'], env);
+  git(dir, ['config', 'user.email', 'test@checkpoint.invalid'], env);
+  git(dir, ['config', 'commit.gpgsign', 'false'], env);
+  writeFileSync(join(dir, 'README.md'), '# integration test workspace\n');
+  git(dir, ['add', 'README.md'], env);
+  git(dir, ['commit', '-q', '-m', 'initial commit'], env);
+}
+
+// Copies the repo's extension files into a folder of their own, so node_modules and sources are not scanned.
+function stageRepoExtension(dest) {
+  if (!existsSync(join(root, 'dist', 'extension.js'))) {
+    throw new Error('dist/extension.js is missing: build first (npm run build)');
+  }
+  mkdirSync(dest, { recursive: true });
+  for (const name of EXTENSION_FILES) {
+    const src = join(root, name);
+    if (existsSync(src)) cpSync(src, join(dest, name), { recursive: true });
+  }
+  return dest;
+}
+
+const mark = { passed: '✓', failed: '✗', pending: '-' };
+
+async function main() {
+  const started = Date.now();
+  await ensureVSCodeEnv({ quiet: false });
+
+  const files = opts.files
+    ? opts.files.split(',').filter(Boolean).map((f) => resolve(f))
+    : findTests(join(root, 'out', 'test', 'integration'));
+  if (!files.length) throw new Error('No compiled integration tests found (out/test/integration/**/*.test.js): run npm run compile-tests');
+  for (const f of files) if (!existsSync(f)) throw new Error(`Test file not found: ${f}`);
+
+  const temp = mkdtempSync(join(tmpdir(), 'checkpoint-it-'));
+  const unregisterTemp = registerCleanup({
+    sync: () => !opts.keep && rmSync(temp, { recursive: true, force: true }),
+    async: async () => !opts.keep && rmSync(temp, { recursive: true, force: true }),
+  });
+  const home = join(temp, 'home');
+  const claudeDir = join(temp, 'claude');
+  const workspace = join(temp, 'workspace');
+  mkdirSync(home, { recursive: true });
+  mkdirSync(claudeDir, { recursive: true });
+  // Identity for repos the tests create; HOME is this folder for git and everything else.
+  writeFileSync(
+    join(home, '.gitconfig'),
+    '[user]\n\tname = Checkpoint Test\n\temail = test@checkpoint.invalid\n[init]\n\tdefaultBranch = main\n[commit]\n\tgpgsign = false\n',
+  );
+  const gitEnv = { ...process.env, HOME: home, GIT_CONFIG_NOSYSTEM: '1' };
+  makeWorkspace(workspace, gitEnv);
+
+  const extensionDir = opts['extension-dir'] ? resolve(opts['extension-dir']) : stageRepoExtension(join(temp, 'extension'));
+  const resultFile = join(temp, 'result.json');
+  const progressFile = join(temp, 'progress.jsonl');
+  const configFile = join(temp, 'config.json');
+  const mochaPath = dirname(createRequire(import.meta.url).resolve('mocha/package.json'));
+  writeFileSync(
+    configFile,
+    JSON.stringify(
+      { mochaPath, files, resultFile, progressFile, timeout: Number(opts['test-timeout']), grep: opts.grep },
+      null,
+      2,
+    ),
+  );
+  if (opts.keep) console.log(`temp folder: ${temp}`);
+
+  let server;
+  let browser;
+  let page;
+  let printed = 0;
+  let running; // title of the test started last (for the timeout message)
+  const printProgress = () => {
+    if (!existsSync(progressFile)) return;
+    const lines = readFileSync(progressFile, 'utf8').split('\n');
+    // The last element is '' or a line still being written.
+    for (; printed < lines.length - 1; printed++) {
+      const e = JSON.parse(lines[printed]);
+      if (e.state === 'running') {
+        running = e.fullTitle;
+        continue;
+      }
+      running = undefined;
+      const ms = e.duration > 100 ? ` (${e.duration} ms)` : '';
+      console.log(`  ${mark[e.state] ?? '?'} ${e.fullTitle}${ms}`);
+    }
+  };
+
+  try {
+    server = await startCodeServer({
+      workspace,
+      extensionDirs: [extensionDir, runnerExtension],
+      copyExtensions: false,
+      workspaceTrust: opts.trust,
+      verbose: opts.verbose,
+      keepTemp: opts.keep,
+      env: {
+        HOME: home,
+        CLAUDE_CONFIG_DIR: claudeDir,
+        GIT_CONFIG_NOSYSTEM: '1',
+        CHECKPOINT_TEST_WORKSPACE: workspace,
+        CHECKPOINT_TEST_CONFIG: configFile,
+      },
+    });
+    if (opts.keep) console.log(`code-server user data: ${server.userDataDir}`);
+    browser = await launchBrowser();
+    // The extension host only starts once a page opens the workbench.
+    page = await openWorkbench(browser, server.url, workspace);
+    let crashed = false;
+    page.on('crash', () => (crashed = true));
+    console.log(`VS Code ${server.url} ready after ${((Date.now() - started) / 1000).toFixed(1)} s; running ${files.length} test file(s)`);
+
+    const deadline = Date.now() + Number(opts.timeout);
+    let result;
+    for (;;) {
+      printProgress();
+      if (existsSync(resultFile)) {
+        result = JSON.parse(readFileSync(resultFile, 'utf8'));
+        printProgress();
+        break;
+      }
+      const configError = `${configFile}.error.json`;
+      if (existsSync(configError)) throw new Error(`Runner extension could not read its config: ${readFileSync(configError, 'utf8')}`);
+      if (crashed) throw new Error('The workbench page crashed');
+      if (Date.now() > deadline) {
+        const logs = server.exthostLogs();
+        const tail = logs.length ? `${logs.at(-1)}:\n${tailFile(logs.at(-1), 60)}` : `(no extension host log yet)\ncode-server output:\n${server.log()}`;
+        const where = running ? ` (still running: ${running})` : '';
+        throw new Error(`No test results after ${opts.timeout} ms${where}. Extension host log tail:\n${tail}`);
+      }
+      await new Promise((r) => setTimeout(r, 250));
+    }
+
+    if (opts.screenshot) await page.screenshot({ path: resolve(opts.screenshot) });
+
+    if (!printed) for (const t of result.tests) console.log(`  ${mark[t.state] ?? '?'} ${t.fullTitle}`);
+    if (result.failures.length) {
+      console.log('\nFailures:');
+      result.failures.forEach((f, i) => {
+        console.log(`\n  ${i + 1}) ${f.fullTitle}`);
+        console.log(f.message.trimEnd().replace(/^/gm, '     '));
+        const frames = (f.stack || '').split('\n').filter((l) => /^\s+at /.test(l)).slice(0, 5);
+        if (frames.length) console.log(frames.map((l) => `     ${l.trim()}`).join('\n'));
+      });
+    }
+    let failed = result.failed;
+    if (result.error) {
+      failed++;
+      console.log(`\nRunner error: ${result.error.message}\n${result.error.stack || ''}`);
+    }
+    console.log(`\n(${((Date.now() - started) / 1000).toFixed(1)} s in all)`);
+    console.log(`${result.passed} passed, ${failed} failed${result.pending ? `, ${result.pending} skipped` : ''}`);
+    return failed > 0 || result.passed === 0 ? 1 : 0;
+  } finally {
+    if (opts.screenshot && page && !existsSync(resolve(opts.screenshot))) {
+      await page.screenshot({ path: resolve(opts.screenshot) }).catch(() => {});
+    }
+    await browser?.close().catch(() => {});
+    await server?.stop();
+    unregisterTemp();
+    if (!opts.keep) rmSync(temp, { recursive: true, force: true });
+  }
+}
+
+main().then(
+  (code) => process.exit(code),
+  (err) => {
+    console.error(`\nIntegration run failed: ${err.message}`);
+    process.exit(1);
+  },
+);

@@ -1,0 +1,65 @@
+// `npm test`: type-check and compile, bundle, run the unit tests (node's test runner, no editor), then the
+// integration tests inside a real VS Code (code-server) when they exist. Ends with "N passed, N failed".
+import { spawn } from 'node:child_process';
+import { existsSync, readdirSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const root = join(dirname(fileURLToPath(import.meta.url)), '..');
+const args = process.argv.slice(2);
+const only = args.includes('--unit') ? 'unit' : args.includes('--integration') ? 'integration' : 'all';
+
+function run(cmd, argv, { capture = false } = {}) {
+  return new Promise((resolve) => {
+    const child = spawn(cmd, argv, { cwd: root, stdio: ['ignore', capture ? 'pipe' : 'inherit', 'inherit'] });
+    let out = '';
+    if (capture) {
+      child.stdout.on('data', (d) => {
+        out += d;
+        process.stdout.write(d);
+      });
+    }
+    child.on('close', (code) => resolve({ code: code ?? 1, out }));
+  });
+}
+
+const node = process.execPath;
+const totals = { passed: 0, failed: 0 };
+let failedStage = '';
+
+const step = async (name, cmd, argv) => {
+  console.log(`\n> ${name}`);
+  const r = await run(cmd, argv);
+  if (r.code !== 0) {
+    console.error(`${name} failed (exit ${r.code})`);
+    console.log(`0 passed, 1 failed`);
+    process.exit(1);
+  }
+};
+
+await step('compile (tsc)', node, [join(root, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', root]);
+await step('bundle (esbuild)', node, [join(root, 'scripts', 'build.mjs'), '--no-typecheck']);
+
+if (only !== 'integration') {
+  console.log('\n> unit tests (node --test)');
+  const unitDir = join(root, 'out', 'test', 'unit');
+  const files = readdirSync(unitDir).filter((f) => f.endsWith('.test.js')).map((f) => join(unitDir, f));
+  const r = await run(node, ['--test', '--test-reporter=tap', ...files], { capture: true });
+  const pass = Number(/^# pass (\d+)/m.exec(r.out)?.[1] ?? 0);
+  const fail = Number(/^# fail (\d+)/m.exec(r.out)?.[1] ?? (r.code ? 1 : 0));
+  totals.passed += pass;
+  totals.failed += fail;
+  if (r.code !== 0) failedStage ||= 'unit';
+}
+
+if (only !== 'unit' && existsSync(join(root, 'scripts', 'run-integration.mjs')) && existsSync(join(root, 'out', 'test', 'integration'))) {
+  console.log('\n> integration tests (real VS Code in code-server)');
+  const r = await run(node, [join(root, 'scripts', 'run-integration.mjs')], { capture: true });
+  const m = /^(\d+) passed, (\d+) failed/m.exec(r.out);
+  totals.passed += Number(m?.[1] ?? 0);
+  totals.failed += Number(m?.[2] ?? (r.code ? 1 : 0));
+  if (r.code !== 0) failedStage ||= 'integration';
+}
+
+console.log(`\n${totals.passed} passed, ${totals.failed} failed`);
+process.exit(failedStage || totals.failed ? 1 : 0);

@@ -1,0 +1,136 @@
+import { test } from 'node:test';
+import * as assert from 'node:assert/strict';
+import { parseCheckpoint, renderCheckpoint, type Checkpoint } from '../../src/core/checkpoint';
+import { CheckpointError } from '../../src/core/errors';
+
+const sample: Checkpoint = {
+  name: 'my-feature',
+  description: 'Wiring the OAuth callback; token refresh still failing',
+  branch: 'feature/oauth',
+  saved: '2026-11-25T21:40:00.000Z',
+  plan: '/home/me/.claude/plans/fix-auth-race.md',
+  planStep: 3,
+  planSteps: 7,
+  leftOff: 'Wiring the OAuth callback; token refresh still failing',
+  done: ['Added provider registry entry'],
+  failed: ['Storing tokens in cookies — blocked by SameSite on the callback'],
+  decisions: [],
+  questions: [],
+  modifiedFiles: ['src/auth/google.ts'],
+};
+
+test('renders front matter and the seed body', () => {
+  const text = renderCheckpoint(sample);
+  assert.match(text, /^---\nname: my-feature\ndescription: "Wiring the OAuth callback; token refresh still failing"\ntype: checkpoint\nbranch: feature\/oauth\nsaved: 2026-11-25T21:40:00.000Z\nplan: \/home\/me\/.claude\/plans\/fix-auth-race.md\nplanStep: 3\nplanSteps: 7\n---\n# Checkpoint: my-feature\n/);
+  assert.match(text, /\n- \*\*Branch:\*\* `feature\/oauth`\n- \*\*Saved:\*\* \d{4}-\d{2}-\d{2} \d{2}:\d{2}\n- \*\*Plan:\*\* `\/home\/me\/.claude\/plans\/fix-auth-race.md` \(step 3 of 7\)\n## Left Off\n/);
+  assert.match(text, /## Done This Session\n- Added provider registry entry\n## Failed Approaches\n- Storing tokens/);
+  assert.match(text, /## Modified Files\n- src\/auth\/google.ts\n$/);
+  assert.doesNotMatch(text, /## Decisions|## Open Questions/);
+});
+
+test('render then parse gives the same checkpoint', () => {
+  assert.deepEqual(parseCheckpoint(renderCheckpoint(sample), 'my-feature'), sample);
+  const extra = { ...sample, decisions: ['Chose PKCE'], questions: ['Rotate keys?'], done: [], plan: undefined, planStep: undefined, planSteps: undefined };
+  delete extra.plan;
+  delete extra.planStep;
+  delete extra.planSteps;
+  const text = renderCheckpoint(extra);
+  assert.match(text, /## Failed Approaches\n.*\n## Decisions\n- Chose PKCE\n## Open Questions\n- Rotate keys\?\n## Modified Files/);
+  assert.match(text, /## Done This Session\nNone\n/);
+  assert.doesNotMatch(text, /Plan/);
+  assert.deepEqual(parseCheckpoint(text, 'my-feature'), extra);
+});
+
+test('user text cannot inject headings or front matter', () => {
+  const cp = { ...sample, leftOff: 'line one\n## Failed Approaches\n---', done: ['a\n## Modified Files\n- /etc/passwd'] };
+  const parsed = parseCheckpoint(renderCheckpoint(cp), 'my-feature');
+  assert.deepEqual(parsed.failed, sample.failed);
+  assert.deepEqual(parsed.modifiedFiles, sample.modifiedFiles);
+  assert.equal(parsed.leftOff, 'line one\n## Failed Approaches\n---');
+  assert.deepEqual(parsed.done, ['a ## Modified Files - /etc/passwd']);
+});
+
+test('hostile description and branch survive YAML quoting', () => {
+  for (const s of ['yes', '123', 'a: b', '"quoted"', "it's", '#comment', 'null', '- dash', '@at', 'x\u2028y', 'tab\tin']) {
+    const cp = { ...sample, description: s, branch: s };
+    const parsed = parseCheckpoint(renderCheckpoint(cp), 'x');
+    assert.equal(parsed.description, s);
+    assert.equal(parsed.branch, s);
+  }
+});
+
+test('parses a file written by hand without front matter', () => {
+  const text = [
+    '# Checkpoint: db-migration',
+    '- **Branch:** `main`',
+    '- **Saved:** 2026-11-24 09:15',
+    '- **Plan:** `~/.claude/plans/migrate.md` (step 2 of 5)',
+    '## Left Off',
+    'Backfill script written; dry run pending',
+    'Second line',
+    '## Done This Session',
+    '- Wrote backfill.sql',
+    '* Reviewed indexes',
+    '## Failed Approaches',
+    'None',
+    '## Modified Files',
+    '- `db/backfill.sql`',
+    '- db/schema.rb',
+    '',
+  ].join('\n');
+  const cp = parseCheckpoint(text, 'db-migration');
+  assert.equal(cp.branch, 'main');
+  assert.equal(cp.saved, new Date(2026, 10, 24, 9, 15).toISOString());
+  assert.equal(cp.plan, '~/.claude/plans/migrate.md');
+  assert.equal(cp.planStep, 2);
+  assert.equal(cp.planSteps, 5);
+  assert.equal(cp.leftOff, 'Backfill script written; dry run pending\nSecond line');
+  assert.equal(cp.description, 'Backfill script written; dry run pending');
+  assert.deepEqual(cp.done, ['Wrote backfill.sql', 'Reviewed indexes']);
+  assert.deepEqual(cp.failed, []);
+  assert.deepEqual(cp.modifiedFiles, ['db/backfill.sql', 'db/schema.rb']);
+});
+
+test('parses CRLF files', () => {
+  const crlf = renderCheckpoint(sample).replace(/\n/g, '\r\n');
+  assert.deepEqual(parseCheckpoint(crlf, 'my-feature'), sample);
+});
+
+test('a date in front matter may come back as a Date or a string', () => {
+  const quoted = renderCheckpoint(sample).replace('saved: 2026-11-25T21:40:00.000Z', "saved: '2026-11-25T21:40:00.000Z'");
+  assert.equal(parseCheckpoint(quoted, 'x').saved, sample.saved);
+  const dateOnly = renderCheckpoint(sample).replace('saved: 2026-11-25T21:40:00.000Z', 'saved: 2026-11-25');
+  assert.equal(parseCheckpoint(dateOnly, 'x').saved, '2026-11-25T00:00:00.000Z');
+});
+
+test('JavaScript front matter is never executed', () => {
+  const g = globalThis as { pwned?: boolean };
+  for (const lang of ['js', 'javascript', 'JS', 'coffee']) {
+    const text = `---${lang}\n{ name: (globalThis.pwned = true, "x") }\n---\n# Checkpoint: x\n## Left Off\nhi\n`;
+    assert.throws(() => parseCheckpoint(text, 'x'), CheckpointError);
+  }
+  assert.equal(g.pwned, undefined);
+});
+
+test('invalid front matter is an error with the reason', () => {
+  assert.throws(() => parseCheckpoint('---\nname: [unclosed\n---\n# Checkpoint: x\n', 'x'), /invalid front matter/);
+  assert.throws(() => parseCheckpoint('---\nplanStep: three\n---\n# Checkpoint: x\n', 'x'), /invalid front matter.*planStep/s);
+  assert.throws(() => parseCheckpoint('---\nsaved: not a date\n---\n', 'x'), /not a date/);
+  assert.throws(() => parseCheckpoint('---\n- a\n- b\n---\n', 'x'), /key: value/);
+});
+
+test('text that is not a checkpoint is refused', () => {
+  assert.throws(() => parseCheckpoint('', 'x'), CheckpointError);
+  assert.throws(() => parseCheckpoint('just some notes\n', 'x'), /no checkpoint front matter/);
+  assert.throws(() => parseCheckpoint('\u0000\u0001binary', 'x'), /not a text file/);
+});
+
+test('all plan steps done is shown as done and read back', () => {
+  const cp = { ...sample, planStep: 8, planSteps: 7 };
+  const text = renderCheckpoint(cp);
+  assert.match(text, /\(all 7 steps done\)/);
+  const noFm = text.replace(/^---[\s\S]*?---\n/, '');
+  const parsed = parseCheckpoint(noFm, 'my-feature');
+  assert.equal(parsed.planStep, 8);
+  assert.equal(parsed.planSteps, 7);
+});

@@ -1,0 +1,122 @@
+import { test } from 'node:test';
+import * as assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import { existsSync, readFileSync, readdirSync, writeFileSync, mkdirSync } from 'node:fs';
+import * as path from 'node:path';
+import { git, makeRepo, removeDir, tempDir } from '../support/fixtures';
+
+const CLI = path.resolve(__dirname, '..', '..', '..', 'dist', 'cli.js');
+
+function cli(args: string[], opts: { cwd?: string; env?: NodeJS.ProcessEnv } = {}): { code: number; out: string; err: string } {
+  const home = opts.env?.HOME ?? tempDir('checkpoint-home-');
+  const r = spawnSync(process.execPath, [CLI, ...args], {
+    cwd: opts.cwd,
+    encoding: 'utf8',
+    env: { PATH: process.env.PATH, HOME: home, ...opts.env },
+  });
+  return { code: r.status ?? -1, out: r.stdout, err: r.stderr };
+}
+
+test('the CLI is built', () => {
+  assert.ok(existsSync(CLI), `${CLI} exists (npm run build)`);
+  assert.match(readFileSync(CLI, 'utf8').split('\n')[0], /^#!\/usr\/bin\/env node/);
+});
+
+test('save / list / show / resume / delete through the process, with --json shapes', () => {
+  const repo = makeRepo();
+  const mem = path.join(tempDir(), 'mem');
+  try {
+    git(repo, 'checkout', '-q', '-b', 'feature/oauth');
+    writeFileSync(path.join(repo, 'a.ts'), 'x');
+    const save = cli(['save', 'my-feature', '--left-off', 'Wiring callback', '--done', 'd1', '--done', 'd2', '--failed', 'f1', '--decision', 'dec', '--question', 'q?', '--dir', mem, '--json'], { cwd: repo });
+    assert.equal(save.code, 0, save.err);
+    const saved = JSON.parse(save.out);
+    assert.deepEqual(Object.keys(saved).sort(), ['branch', 'modifiedFiles', 'name', 'path', 'saved']);
+    assert.equal(saved.branch, 'feature/oauth');
+    assert.deepEqual(saved.modifiedFiles, ['a.ts']);
+    assert.equal(saved.path, path.join(mem, 'checkpoint-my-feature.md'));
+
+    const again = cli(['save', 'my-feature', '--left-off', 'other', '--dir', mem], { cwd: repo });
+    assert.equal(again.code, 1);
+    assert.match(again.err, /already exists \(saved .*left off: "Wiring callback"\).*--force/);
+    assert.equal(again.out, '');
+
+    const list = JSON.parse(cli(['list', '--json', '--dir', mem], { cwd: repo }).out);
+    assert.deepEqual(list, [{ name: 'my-feature', path: saved.path, branch: 'feature/oauth', saved: saved.saved, description: 'Wiring callback', plan: null, planStep: null, planSteps: null }]);
+
+    const show = JSON.parse(cli(['show', 'my-feature', '--json', '--dir', mem], { cwd: repo }).out);
+    assert.deepEqual([show.done, show.failed, show.decisions, show.questions], [['d1', 'd2'], ['f1'], ['dec'], ['q?']]);
+
+    git(repo, 'checkout', '-q', 'main');
+    const human = cli(['resume', 'my-feature', '--keep', '--dir', mem], { cwd: repo });
+    assert.equal(human.code, 0);
+    assert.match(human.out, /Warning: You're on `main` but checkpoint was saved on `feature\/oauth`/);
+    assert.match(human.out, /Previously failed: f1/);
+
+    const resumed = JSON.parse(cli(['resume', '--json', '--dir', mem], { cwd: repo }).out);
+    assert.deepEqual(resumed, { name: 'my-feature', branch: 'feature/oauth', currentBranch: 'main', branchMismatch: true, failedApproaches: ['f1'], consumed: true });
+    assert.equal(existsSync(saved.path), false);
+    assert.equal(readdirSync(path.join(mem, '.trash')).length, 1);
+
+    const none = cli(['resume', '--dir', mem], { cwd: repo });
+    assert.equal(none.code, 1);
+    assert.match(none.err, /No saved checkpoints found\./);
+
+    cli(['save', 'a', '--dir', mem], { cwd: repo });
+    cli(['save', 'b', '--dir', mem], { cwd: repo });
+    const del = cli(['delete', 'a', '--dir', mem], { cwd: repo });
+    assert.equal(del.code, 0, del.err);
+    assert.match(cli(['delete', '--all', '--dir', mem], { cwd: repo }).out, /Cleared 1 checkpoint\(s\)/);
+    assert.doesNotMatch(readFileSync(path.join(mem, 'MEMORY.md'), 'utf8'), /## Checkpoints/);
+  } finally {
+    removeDir(repo);
+    removeDir(path.dirname(mem));
+  }
+});
+
+test('exit codes: 2 for bad usage, 1 for user errors with nothing written', () => {
+  const dir = tempDir();
+  const mem = path.join(dir, 'mem');
+  try {
+    for (const args of [[], ['frobnicate'], ['save'], ['save', 'x', '--nope'], ['list', 'extra'], ['delete']]) {
+      const r = cli([...args, '--dir', mem], { cwd: dir });
+      assert.equal(r.code, 2, `${args.join(' ')}: ${r.err}`);
+      assert.match(r.err, /checkpoint: /);
+    }
+    const bad = cli(['save', '../..', '--dir', mem], { cwd: dir });
+    assert.equal(bad.code, 1);
+    assert.match(bad.err, /not a usable checkpoint name/);
+    assert.equal(existsSync(mem), false, 'nothing written');
+    const missing = cli(['show', 'ghost', '--dir', mem], { cwd: dir });
+    assert.equal(missing.code, 1);
+    const badCwd = cli(['list', '--cwd', path.join(dir, 'nope')]);
+    assert.equal(badCwd.code, 1);
+  } finally {
+    removeDir(dir);
+  }
+});
+
+test('help is useful', () => {
+  const top = cli(['--help']);
+  assert.equal(top.code, 0);
+  for (const c of ['save', 'list', 'show', 'resume', 'delete', 'dir']) assert.match(top.out, new RegExp(`\\n  ${c}`));
+  const save = cli(['save', '--help']);
+  assert.equal(save.code, 0);
+  assert.match(save.out, /--left-off TEXT/);
+  assert.match(save.out, /--force/);
+});
+
+test('memory directory: --dir, env, Claude folder, fallback', () => {
+  const ws = makeRepo();
+  const home = tempDir();
+  try {
+    assert.equal(cli(['dir'], { cwd: ws, env: { HOME: home } }).out.trim(), path.join(ws, '.claude', 'memory'));
+    mkdirSync(path.join(home, '.claude'));
+    assert.equal(cli(['dir'], { cwd: ws, env: { HOME: home } }).out.trim(), path.join(home, '.claude', 'projects', ws.replace(/[^A-Za-z0-9]/g, '-'), 'memory'));
+    assert.equal(cli(['dir', '--cwd', ws], { env: { HOME: home, CHECKPOINT_MEMORY_DIR: '/tmp/x-mem' } }).out.trim(), '/tmp/x-mem');
+    assert.equal(cli(['dir', '--dir', 'rel', '--json'], { cwd: ws, env: { HOME: home } }).out.includes(path.join(ws, 'rel')), true);
+  } finally {
+    removeDir(ws);
+    removeDir(home);
+  }
+});

@@ -1,0 +1,109 @@
+import { test } from 'node:test';
+import * as assert from 'node:assert/strict';
+import { formatBullet, indexedNames, removeFromIndex, upsertIndex, RESUME_LINE } from '../../src/core/memoryIndex';
+
+const b = (name: string, summary = `${name} summary`): string => `- **${name}** (main, Nov 25) — ${summary}`;
+
+test('no MEMORY.md: created with # Memory as its heading', () => {
+  assert.equal(upsertIndex(undefined, 'a', b('a')).text, `# Memory\n\n## Checkpoints\n${b('a')}\n\n${RESUME_LINE}\n`);
+});
+
+test('no section: inserted after the first heading line, everything else kept', () => {
+  const doc = '# Project memory\n\nUser notes here.\n\n## Other\n- keep me\n';
+  const out = upsertIndex(doc, 'a', b('a')).text;
+  assert.equal(out, `# Project memory\n\n## Checkpoints\n${b('a')}\n\n${RESUME_LINE}\n\nUser notes here.\n\n## Other\n- keep me\n`);
+  assert.equal(removeFromIndex(out, ['a']), doc);
+});
+
+test('no heading at all: the section goes first', () => {
+  const doc = 'plain notes\nmore\n';
+  const out = upsertIndex(doc, 'a', b('a')).text;
+  assert.equal(out, `## Checkpoints\n${b('a')}\n\n${RESUME_LINE}\n\nplain notes\nmore\n`);
+  assert.equal(removeFromIndex(out, ['a']), doc);
+  assert.equal(removeFromIndex(upsertIndex('', 'a', b('a')).text, ['a']), '');
+});
+
+test('new bullets go first (newest first); existing ones are updated in place', () => {
+  let doc = upsertIndex(undefined, 'a', b('a')).text;
+  doc = upsertIndex(doc, 'b', b('b')).text;
+  doc = upsertIndex(doc, 'c', b('c')).text;
+  assert.deepEqual(indexedNames(doc), ['c', 'b', 'a']);
+  doc = upsertIndex(doc, 'b', b('b', 'changed')).text;
+  assert.deepEqual(indexedNames(doc), ['c', 'b', 'a']);
+  assert.match(doc, /- \*\*b\*\* \(main, Nov 25\) — changed\n/);
+  assert.equal(doc.split(RESUME_LINE).length, 2, 'one resume line');
+});
+
+test('removing the last bullet removes the whole section', () => {
+  const doc = '# Memory\n\n## Checkpoints\n' + b('a') + '\n' + b('b') + '\n\n' + RESUME_LINE + '\n\n## After\ntext\n';
+  const one = removeFromIndex(doc, ['a']);
+  assert.equal(one, '# Memory\n\n## Checkpoints\n' + b('b') + '\n\n' + RESUME_LINE + '\n\n## After\ntext\n');
+  assert.equal(removeFromIndex(one, ['b']), '# Memory\n\n## After\ntext\n');
+  assert.equal(removeFromIndex(doc, 'all'), '# Memory\n\n## After\ntext\n');
+});
+
+test('CRLF line endings are kept, and new lines use them', () => {
+  const doc = '# Memory\r\n\r\nNotes\r\n';
+  const out = upsertIndex(doc, 'a', b('a')).text;
+  assert.equal(out, `# Memory\r\n\r\n## Checkpoints\r\n${b('a')}\r\n\r\n${RESUME_LINE}\r\n\r\nNotes\r\n`);
+  assert.doesNotMatch(out.replace(/\r\n/g, ''), /\n/);
+  assert.equal(removeFromIndex(out, ['a']), doc);
+});
+
+test('a missing final newline stays missing', () => {
+  const doc = '# Memory';
+  const out = upsertIndex(doc, 'a', b('a')).text;
+  assert.equal(out, `# Memory\n\n## Checkpoints\n${b('a')}\n\n${RESUME_LINE}`);
+  assert.equal(removeFromIndex(out, ['a']), doc);
+  const doc2 = `# M\n\n## Checkpoints\n${b('a')}\n\n${RESUME_LINE}`;
+  const two = upsertIndex(doc2, 'b', b('b')).text;
+  assert.equal(two, `# M\n\n## Checkpoints\n${b('b')}\n${b('a')}\n\n${RESUME_LINE}`);
+});
+
+test('a fenced code block that contains "## Checkpoints" is not the section', () => {
+  const doc = '# Memory\n\n```markdown\n## Checkpoints\n- **fake** (x, Nov 01) — inside a fence\n```\n\nText\n';
+  assert.deepEqual(indexedNames(doc), []);
+  const out = upsertIndex(doc, 'a', b('a')).text;
+  assert.ok(out.includes('```markdown\n## Checkpoints\n- **fake** (x, Nov 01) — inside a fence\n```'));
+  assert.deepEqual(indexedNames(out), ['a']);
+  assert.equal(removeFromIndex(out, ['a']), doc);
+  assert.equal(removeFromIndex(doc, ['fake']), doc);
+  const tilde = '~~~\n# Not a heading\n~~~\n# Real\n';
+  assert.equal(upsertIndex(tilde, 'a', b('a')).text, `~~~\n# Not a heading\n~~~\n# Real\n\n## Checkpoints\n${b('a')}\n\n${RESUME_LINE}\n`);
+});
+
+test('the section ends at the next heading; content after it is untouched', () => {
+  const doc = `# M\n## Checkpoints\n${b('x')}\n\n${RESUME_LINE}\n## Notes\n- **x** (not ours) — outside\n`;
+  const out = upsertIndex(doc, 'y', b('y')).text;
+  assert.equal(out, `# M\n## Checkpoints\n${b('y')}\n${b('x')}\n\n${RESUME_LINE}\n## Notes\n- **x** (not ours) — outside\n`);
+  assert.equal(removeFromIndex(out, ['x', 'y']), '# M\n## Notes\n- **x** (not ours) — outside\n');
+});
+
+test('an empty section gets the bullet and the resume line', () => {
+  assert.equal(upsertIndex('# M\n\n## Checkpoints\n\n## Next\n', 'a', b('a')).text, `# M\n\n## Checkpoints\n${b('a')}\n\n${RESUME_LINE}\n\n## Next\n`);
+});
+
+test('user text inside the section is kept when the last bullet goes', () => {
+  const doc = `# M\n## Checkpoints\nMy own note\n${b('a')}\n\n${RESUME_LINE}\n`;
+  assert.equal(removeFromIndex(doc, ['a']), '# M\n## Checkpoints\nMy own note\n\n');
+});
+
+test('removing a name that is not there changes nothing', () => {
+  const doc = `# M\r\n## Checkpoints\r\n${b('a')}\r\n`;
+  assert.equal(removeFromIndex(doc, ['zzz']), doc);
+  assert.equal(removeFromIndex('# Nothing', ['a']), '# Nothing');
+});
+
+test('warns when the bullet lies beyond what Claude Code reads', () => {
+  const long = '# M\n' + Array.from({ length: 250 }, (_, i) => `line ${i}`).join('\n') + '\n## Checkpoints\n';
+  assert.match(upsertIndex(long, 'a', b('a')).budgetWarning ?? '', /first 200 lines/);
+  assert.equal(upsertIndex(undefined, 'a', b('a')).budgetWarning, undefined);
+  const wide = '# M\n' + 'x'.repeat(30 * 1024) + '\n## Checkpoints\n';
+  assert.match(upsertIndex(wide, 'a', b('a')).budgetWarning ?? '', /25 KB/);
+});
+
+test('formatBullet', () => {
+  const saved = new Date(2026, 10, 5, 12).toISOString();
+  assert.equal(formatBullet({ name: 'a', branch: 'feature/x', saved, description: 'Left off\nhere' }), '- **a** (feature/x, Nov 05) — Left off here');
+  assert.equal(formatBullet({ name: 'a', branch: '', saved, description: 'x' }), '- **a** (no branch, Nov 05) — x');
+});
