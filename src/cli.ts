@@ -3,7 +3,7 @@ import { promises as fs } from 'node:fs';
 import * as path from 'node:path';
 import { CheckpointError, UsageError, errorMessage } from './core/errors';
 import { resolveMemoryDir } from './core/memoryDir';
-import { AmbiguousCheckpointError, CheckpointExistsError, CheckpointStore, type CheckpointSummary } from './core/store';
+import { AmbiguousCheckpointError, CheckpointExistsError, CheckpointStore, OrphanRemovedError, type CheckpointSummary } from './core/store';
 import { formatLocalDateTime, formatRelative } from './core/dates';
 import { resumeSummary } from './core/resumeText';
 
@@ -220,6 +220,10 @@ export async function run(argv: string[], io: Io, env: NodeJS.ProcessEnv = proce
         try {
           r = await store.resume(name, { keep: values.keep === true });
         } catch (err) {
+          if (err instanceof OrphanRemovedError) {
+            print(err.message, { name: err.checkpointName, orphanRemoved: true, consumed: false });
+            return 0;
+          }
           if (err instanceof AmbiguousCheckpointError && !json) {
             throw new CheckpointError(
               `Several checkpoints; name one:\n${err.candidates.map((c) => `  ${c.name}  (${c.branch || 'no branch'}, ${formatLocalDateTime(new Date(c.saved))})`).join('\n')}`,

@@ -90,6 +90,17 @@ export class CheckpointExistsError extends CheckpointError {
   }
 }
 
+/**
+ * Raised by resume when the file is gone but its index bullet was still there: the orphan bullet has been
+ * removed. Not a failure of the user's: the CLI reports it and exits 0.
+ */
+export class OrphanRemovedError extends CheckpointError {
+  constructor(readonly checkpointName: string) {
+    super(`Checkpoint file missing (cleaned up stale entry "${checkpointName}").`);
+    this.name = 'OrphanRemovedError';
+  }
+}
+
 /** Raised by resume without a name when there are several checkpoints. */
 export class AmbiguousCheckpointError extends CheckpointError {
   constructor(readonly candidates: CheckpointSummary[]) {
@@ -218,6 +229,7 @@ export class CheckpointStore {
     const file = this.pathFor(name);
     const git = input.git ?? (this.allowGit ? await readGitState(this.cwd) : { branch: '', modifiedFiles: [] });
     const leftOff = (input.leftOff ?? '').trim();
+    const warnings: string[] = [];
     const cp: Checkpoint = {
       name,
       description: describe(leftOff),
@@ -233,6 +245,7 @@ export class CheckpointStore {
     if (input.plan?.trim()) {
       cp.plan = path.resolve(this.cwd, input.plan.trim());
       const progress = await readPlanProgress(cp.plan);
+      if (!(await exists(cp.plan))) warnings.push(`Plan file ${cp.plan} was not found; saved without a plan step.`);
       if (progress) {
         cp.planStep = progress.step;
         cp.planSteps = progress.steps;
@@ -251,7 +264,8 @@ export class CheckpointStore {
       await writeFileAtomic(file, content);
       const edit = upsertIndex(index, name, formatBullet(cp));
       await writeFileAtomic(this.indexPath, edit.text);
-      return { checkpoint: cp, path: file, overwritten, warnings: edit.budgetWarning ? [edit.budgetWarning] : [] };
+      if (edit.budgetWarning) warnings.push(edit.budgetWarning);
+      return { checkpoint: cp, path: file, overwritten, warnings };
     });
   }
 
@@ -272,7 +286,7 @@ export class CheckpointStore {
     }
     const found = await this.find(name);
     if (!found) {
-      if (await this.removeOrphan(name)) throw new CheckpointError(`Checkpoint file missing (cleaned up stale entry "${name}").`);
+      if (await this.removeOrphan(name)) throw new OrphanRemovedError(name);
       throw new CheckpointError(`No checkpoint named "${name}" in ${this.memoryDir}.`);
     }
     const checkpoint = await this.show(name);
@@ -345,6 +359,9 @@ export class CheckpointStore {
   }
 
   private async removeOrphan(name: string): Promise<boolean> {
+    // Look before taking the lock: the lock creates the directory, and a miss must write nothing.
+    const before = await this.readIndex();
+    if (before === undefined || !indexedNames(before).includes(name)) return false;
     return withDirLock(this.memoryDir, async () => {
       const text = await this.readIndex();
       if (text === undefined || !indexedNames(text).includes(name)) return false;

@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import * as assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { existsSync, readFileSync, readdirSync, writeFileSync, mkdirSync } from 'node:fs';
+import { existsSync, readFileSync, readdirSync, rmSync, writeFileSync, mkdirSync } from 'node:fs';
 import * as path from 'node:path';
 import { git, makeRepo, removeDir, tempDir } from '../support/fixtures';
 
@@ -89,8 +89,41 @@ test('exit codes: 2 for bad usage, 1 for user errors with nothing written', () =
     assert.equal(existsSync(mem), false, 'nothing written');
     const missing = cli(['show', 'ghost', '--dir', mem], { cwd: dir });
     assert.equal(missing.code, 1);
+    for (const args of [['resume', 'ghost'], ['delete', 'ghost'], ['resume']]) {
+      assert.equal(cli([...args, '--dir', mem], { cwd: dir }).code, 1, args.join(' '));
+    }
+    assert.equal(existsSync(mem), false, 'a miss writes nothing, not even the folder');
     const badCwd = cli(['list', '--cwd', path.join(dir, 'nope')]);
     assert.equal(badCwd.code, 1);
+  } finally {
+    removeDir(dir);
+  }
+});
+
+test('resume of a checkpoint whose file is gone removes the orphan bullet and says so (exit 0)', () => {
+  const dir = tempDir();
+  const mem = path.join(dir, 'mem');
+  try {
+    assert.equal(cli(['save', 'keep', '--left-off', 'k', '--dir', mem], { cwd: dir }).code, 0);
+    assert.equal(cli(['save', 'gone', '--left-off', 'g', '--dir', mem], { cwd: dir }).code, 0);
+    rmSync(path.join(mem, 'checkpoint-gone.md'));
+    const r = cli(['resume', 'gone', '--dir', mem], { cwd: dir });
+    assert.equal(r.code, 0, r.err);
+    assert.match(r.out, /Checkpoint file missing \(cleaned up stale entry/);
+    const index = readFileSync(path.join(mem, 'MEMORY.md'), 'utf8');
+    assert.doesNotMatch(index, /\*\*gone\*\*/);
+    assert.match(index, /\*\*keep\*\*/);
+  } finally {
+    removeDir(dir);
+  }
+});
+
+test('a plan file that does not exist is saved with a warning', () => {
+  const dir = tempDir();
+  try {
+    const r = cli(['save', 'p', '--plan', 'missing.md', '--dir', path.join(dir, 'mem')], { cwd: dir });
+    assert.equal(r.code, 0);
+    assert.match(r.err, /Plan file .*missing\.md was not found/);
   } finally {
     removeDir(dir);
   }
