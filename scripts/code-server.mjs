@@ -40,10 +40,16 @@ export function registerCleanup(entry) {
         }
       }
     });
+    // `on`, not `once`: playwright bundles signal-exit, which re-raises a signal when no other listener
+    // is left, which would kill us mid-cleanup. A second signal exits at once (the 'exit' cleanup still runs).
+    let signalled = false;
     for (const sig of ['SIGINT', 'SIGTERM']) {
-      process.once(sig, async () => {
+      process.on(sig, async () => {
+        const code = sig === 'SIGINT' ? 130 : 143;
+        if (signalled) process.exit(code);
+        signalled = true;
         await Promise.allSettled([...cleanups].map((c) => c.async()));
-        process.exit(sig === 'SIGINT' ? 130 : 143);
+        process.exit(code);
       });
     }
   }
@@ -150,7 +156,7 @@ export async function startCodeServer({
   keepTemp = false,
   timeout = 60_000,
 } = {}) {
-  const { node24, codeServer } = await ensureVSCodeEnv({ quiet: true });
+  const { node24, codeServer } = await ensureVSCodeEnv(); // prints progress only when it must install
   const tempDir = mkdtempSync(join(tmpdir(), 'checkpoint-cs-'));
   const userDataDir = join(tempDir, 'user-data');
   const extensionsDir = join(tempDir, 'extensions');
@@ -160,7 +166,7 @@ export async function startCodeServer({
   let child;
   let stopped = false;
   const removeTemp = () => {
-    if (!keepTemp) rmSync(tempDir, { recursive: true, force: true });
+    if (!keepTemp) rmSync(tempDir, { recursive: true, force: true, maxRetries: 3 });
   };
   const unregister = registerCleanup({
     sync: () => {
@@ -303,19 +309,35 @@ const BROWSER_ARGS = [
 
 /** Launches Debian's chromium (headless) through playwright-core; closed on exit/signals too. */
 export async function launchBrowser({ headless = true, args = [] } = {}) {
-  if (!existsSync(CHROMIUM)) await ensureVSCodeEnv({ quiet: true });
+  if (!existsSync(CHROMIUM)) await ensureVSCodeEnv();
   const { chromium } = await import('playwright-core');
+  // Chromium writes crash-report and dconf folders under HOME: give it a temp one.
+  const home = mkdtempSync(join(tmpdir(), 'checkpoint-browser-'));
+  const removeHome = () => rmSync(home, { recursive: true, force: true, maxRetries: 3 });
   // Signals are handled by our registry (closing browser and servers in order); on 'exit'
   // playwright kills the browsers it launched by itself.
-  const browser = await chromium.launch({
-    executablePath: CHROMIUM,
-    headless,
-    args: [...BROWSER_ARGS, ...args],
-    handleSIGINT: false,
-    handleSIGTERM: false,
+  let browser;
+  try {
+    browser = await chromium.launch({
+      executablePath: CHROMIUM,
+      headless,
+      args: [...BROWSER_ARGS, ...args],
+      env: { ...process.env, HOME: home, XDG_CONFIG_HOME: join(home, '.config'), XDG_CACHE_HOME: join(home, '.cache') },
+      handleSIGINT: false,
+      handleSIGTERM: false,
+    });
+  } catch (err) {
+    removeHome();
+    throw err;
+  }
+  const unregister = registerCleanup({
+    sync: removeHome,
+    async: () => browser.close().catch(() => {}).finally(removeHome),
   });
-  const unregister = registerCleanup({ sync: () => {}, async: () => browser.close().catch(() => {}) });
-  browser.on('disconnected', unregister);
+  browser.on('disconnected', () => {
+    unregister();
+    removeHome();
+  });
   return browser;
 }
 

@@ -2,7 +2,7 @@
 // Builds nothing: expects dist/extension.js and out/test/integration/**/*.test.js (npm run build && npm run compile-tests).
 //
 // Usage: node scripts/run-integration.mjs [options]
-//   --grep X               only tests whose full title matches X
+//   --grep X               only tests whose full title matches the regular expression X (as mocha --grep)
 //   --extension-dir DIR    extension folder to test instead of this repo (its package.json names it)
 //   --files a.js,b.js      compiled test files instead of out/test/integration/**/*.test.js
 //   --timeout MS           overall limit for the test run (default 600000)
@@ -114,7 +114,12 @@ async function main() {
   const resultFile = join(temp, 'result.json');
   const progressFile = join(temp, 'progress.jsonl');
   const configFile = join(temp, 'config.json');
-  const mochaPath = dirname(createRequire(import.meta.url).resolve('mocha/package.json'));
+  let mochaPath = join(root, 'node_modules', 'mocha');
+  try {
+    mochaPath = dirname(createRequire(import.meta.url).resolve('mocha/package.json'));
+  } catch {
+    /* a mocha whose exports hide package.json: keep the plain path */
+  }
   writeFileSync(
     configFile,
     JSON.stringify(
@@ -128,7 +133,8 @@ async function main() {
   let server;
   let browser;
   let page;
-  let printed = 0;
+  let printed = 0; // progress lines consumed
+  let shown = 0; // test lines printed
   let running; // title of the test started last (for the timeout message)
   const printProgress = () => {
     if (!existsSync(progressFile)) return;
@@ -143,6 +149,7 @@ async function main() {
       running = undefined;
       const ms = e.duration > 100 ? ` (${e.duration} ms)` : '';
       console.log(`  ${mark[e.state] ?? '?'} ${e.fullTitle}${ms}`);
+      shown++;
     }
   };
 
@@ -193,12 +200,12 @@ async function main() {
 
     if (opts.screenshot) await page.screenshot({ path: resolve(opts.screenshot) });
 
-    if (!printed) for (const t of result.tests) console.log(`  ${mark[t.state] ?? '?'} ${t.fullTitle}`);
+    if (!shown) for (const t of result.tests) console.log(`  ${mark[t.state] ?? '?'} ${t.fullTitle}`);
     if (result.failures.length) {
       console.log('\nFailures:');
       result.failures.forEach((f, i) => {
         console.log(`\n  ${i + 1}) ${f.fullTitle}`);
-        console.log(f.message.trimEnd().replace(/^/gm, '     '));
+        console.log(f.message.trimEnd().replace(/^(?=.)/gm, '     '));
         const frames = (f.stack || '').split('\n').filter((l) => /^\s+at /.test(l)).slice(0, 5);
         if (frames.length) console.log(frames.map((l) => `     ${l.trim()}`).join('\n'));
       });
@@ -208,6 +215,7 @@ async function main() {
       failed++;
       console.log(`\nRunner error: ${result.error.message}\n${result.error.stack || ''}`);
     }
+    if (!result.passed && !failed) console.log('\nNo test ran (check --grep and the test files).');
     console.log(`\n(${((Date.now() - started) / 1000).toFixed(1)} s in all)`);
     console.log(`${result.passed} passed, ${failed} failed${result.pending ? `, ${result.pending} skipped` : ''}`);
     return failed > 0 || result.passed === 0 ? 1 : 0;
