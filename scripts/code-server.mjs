@@ -17,6 +17,7 @@ import {
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { ensureVSCodeEnv, CHROMIUM } from './vscode-env.mjs';
 
 // ---- cleanup registry: sync work for 'exit', async work for signals --------------------------------
@@ -54,6 +55,24 @@ export function registerCleanup(entry) {
     }
   }
   return () => cleanups.delete(entry);
+}
+
+// ---- the extension under test ----------------------------------------------------------------------
+const repoRoot = resolve(fileURLToPath(new URL('..', import.meta.url)));
+// What of the repo makes up the installed extension (dependencies are bundled into dist/).
+const EXTENSION_FILES = ['package.json', 'package.nls.json', 'dist', 'media', 'README.md', 'LICENSE', 'CHANGELOG.md'];
+
+/** Copies this repo's extension files into `dest`, so node_modules and sources are not scanned. */
+export function stageRepoExtension(dest) {
+  if (!existsSync(join(repoRoot, 'dist', 'extension.js'))) {
+    throw new Error('dist/extension.js is missing: build first (npm run build)');
+  }
+  mkdirSync(dest, { recursive: true });
+  for (const name of EXTENSION_FILES) {
+    const src = join(repoRoot, name);
+    if (existsSync(src)) cpSync(src, join(dest, name), { recursive: true });
+  }
+  return dest;
 }
 
 // ---- helpers ----------------------------------------------------------------------------------------

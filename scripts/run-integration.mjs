@@ -15,19 +15,17 @@
 // The extension host sees: CHECKPOINT_TEST_WORKSPACE (the open folder, a git repo on branch main with one
 // commit), HOME and CLAUDE_CONFIG_DIR (temp folders; HOME has a .gitconfig with a test identity).
 import { execFileSync } from 'node:child_process';
-import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { ensureVSCodeEnv } from './vscode-env.mjs';
-import { launchBrowser, openWorkbench, registerCleanup, startCodeServer, tailFile } from './code-server.mjs';
+import { launchBrowser, openWorkbench, registerCleanup, stageRepoExtension, startCodeServer, tailFile } from './code-server.mjs';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const runnerExtension = join(root, 'test', 'runner-extension');
-// What of the repo makes up the installed extension (dependencies are bundled into dist/).
-const EXTENSION_FILES = ['package.json', 'package.nls.json', 'dist', 'media', 'README.md', 'LICENSE', 'CHANGELOG.md'];
 
 const { values: opts } = parseArgs({
   options: {
@@ -65,19 +63,6 @@ function makeWorkspace(dir, env) {
   writeFileSync(join(dir, 'README.md'), '# integration test workspace\n');
   git(dir, ['add', 'README.md'], env);
   git(dir, ['commit', '-q', '-m', 'initial commit'], env);
-}
-
-// Copies the repo's extension files into a folder of their own, so node_modules and sources are not scanned.
-function stageRepoExtension(dest) {
-  if (!existsSync(join(root, 'dist', 'extension.js'))) {
-    throw new Error('dist/extension.js is missing: build first (npm run build)');
-  }
-  mkdirSync(dest, { recursive: true });
-  for (const name of EXTENSION_FILES) {
-    const src = join(root, name);
-    if (existsSync(src)) cpSync(src, join(dest, name), { recursive: true });
-  }
-  return dest;
 }
 
 const mark = { passed: '✓', failed: '✗', pending: '-' };
