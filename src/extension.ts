@@ -1,1 +1,43 @@
-export function activate(): void {}
+import * as vscode from 'vscode';
+import { registerCommands } from './commands/registerCommands';
+import { ContextKeys } from './contextKeys';
+import type { Services } from './services';
+import { CheckpointStatusBar } from './statusBar';
+import { CheckpointTreeProvider } from './views/checkpointTree';
+import { WorkspaceModel } from './workspaceModel';
+
+/** What `activate` returns: the extension's parts, for integration tests (`getExtension(…).exports`). */
+export interface CheckpointApi {
+  readonly model: WorkspaceModel;
+  readonly tree: CheckpointTreeProvider;
+  readonly statusBar: CheckpointStatusBar;
+  readonly log: vscode.LogOutputChannel;
+}
+
+/**
+ * Registers the view, the status bar item and the commands, and returns. No file or git I/O happens here:
+ * the tree scans when VS Code first asks for its children, and the status bar's first update (which may
+ * read the branch) is deferred to after activation.
+ */
+export function activate(context: vscode.ExtensionContext): CheckpointApi {
+  const log = vscode.window.createOutputChannel('Checkpoint', { log: true });
+  const contextKeys = new ContextKeys();
+  const model = new WorkspaceModel(context.workspaceState, log, contextKeys);
+  const tree = new CheckpointTreeProvider(model, log);
+  const view = vscode.window.createTreeView('checkpoint.checkpoints', { treeDataProvider: tree, showCollapseAll: true });
+  tree.bindView(view);
+  const statusBar = new CheckpointStatusBar(model, contextKeys);
+  const services: Services = { log, model, tree, statusBar, contextKeys };
+  context.subscriptions.push(log, model, tree, view, statusBar, ...registerCommands(services));
+
+  const timer = setTimeout(() => {
+    log.info(`Activated (${vscode.workspace.isTrusted ? 'trusted' : 'Restricted Mode: git does not run'})`);
+    statusBar.start();
+  }, 0);
+  context.subscriptions.push({ dispose: () => clearTimeout(timer) });
+  return { model, tree, statusBar, log };
+}
+
+export function deactivate(): void {
+  // Everything is disposed through context.subscriptions.
+}

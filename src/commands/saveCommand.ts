@@ -1,0 +1,286 @@
+import * as vscode from 'vscode';
+import { formatLocalDateTime, formatRelative } from '../core/dates';
+import { CheckpointError } from '../core/errors';
+import { exists } from '../core/files';
+import { readActivePlan } from '../core/jsonCheckpoints';
+import { printable } from '../core/names';
+import { formatStep, listPlans, planName, readPlanProgress } from '../core/plans';
+import { previewName, splitItems, suggestName } from '../core/saveForm';
+import { CheckpointExistsError, LIST_READ_BYTES, type CheckpointStore, type SaveResult } from '../core/store';
+import { tildify } from '../markdown';
+import type { Services } from '../services';
+import { askPick, askText, BACK, type StepResult } from './quickInput';
+import { isNode, isOptions, folderFromOption, resolveFolder } from './targets';
+
+/** `checkpoint.save` / `checkpoint.saveToPlan` without any UI (tests, other extensions). */
+export interface SaveOptions {
+  /** Workspace folder path, name or URI; default: the current folder. */
+  folder?: string;
+  name: string;
+  leftOff: string;
+  done?: string[];
+  failed?: string[];
+  /** Plan file (absolute, or relative to the folder). */
+  plan?: string;
+  /** Overwrite an existing checkpoint of that name. */
+  force?: boolean;
+}
+
+interface SaveForm {
+  name: string;
+  leftOff: string;
+  done: string[];
+  failed: string[];
+  plan?: string;
+  force: boolean;
+}
+
+type Step = 'name' | 'leftOff' | 'done' | 'failed' | 'plan';
+
+interface PlanPickItem extends vscode.QuickPickItem {
+  plan: string | undefined;
+}
+
+/** How many plans the plan step lists (most recently modified first). */
+const MAX_PLANS = 50;
+
+/**
+ * Save, and Save to Plan (`planFirst`). With an options object: saves directly. Otherwise asks, step
+ * by step (Escape at any step writes nothing). Returns the saved file's path, or undefined.
+ */
+export async function saveCommand(s: Services, arg: unknown, planFirst: boolean): Promise<string | undefined> {
+  if (isOptions<SaveOptions>(arg) && typeof arg.name === 'string') {
+    const folder = folderFromOption(s, arg.folder);
+    if (!arg.leftOff?.trim()) throw new CheckpointError('Left Off is required: say where work stopped.');
+    const form: SaveForm = {
+      name: arg.name,
+      leftOff: arg.leftOff,
+      done: arg.done ?? [],
+      failed: arg.failed ?? [],
+      plan: arg.plan,
+      force: arg.force === true,
+    };
+    return writeCheckpoint(s, folder, form, false);
+  }
+  const folder = await resolveFolder(s, arg, 'Save a checkpoint of which folder?');
+  if (!folder) return undefined;
+  const presetPlan = isNode(arg) && arg.kind === 'plan' && arg.plan ? arg.plan : undefined;
+  const form = await askSaveForm(s, folder, planFirst, presetPlan);
+  return form ? writeCheckpoint(s, folder, form, true) : undefined;
+}
+
+async function askSaveForm(
+  s: Services,
+  folder: vscode.WorkspaceFolder,
+  planFirst: boolean,
+  presetPlan: string | undefined,
+): Promise<SaveForm | undefined> {
+  const cwd = folder.uri.fsPath;
+  const store = await s.model.store(folder);
+  const [branch, activePlan, existing, plansDir] = await Promise.all([
+    s.model.currentBranch(folder),
+    readActivePlan(cwd),
+    s.tree.summaries(folder).catch(() => []),
+    s.model.plansDir(folder),
+  ]);
+  const existingByName = new Map(existing.filter((e) => e.source === 'markdown').map((e) => [e.name, e]));
+  const form: SaveForm = { name: '', leftOff: '', done: [], failed: [], plan: presetPlan, force: false };
+  let doneText = '';
+  let failedText = '';
+  const steps: Step[] = presetPlan
+    ? ['name', 'leftOff', 'done', 'failed']
+    : planFirst
+      ? ['plan', 'name', 'leftOff', 'done', 'failed']
+      : ['name', 'leftOff', 'done', 'failed', 'plan'];
+  const where = s.model.folders().length > 1 ? ` — ${folder.name}` : '';
+  const title = presetPlan
+    ? `Save Checkpoint to ${planName(presetPlan)}${where}`
+    : `Save Checkpoint${planFirst ? ' to Plan' : ''}${where}`;
+  const dir = tildify(store.memoryDir);
+  let plans: PlanPickItem[] | undefined;
+
+  for (let i = 0; i < steps.length; ) {
+    const frame = { title, step: i + 1, totalSteps: steps.length };
+    let result: StepResult<unknown>;
+    switch (steps[i]) {
+      case 'name': {
+        const suggestion = suggestName({ plan: form.plan ?? activePlan, branch });
+        const r = await askText({
+          ...frame,
+          value: form.name || suggestion,
+          prompt: `Name of the checkpoint, saved in ${dir}`,
+          placeholder: 'e.g. oauth-callback',
+          validateOnShow: true,
+          describe: (v) => {
+            const p = previewName(v);
+            return p.fileName ? `Saves ${p.fileName} in ${dir}` : `Name of the checkpoint, saved as checkpoint-<name>.md in ${dir}`;
+          },
+          validate: (v) => {
+            const p = previewName(v);
+            if (p.error) return { message: p.error, severity: vscode.InputBoxValidationSeverity.Error };
+            const ex = existingByName.get(p.name);
+            if (!ex) return undefined;
+            return {
+              message: `Saves ${p.fileName}: a checkpoint of that name exists (saved ${formatRelative(ex.saved)}); you will be asked whether to overwrite it.`,
+              severity: vscode.InputBoxValidationSeverity.Warning,
+            };
+          },
+        });
+        if (typeof r === 'string') {
+          form.name = previewName(r).name;
+          const overwrite = await askOverwrite(store, form.name, frame);
+          if (overwrite === undefined) return undefined;
+          if (overwrite === BACK) continue; // "Different name": stay on this step
+          form.force = overwrite;
+        }
+        result = r;
+        break;
+      }
+      case 'leftOff': {
+        const r = await askText({
+          ...frame,
+          value: form.leftOff,
+          prompt: 'Left Off (required): where did work stop? One line; it becomes the summary in MEMORY.md.',
+          placeholder: 'e.g. Wiring the OAuth callback; token refresh still failing',
+          validate: (v) =>
+            v.trim() ? undefined : { message: 'Left Off is required: say where work stopped.', severity: vscode.InputBoxValidationSeverity.Error },
+        });
+        if (typeof r === 'string') form.leftOff = r.trim();
+        result = r;
+        break;
+      }
+      case 'done':
+      case 'failed': {
+        const isDone = steps[i] === 'done';
+        const r = await askText({
+          ...frame,
+          value: isDone ? doneText : failedText,
+          prompt: isDone
+            ? 'Done This Session (optional): separate items with ";" (";;" for a literal ";"). Enter to skip.'
+            : 'Failed Approaches (optional): what failed and why; separate items with ";". Enter to skip.',
+          placeholder: isDone ? 'e.g. Added provider entry; wrote callback test' : 'e.g. Tokens in cookies — blocked by SameSite',
+          describe: (v) => {
+            const items = splitItems(v);
+            if (items.length === 0) return isDone ? 'Done This Session (optional): separate items with ";". Enter to skip.' : 'Failed Approaches (optional): separate items with ";". Enter to skip.';
+            return `${items.length} item${items.length === 1 ? '' : 's'}: ${items.map((x) => `“${printable(x, 40)}”`).join(', ')} — Enter to continue`;
+          },
+        });
+        if (typeof r === 'string') {
+          if (isDone) [doneText, form.done] = [r, splitItems(r)];
+          else [failedText, form.failed] = [r, splitItems(r)];
+        }
+        result = r;
+        break;
+      }
+      case 'plan': {
+        plans ??= await planItems(plansDir);
+        const none: PlanPickItem = { label: '$(circle-slash) No plan', description: 'a named checkpoint', plan: undefined };
+        const items = planFirst ? [...plans, none] : [none, ...plans];
+        const active =
+          items.find((p) => p.plan !== undefined && p.plan === form.plan) ??
+          (activePlan ? items.find((p) => p.plan !== undefined && planName(p.plan) === activePlan) : undefined) ??
+          items[0];
+        const r = await askPick({
+          ...frame,
+          items,
+          active,
+          placeholder: plans.length
+            ? `Plan in ${tildify(plansDir)}, most recently modified first`
+            : `No plans in ${tildify(plansDir)} — Enter saves without a plan`,
+        });
+        if (r && r !== BACK) form.plan = r.plan;
+        result = r;
+        break;
+      }
+    }
+    if (result === undefined) return undefined; // Escape: nothing written
+    i = result === BACK ? Math.max(0, i - 1) : i + 1;
+  }
+  return form;
+}
+
+/** Plans of the plans directory as pick items, with their progress and age. */
+async function planItems(plansDir: string): Promise<PlanPickItem[]> {
+  const plans = (await listPlans(plansDir)).slice(0, MAX_PLANS);
+  return Promise.all(
+    plans.map(async (p) => {
+      const progress = await readPlanProgress(p.path);
+      const modified = formatRelative(new Date(p.mtimeMs).toISOString());
+      return {
+        label: `$(checklist) ${p.name}`,
+        description: progress ? `${formatStep(progress.step, progress.steps)} · ${modified}` : modified,
+        detail: tildify(p.path),
+        plan: p.path,
+      };
+    }),
+  );
+}
+
+/**
+ * When `name` exists: Overwrite (true) / Different name (BACK), showing when the existing one was saved
+ * and where it left off. False when there is nothing to overwrite; undefined on Escape.
+ */
+async function askOverwrite(
+  store: CheckpointStore,
+  name: string,
+  frame: { title: string; step: number; totalSteps: number },
+): Promise<boolean | typeof BACK | undefined> {
+  const file = store.pathFor(name);
+  if (!(await exists(file))) return false;
+  const existing = await store.read(file, LIST_READ_BYTES).catch(() => undefined);
+  const saved = existing ? `Saved ${formatLocalDateTime(new Date(existing.saved))} on ${existing.branch || 'no branch'}` : 'The existing file cannot be read';
+  const leftOff = existing ? `left off: ${printable(existing.description, 100)}` : 'overwriting replaces it';
+  const r = await askPick({
+    ...frame,
+    placeholder: `"${name}" already exists — ${saved}`,
+    items: [
+      { label: '$(replace-all) Overwrite', description: saved, detail: leftOff, value: true },
+      { label: '$(edit) Different name', description: 'go back and choose another name', value: false },
+    ],
+  });
+  if (r === undefined) return undefined;
+  if (r === BACK || !r.value) return BACK;
+  return true;
+}
+
+/** Writes the checkpoint, makes it the folder's active one, updates the tree and says so. */
+async function writeCheckpoint(s: Services, folder: vscode.WorkspaceFolder, form: SaveForm, interactive: boolean): Promise<string | undefined> {
+  const store = await s.model.store(folder);
+  const input = {
+    name: form.name,
+    leftOff: form.leftOff,
+    done: form.done,
+    failed: form.failed,
+    plan: form.plan,
+    force: form.force,
+    // Restricted Mode: git never runs; the branch and modified files are not recorded.
+    git: s.model.trusted ? undefined : { branch: '', modifiedFiles: [] },
+  };
+  let result: SaveResult;
+  try {
+    result = await store.save(input);
+  } catch (err) {
+    // Created by someone else (an agent, the CLI) while the form was open: ask again.
+    if (!(err instanceof CheckpointExistsError) || !interactive) throw err;
+    const choice = await vscode.window.showWarningMessage(err.message, { modal: true }, 'Overwrite');
+    if (choice !== 'Overwrite') return undefined;
+    result = await store.save({ ...input, force: true });
+  }
+  const cp = result.checkpoint;
+  await s.model.setActive(folder, { name: cp.name, branch: cp.branch, saved: cp.saved, path: result.path });
+  await s.model.noteWritten(folder);
+  await s.tree.refreshFile(folder, result.path);
+  s.log.info(`Saved ${result.path}${result.overwritten ? ' (overwritten)' : ''}`);
+  for (const w of result.warnings) {
+    s.log.warn(w);
+    void vscode.window.showWarningMessage(w);
+  }
+  const restricted = s.model.trusted ? '' : ' Branch and modified files were not recorded: git does not run in Restricted Mode.';
+  void vscode.window.showInformationMessage(`Checkpoint "${cp.name}" saved.${restricted}`, 'Open', 'Copy Resume Prompt').then((choice) => {
+    const target = { folder: folder.uri.toString(), name: cp.name };
+    if (choice === 'Open') void vscode.commands.executeCommand('checkpoint.open', target);
+    if (choice === 'Copy Resume Prompt') void vscode.commands.executeCommand('checkpoint.copyResumePrompt', target);
+  });
+  return result.path;
+}
+

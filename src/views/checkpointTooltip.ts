@@ -1,0 +1,54 @@
+import * as vscode from 'vscode';
+import { formatLocalDateTime } from '../core/dates';
+import { planName, formatStep } from '../core/plans';
+import type { CheckpointSummary } from '../core/store';
+import { escapeMarkdown, inlineCode } from '../markdown';
+
+/** How many failed approaches a tooltip lists before "… and N more". */
+const MAX_FAILED = 5;
+
+export interface TooltipContext {
+  /** The folder's current branch ('' unknown, undefined not read yet). */
+  currentBranch: string | undefined;
+  /** Restricted Mode: git does not run. */
+  restricted: boolean;
+}
+
+/** The branch line: where it was saved and whether that is where the user is now. */
+export function branchMarkdown(saved: string, ctx: TooltipContext): string {
+  if (!saved) return ctx.restricted ? 'Branch unknown: git does not run in Restricted Mode.' : 'Saved without a branch (outside a git repository, or in Restricted Mode).';
+  if (ctx.restricted) return `Saved on ${inlineCode(saved)}; the current branch is unknown: git does not run in Restricted Mode.`;
+  if (ctx.currentBranch && ctx.currentBranch !== saved) {
+    return `$(warning) Saved on ${inlineCode(saved)}; you are on ${inlineCode(ctx.currentBranch)}.`;
+  }
+  return `Saved on ${inlineCode(saved)}.`;
+}
+
+/** The hover of a checkpoint in the tree: left off, failed approaches, modified files count, plan, branch. */
+export function checkpointTooltip(summary: CheckpointSummary, ctx: TooltipContext): vscode.MarkdownString {
+  const md = new vscode.MarkdownString('', true);
+  if (summary.unreadable) {
+    md.appendMarkdown(`$(error) **${escapeMarkdown(summary.name)}** could not be read: `);
+    md.appendText(summary.unreadable);
+    md.appendMarkdown(`\n\n${inlineCode(summary.path)}\n\nOpen it to fix it; an unreadable file is never rewritten or deleted automatically.`);
+    return md;
+  }
+  const cp = summary.checkpoint;
+  md.appendMarkdown(`**${escapeMarkdown(summary.name)}** — saved ${escapeMarkdown(formatLocalDateTime(new Date(summary.saved)))}`);
+  if (summary.source === 'json') md.appendMarkdown(' (JSON history checkpoint; resuming keeps it)');
+  md.appendMarkdown(`\n\n${branchMarkdown(summary.branch, ctx)}\n\n**Left off:** `);
+  md.appendText(cp?.leftOff || summary.description || 'None');
+  const failed = cp?.failed ?? [];
+  if (failed.length) {
+    md.appendMarkdown('\n\n**Failed approaches:**\n');
+    for (const f of failed.slice(0, MAX_FAILED)) md.appendMarkdown(`\n- ${escapeMarkdown(f)}`);
+    if (failed.length > MAX_FAILED) md.appendMarkdown(`\n- … and ${failed.length - MAX_FAILED} more`);
+  }
+  const modified = cp?.modifiedFiles.length ?? 0;
+  md.appendMarkdown(`\n\n**Modified files:** ${modified}`);
+  if (summary.plan) {
+    const step = summary.planStep !== undefined && summary.planSteps !== undefined ? ` (${formatStep(summary.planStep, summary.planSteps)})` : '';
+    md.appendMarkdown(`\n\n**Plan:** ${escapeMarkdown(planName(summary.plan))}${escapeMarkdown(step)}`);
+  }
+  return md;
+}
