@@ -1,7 +1,7 @@
 // `npm test`: type-check and compile, bundle, run the unit tests (node's test runner, no editor), then the
 // integration tests inside a real VS Code (code-server) when they exist. Ends with "N passed, N failed".
 import { spawn } from 'node:child_process';
-import { existsSync, readdirSync } from 'node:fs';
+import { existsSync, readFileSync, readdirSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -52,13 +52,23 @@ if (only !== 'integration') {
   if (r.code !== 0) failedStage ||= 'unit';
 }
 
-if (only !== 'unit' && existsSync(join(root, 'scripts', 'run-integration.mjs')) && existsSync(join(root, 'out', 'test', 'integration'))) {
-  console.log('\n> integration tests (real VS Code in code-server)');
-  const r = await run(node, [join(root, 'scripts', 'run-integration.mjs')], { capture: true });
-  const m = /^(\d+) passed, (\d+) failed/m.exec(r.out);
-  totals.passed += Number(m?.[1] ?? 0);
-  totals.failed += Number(m?.[2] ?? (r.code ? 1 : 0));
-  if (r.code !== 0) failedStage ||= 'integration';
+// The integration suites run in three windows: one trusted folder (most suites), Restricted Mode (workspace
+// trust on: no git may run), and a multi-root workspace. Suites that do not apply to a window skip themselves.
+const runner = join(root, 'scripts', 'run-integration.mjs');
+if (only !== 'unit' && existsSync(runner) && existsSync(join(root, 'out', 'test', 'integration'))) {
+  const passes = [
+    { name: 'one trusted folder', args: [] },
+    { name: 'Restricted Mode', args: ['--trust', '--grep', 'Restricted Mode'] },
+  ];
+  if (readFileSync(runner, 'utf8').includes("'multi-root'")) passes.push({ name: 'multi-root workspace', args: ['--multi-root', '--grep', '[Mm]ulti-root'] });
+  for (const pass of passes) {
+    console.log(`\n> integration tests in a real VS Code (code-server): ${pass.name}`);
+    const r = await run(node, [runner, ...pass.args], { capture: true });
+    const m = /^(\d+) passed, (\d+) failed/m.exec(r.out);
+    totals.passed += Number(m?.[1] ?? 0);
+    totals.failed += Number(m?.[2] ?? (r.code ? 1 : 0));
+    if (r.code !== 0) failedStage ||= `integration (${pass.name})`;
+  }
 }
 
 console.log(`\n${totals.passed} passed, ${totals.failed} failed`);
