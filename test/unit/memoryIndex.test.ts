@@ -85,7 +85,25 @@ test('an empty section gets the bullet and the resume line', () => {
 
 test('user text inside the section is kept when the last bullet goes', () => {
   const doc = `# M\n## Checkpoints\nMy own note\n${b('a')}\n\n${RESUME_LINE}\n`;
-  assert.equal(removeFromIndex(doc, ['a']), '# M\n## Checkpoints\nMy own note\n\n');
+  // The resume line stays too: it ends the section, so the user's lines after it are never read as bullets.
+  assert.equal(removeFromIndex(doc, ['a']), `# M\n## Checkpoints\nMy own note\n\n${RESUME_LINE}\n`);
+});
+
+test('user bullets after the resume line are not ours (regression: a section inserted after the first heading swallowed them)', () => {
+  const doc = '# Project memory\n- **Build**: run make first\n- **Style**: tabs\n\n## Other\n';
+  const out = upsertIndex(doc, 'a', b('a')).text;
+  assert.deepEqual(indexedNames(out), ['a']);
+  assert.equal(removeFromIndex(out, 'all'), doc, 'delete --all keeps the user\'s bold bullets');
+  assert.equal(removeFromIndex(out, ['a']), doc);
+  const kept = removeFromIndex(`# M\n## Checkpoints\nMy own note\n${b('a')}\n${RESUME_LINE}\n${b('a', 'user line')}\n`, ['a']);
+  assert.equal(removeFromIndex(kept, ['a']), kept, 'a second removal takes nothing more');
+});
+
+test('YAML front matter without a heading stays first (regression: the section went above it)', () => {
+  const doc = '---\ntitle: memory\n# a comment\n---\nnotes\n';
+  const out = upsertIndex(doc, 'a', b('a')).text;
+  assert.equal(out, `---\ntitle: memory\n# a comment\n---\n\n## Checkpoints\n${b('a')}\n\n${RESUME_LINE}\nnotes\n`);
+  assert.equal(removeFromIndex(out, ['a']), doc);
 });
 
 test('removing a name that is not there changes nothing', () => {
