@@ -8,12 +8,15 @@
 //   --timeout MS           overall limit for the test run (default 600000)
 //   --test-timeout MS      mocha per-test timeout (default 20000)
 //   --trust                keep Workspace Trust on: the folder opens in Restricted Mode
+//   --multi-root           open a multi-root workspace (a .code-workspace file) of two git repositories
 //   --screenshot FILE      save a PNG of the workbench when the run ends
 //   --verbose              echo code-server's output
 //   --keep                 keep the temp folders (paths are printed)
 //
 // The extension host sees: CHECKPOINT_TEST_WORKSPACE (the open folder, a git repo on branch main with one
-// commit), HOME and CLAUDE_CONFIG_DIR (temp folders; HOME has a .gitconfig with a test identity).
+// commit; with --multi-root the first of the two folders), CHECKPOINT_TEST_WORKSPACE_FILE (with --multi-root:
+// the .code-workspace file opened, listing both folders; else unset), HOME and CLAUDE_CONFIG_DIR (temp
+// folders; HOME has a .gitconfig with a test identity).
 import { execFileSync } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
@@ -35,6 +38,7 @@ const { values: opts } = parseArgs({
     timeout: { type: 'string', default: '600000' },
     'test-timeout': { type: 'string', default: '20000' },
     trust: { type: 'boolean', default: false },
+    'multi-root': { type: 'boolean', default: false },
     screenshot: { type: 'string' },
     verbose: { type: 'boolean', default: false },
     keep: { type: 'boolean', default: false },
@@ -94,6 +98,15 @@ async function main() {
   );
   const gitEnv = { ...process.env, HOME: home, GIT_CONFIG_NOSYSTEM: '1' };
   makeWorkspace(workspace, gitEnv);
+  // --multi-root: a second repository and a .code-workspace file listing both (paths relative to the file).
+  let workspaceFile;
+  if (opts['multi-root']) {
+    const second = join(temp, 'workspace-2');
+    makeWorkspace(second, gitEnv);
+    workspaceFile = join(temp, 'checkpoint-it.code-workspace');
+    writeFileSync(workspaceFile, JSON.stringify({ folders: [{ path: 'workspace' }, { path: 'workspace-2' }], settings: {} }, null, 2));
+  }
+  const opened = workspaceFile ?? workspace;
 
   const extensionDir = opts['extension-dir'] ? resolve(opts['extension-dir']) : stageRepoExtension(join(temp, 'extension'));
   const resultFile = join(temp, 'result.json');
@@ -140,7 +153,7 @@ async function main() {
 
   try {
     server = await startCodeServer({
-      workspace,
+      workspace: opened,
       extensionDirs: [extensionDir, runnerExtension],
       copyExtensions: false,
       workspaceTrust: opts.trust,
@@ -151,15 +164,17 @@ async function main() {
         CLAUDE_CONFIG_DIR: claudeDir,
         GIT_CONFIG_NOSYSTEM: '1',
         CHECKPOINT_TEST_WORKSPACE: workspace,
+        ...(workspaceFile ? { CHECKPOINT_TEST_WORKSPACE_FILE: workspaceFile } : {}),
         CHECKPOINT_TEST_CONFIG: configFile,
       },
     });
     if (opts.keep) console.log(`code-server user data: ${server.userDataDir}`);
     browser = await launchBrowser();
     // The extension host only starts once a page opens the workbench.
-    page = await openWorkbench(browser, server.url, workspace);
+    page = await openWorkbench(browser, server.url, opened);
     let crashed = false;
     page.on('crash', () => (crashed = true));
+    if (workspaceFile) console.log(`multi-root workspace: ${workspaceFile}`);
     console.log(`VS Code ${server.url} ready after ${((Date.now() - started) / 1000).toFixed(1)} s; running ${files.length} test file(s)`);
 
     const deadline = Date.now() + Number(opts.timeout);

@@ -8,6 +8,12 @@ export const ContextKey = {
   branchMismatch: 'checkpoint.branchMismatch',
   /** A consumed or deleted checkpoint can be put back. */
   canUndo: 'checkpoint.canUndo',
+  /**
+   * Where the workspace's checkpoints are stored, for the welcome view: 'setting' | 'env' | 'claude' |
+   * 'workspace' (the source of the memory directory, see core/memoryDir), 'mixed' when the folders of a
+   * multi-root workspace differ; unset until resolved.
+   */
+  memoryDirSource: 'checkpoint.memoryDirSource',
 } as const;
 
 /**

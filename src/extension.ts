@@ -12,6 +12,8 @@ export interface CheckpointApi {
   readonly tree: CheckpointTreeProvider;
   readonly statusBar: CheckpointStatusBar;
   readonly log: vscode.LogOutputChannel;
+  /** The context keys as last set (VS Code cannot read them back). */
+  readonly contextKeys: ContextKeys;
 }
 
 /**
@@ -35,7 +37,7 @@ export function activate(context: vscode.ExtensionContext): CheckpointApi {
     statusBar.start();
   }, 0);
   context.subscriptions.push({ dispose: () => clearTimeout(timer) });
-  return { model, tree, statusBar, log };
+  return { model, tree, statusBar, log, contextKeys };
 }
 
 export function deactivate(): void {

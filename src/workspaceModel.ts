@@ -4,7 +4,7 @@ import * as vscode from 'vscode';
 import { errorMessage } from './core/errors';
 import { readBranch } from './core/git';
 import { resolveGitDir } from './core/gitDir';
-import { resolveMemoryDir, type ResolvedMemoryDir } from './core/memoryDir';
+import { resolveMemoryDir, type MemoryDirSource, type ResolvedMemoryDir } from './core/memoryDir';
 import { resolvePlansDir } from './core/plans';
 import { CheckpointStore } from './core/store';
 import { ContextKey, type ContextKeys } from './contextKeys';
@@ -171,6 +171,7 @@ export class WorkspaceModel implements vscode.Disposable {
         const resolved = await resolveMemoryDir({ cwd: folder.uri.fsPath, configured: this.setting(folder, 'memoryDirectory') });
         if (generation === entry.generation && !entry.disposed) {
           entry.resolvedMemoryDir = resolved;
+          this.updateMemoryDirSource();
           await this.watchMemoryDir(entry, resolved.dir);
         }
         return resolved;
@@ -187,6 +188,28 @@ export class WorkspaceModel implements vscode.Disposable {
   /** The memory directory if already resolved (synchronous; for tooltips and tests). */
   memoryDirNow(folder: vscode.WorkspaceFolder): ResolvedMemoryDir | undefined {
     return this.entries.get(folder.uri.toString())?.resolvedMemoryDir;
+  }
+
+  /**
+   * Where the workspace's checkpoints are stored (the welcome view names it): the memory directory's
+   * source when every folder's is resolved and they agree, 'mixed' when folders differ, undefined while
+   * some folder's is not resolved yet.
+   */
+  memoryDirSource(): MemoryDirSource | 'mixed' | undefined {
+    const sources = new Set<MemoryDirSource>();
+    for (const folder of this.folders()) {
+      const source = this.memoryDirNow(folder)?.source;
+      if (!source) return undefined;
+      sources.add(source);
+    }
+    if (sources.size > 1) return 'mixed';
+    return sources.values().next().value;
+  }
+
+  /** Sets the `checkpoint.memoryDirSource` context key (unchanged while a folder is being resolved again). */
+  private updateMemoryDirSource(): void {
+    const source = this.memoryDirSource();
+    if (source) this.contextKeys.set(ContextKey.memoryDirSource, source);
   }
 
   /** The folder's plans directory (cached until `checkpoint.plansDirectory` changes). */
@@ -406,6 +429,7 @@ export class WorkspaceModel implements vscode.Disposable {
       this.entries.get(key)?.dispose();
       this.entries.delete(key);
     }
+    this.updateMemoryDirSource();
     this.fire({ kind: 'folders' });
   }
 

@@ -30,7 +30,9 @@ export function suggestName(opts: { plan?: string; branch?: string }): string {
   const fromPlan = opts.plan ? sanitizeName(planName(opts.plan)) : '';
   if (fromPlan) return fromPlan;
   const branch = opts.branch ?? '';
-  const fromBranch = branch.startsWith('HEAD') ? '' : sanitizeName(branch);
+  // Detached: `HEAD`, or `HEAD (detached at <sha>)` (a branch name has no spaces); `HEAD-x` is a branch.
+  const detached = branch === 'HEAD' || branch.startsWith('HEAD (');
+  const fromBranch = detached ? '' : sanitizeName(branch);
   return fromBranch || 'checkpoint';
 }
 

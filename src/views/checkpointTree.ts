@@ -22,6 +22,8 @@ export interface PlanNode {
   readonly plan: string;
   /** "fix-auth-race · step 3 of 7". */
   readonly label: string;
+  /** "step 3 of 7" (the plan file's progress now, else as its newest checkpoint recorded it). */
+  readonly step?: string;
   readonly children: ItemNode[];
 }
 
@@ -65,6 +67,30 @@ interface FolderState {
 
 const byNewest = (a: CheckpointSummary, b: CheckpointSummary): number =>
   b.saved.localeCompare(a.saved) || a.name.localeCompare(b.name);
+
+/** "1 checkpoint", "3 checkpoints". */
+export function countCheckpoints(n: number): string {
+  return `${n} checkpoint${n === 1 ? '' : 's'}`;
+}
+
+/** A relative time as said aloud: "2 h ago" → "2 hours ago", "1 min ago" → "1 minute ago". */
+export function spokenRelative(text: string): string {
+  return text.replace(/^(\d+) (h|min) ago$/, (_m, n: string, unit: string) => `${n} ${unit === 'h' ? 'hour' : 'minute'}${n === '1' ? '' : 's'} ago`);
+}
+
+/**
+ * What a screen reader says for a checkpoint item (its label, as VS Code reads a string tooltip or the
+ * label and description otherwise): name, branch, when, and the warning the icon shows.
+ */
+export function checkpointAccessibilityLabel(node: ItemNode): string {
+  const s = node.summary;
+  if (s.unreadable) return `${s.name}, unreadable checkpoint file: ${s.unreadable}`;
+  const parts = [s.name, s.branch ? `saved on branch ${s.branch}` : 'saved without a branch', spokenRelative(formatRelative(s.saved))];
+  if (node.branchMismatch) parts.push(`warning: you are on another branch${node.currentBranch ? ` (${node.currentBranch})` : ''}`);
+  else if (node.restricted && s.branch) parts.push('branch not checked in Restricted Mode');
+  if (s.source === 'json') parts.push('history checkpoint, kept when resumed');
+  return parts.join(', ');
+}
 
 /**
  * The Checkpoints view. Per folder: plan nodes holding plan-scoped checkpoints, then the named ones,
@@ -264,8 +290,9 @@ export class CheckpointTreeProvider implements vscode.TreeDataProvider<Checkpoin
         const live = path.isAbsolute(plan) ? await readPlanProgress(plan) : undefined;
         const recorded = items.find((s) => s.planStep !== undefined && s.planSteps !== undefined);
         const step = live ?? (recorded ? { step: recorded.planStep!, steps: recorded.planSteps! } : undefined);
-        const label = step ? `${planName(plan)} · ${formatStep(step.step, step.steps)}` : planName(plan);
-        return { kind: 'plan', folder, plan, label, children: items.map(item) };
+        const stepText = step ? formatStep(step.step, step.steps) : undefined;
+        const label = stepText ? `${planName(plan)} · ${stepText}` : planName(plan);
+        return { kind: 'plan', folder, plan, label, step: stepText, children: items.map(item) };
       }),
     );
     return [...plans, ...named.map(item)];
@@ -280,6 +307,10 @@ export class CheckpointTreeProvider implements vscode.TreeDataProvider<Checkpoin
     item.contextValue = 'checkpoint:folder';
     const dir = this.model.memoryDirNow(node.folder)?.dir;
     item.tooltip = dir ? `Checkpoints of ${node.folder.name} are stored in ${dir}` : node.folder.uri.fsPath;
+    // Without it a screen reader reads the (string) tooltip: a path instead of the folder.
+    const cache = this.folders.get(node.folder.uri.toString())?.cache;
+    const count = cache ? countCheckpoints(cache.files.size + cache.json.length) : undefined;
+    item.accessibilityInformation = { label: [node.folder.name, 'workspace folder', count].filter(Boolean).join(', ') };
     return item;
   }
 
@@ -288,8 +319,12 @@ export class CheckpointTreeProvider implements vscode.TreeDataProvider<Checkpoin
     item.id = `${node.folder.uri.toString()}#plan:${node.plan}`;
     item.iconPath = new vscode.ThemeIcon('checklist');
     item.contextValue = 'checkpoint:plan';
-    item.description = `${node.children.length} checkpoint${node.children.length === 1 ? '' : 's'}`;
-    item.tooltip = path.isAbsolute(node.plan) ? `Plan ${tildify(node.plan)}` : `Plan ${node.plan}`;
+    const count = countCheckpoints(node.children.length);
+    item.description = count;
+    const where = path.isAbsolute(node.plan) ? tildify(node.plan) : node.plan;
+    item.tooltip = node.step ? `Plan ${where} (${node.step})` : `Plan ${where}`;
+    // Without it a screen reader reads the (string) tooltip, "Plan <path>", not the step and the count.
+    item.accessibilityInformation = { label: [`Plan ${planName(node.plan)}`, node.step, count].filter(Boolean).join(', ') };
     return item;
   }
 
@@ -304,6 +339,7 @@ export class CheckpointTreeProvider implements vscode.TreeDataProvider<Checkpoin
       item.iconPath = new vscode.ThemeIcon('error', new vscode.ThemeColor('list.errorForeground'));
       item.contextValue = 'checkpoint:unreadable';
       item.command = { command: 'checkpoint.open', title: 'Open Checkpoint', arguments: [node] };
+      item.accessibilityInformation = { label: checkpointAccessibilityLabel(node) };
       return item;
     }
     item.description = `${s.branch || 'no branch'} · ${formatRelative(s.saved)}`;
@@ -313,9 +349,7 @@ export class CheckpointTreeProvider implements vscode.TreeDataProvider<Checkpoin
     // Flags matched in package.json menus: `viewItem =~ /checkpoint:item/`.
     item.contextValue = ['checkpoint:item', `checkpoint:${s.source}`, ...(node.branchMismatch ? ['checkpoint:mismatch'] : [])].join(' ');
     item.command = { command: 'checkpoint.resume', title: 'Resume', arguments: [node] };
-    item.accessibilityInformation = {
-      label: `${s.name}, saved on ${s.branch || 'no branch'} ${formatRelative(s.saved)}${node.branchMismatch ? ', another branch than the current one' : ''}`,
-    };
+    item.accessibilityInformation = { label: checkpointAccessibilityLabel(node) };
     return item;
   }
 

@@ -4,7 +4,7 @@ import * as vscode from 'vscode';
 import type { ResumeResult } from '../../src/core/store';
 import type { CheckpointApi } from '../../src/extension';
 import {
-  SUITE_TIMEOUT, activateExtension, currentBranch, ensureCommit, firstFolder, folderChildren, git, label, save, tempDir, useMemoryDir, waitFor, watchersReady,
+  NEEDS_TRUST, SUITE_TIMEOUT, activateExtension, currentBranch, ensureCommit, firstFolder, folderChildren, git, label, save, skipSuite, tempDir, useMemoryDir, waitFor, watchersReady,
 } from './helpers';
 
 describe('Branch awareness: status bar and tree', function () {
@@ -16,7 +16,8 @@ describe('Branch awareness: status bar and tree', function () {
   let original: string;
   const feature = `checkpoint-it/feature-${process.pid}`;
 
-  before(async () => {
+  before(async function () {
+    if (!vscode.workspace.isTrusted) skipSuite(this, NEEDS_TRUST);
     api = await activateExtension();
     folder = firstFolder();
     cwd = folder.uri.fsPath;
@@ -30,6 +31,7 @@ describe('Branch awareness: status bar and tree', function () {
   });
 
   after(async () => {
+    if (!api) return; // skipped
     if (currentBranch(cwd) !== original) git(cwd, 'checkout', '-q', original);
     try {
       git(cwd, 'branch', '-q', '-D', feature);
@@ -65,6 +67,7 @@ describe('Branch awareness: status bar and tree', function () {
     assert.match(String(item.contextValue), /checkpoint:mismatch/);
     assert.ok(item.iconPath instanceof vscode.ThemeIcon);
     assert.equal(item.iconPath.id, 'warning');
+    assert.equal(item.accessibilityInformation?.label, `on-feature, saved on branch ${feature}, just now, warning: you are on another branch (${original})`);
     const r = await vscode.commands.executeCommand<ResumeResult>('checkpoint.resume', { name: 'on-feature', folder: cwd, keep: true });
     assert.equal(r.branchMismatch, true);
     assert.equal(r.currentBranch, original);

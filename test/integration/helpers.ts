@@ -20,6 +20,19 @@ export async function activateExtension(): Promise<CheckpointApi> {
   return ext.activate();
 }
 
+/**
+ * Skips the whole suite from its `before` hook, saying why: mocha's skip() takes no reason, so the reason is
+ * added to the title of each test skipped (the runner prints them as "- <suite> <test> (skipped: …)").
+ * The suite's `after` hooks still run: they must cope with a `before` that stopped here.
+ */
+export function skipSuite(ctx: Mocha.Context, reason: string): never {
+  for (const t of ctx.test?.parent?.tests ?? []) t.title += ` (skipped: ${reason})`;
+  return ctx.skip();
+}
+
+/** Why a suite that writes workspace-folder settings or runs git does not run in Restricted Mode. */
+export const NEEDS_TRUST = 'needs a trusted workspace: Restricted Mode ignores folder settings and runs no git';
+
 export function firstFolder(): vscode.WorkspaceFolder {
   const folder = vscode.workspace.workspaceFolders?.[0];
   assert.ok(folder, 'the test workspace has no folder');

@@ -3,7 +3,7 @@ import { readFileSync, rmSync } from 'node:fs';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
 import type { CheckpointApi } from '../../src/extension';
-import { SUITE_TIMEOUT, activateExtension, firstFolder, folderChildren, label, save, setSetting, tempDir, waitFor } from './helpers';
+import { SUITE_TIMEOUT, activateExtension, firstFolder, folderChildren, label, save, setSetting, skipSuite, tempDir, waitFor } from './helpers';
 
 // Runs only when the window is in Restricted Mode (code-server runner: --trust); skipped otherwise.
 describe('Restricted Mode', function () {
@@ -14,7 +14,7 @@ describe('Restricted Mode', function () {
   let ignored: string;
 
   before(async function () {
-    if (vscode.workspace.isTrusted) this.skip();
+    if (vscode.workspace.isTrusted) skipSuite(this, 'needs Restricted Mode: run-integration.mjs --trust');
     api = await activateExtension();
     folder = firstFolder();
     dir = tempDir('restricted');

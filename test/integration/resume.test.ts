@@ -5,7 +5,7 @@ import * as vscode from 'vscode';
 import type { ResumeResult } from '../../src/core/store';
 import type { CheckpointApi } from '../../src/extension';
 import {
-  SUITE_TIMEOUT, activateExtension, ensureCommit, firstFolder, labels, readIndex, save, setSetting, tempDir, useMemoryDir,
+  NEEDS_TRUST, SUITE_TIMEOUT, activateExtension, ensureCommit, firstFolder, labels, readIndex, save, setSetting, skipSuite, tempDir, useMemoryDir,
 } from './helpers';
 
 describe('Checkpoint: Resume, Undo, Delete', function () {
@@ -16,7 +16,8 @@ describe('Checkpoint: Resume, Undo, Delete', function () {
   const file = (name: string): string => path.join(dir, `checkpoint-${name}.md`);
   const resume = (arg?: unknown): Thenable<ResumeResult | undefined> => vscode.commands.executeCommand<ResumeResult | undefined>('checkpoint.resume', arg);
 
-  before(async () => {
+  before(async function () {
+    if (!vscode.workspace.isTrusted) skipSuite(this, NEEDS_TRUST);
     api = await activateExtension();
     folder = firstFolder();
     ensureCommit(folder.uri.fsPath);
@@ -25,10 +26,12 @@ describe('Checkpoint: Resume, Undo, Delete', function () {
   });
 
   afterEach(async () => {
+    if (!api) return; // skipped
     await setSetting(folder, 'afterResume', undefined);
   });
 
   after(async () => {
+    if (!api) return; // skipped
     await useMemoryDir(api, folder, undefined);
     rmSync(dir, { recursive: true, force: true });
   });

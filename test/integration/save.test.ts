@@ -1,10 +1,10 @@
 import * as assert from 'node:assert/strict';
 import { readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import * as path from 'node:path';
-import type * as vscode from 'vscode';
+import * as vscode from 'vscode';
 import type { CheckpointApi } from '../../src/extension';
 import {
-  SUITE_TIMEOUT, activateExtension, currentBranch, ensureCommit, escapeRegExp, firstFolder, readIndex, save, tempDir, useMemoryDir,
+  NEEDS_TRUST, SUITE_TIMEOUT, activateExtension, currentBranch, ensureCommit, escapeRegExp, firstFolder, readIndex, save, skipSuite, tempDir, useMemoryDir,
 } from './helpers';
 
 describe('Checkpoint: Save', function () {
@@ -14,7 +14,8 @@ describe('Checkpoint: Save', function () {
   let dir: string;
   const checkpointFiles = (): string[] => readdirSync(dir).filter((f) => f.startsWith('checkpoint-')).sort();
 
-  before(async () => {
+  before(async function () {
+    if (!vscode.workspace.isTrusted) skipSuite(this, NEEDS_TRUST);
     api = await activateExtension();
     folder = firstFolder();
     ensureCommit(folder.uri.fsPath);
@@ -23,6 +24,7 @@ describe('Checkpoint: Save', function () {
   });
 
   after(async () => {
+    if (!api) return; // skipped
     await useMemoryDir(api, folder, undefined);
     rmSync(dir, { recursive: true, force: true });
   });

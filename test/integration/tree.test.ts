@@ -5,7 +5,7 @@ import * as vscode from 'vscode';
 import type { CheckpointApi } from '../../src/extension';
 import type { CheckpointNode } from '../../src/views/checkpointTree';
 import {
-  SUITE_TIMEOUT, activateExtension, currentBranch, ensureCommit, firstFolder, folderChildren, label, labels, save, tempDir, useMemoryDir, waitFor, watchersReady,
+  NEEDS_TRUST, SUITE_TIMEOUT, activateExtension, currentBranch, ensureCommit, firstFolder, folderChildren, label, labels, save, skipSuite, tempDir, useMemoryDir, waitFor, watchersReady,
 } from './helpers';
 
 describe('Checkpoints view', function () {
@@ -19,7 +19,8 @@ describe('Checkpoints view', function () {
   const find = async (name: string): Promise<CheckpointNode | undefined> =>
     (await folderChildren(api, folder)).find((n) => label(api, n) === name);
 
-  before(async () => {
+  before(async function () {
+    if (!vscode.workspace.isTrusted) skipSuite(this, NEEDS_TRUST);
     api = await activateExtension();
     folder = firstFolder();
     ensureCommit(folder.uri.fsPath);
@@ -32,6 +33,7 @@ describe('Checkpoints view', function () {
   });
 
   after(async () => {
+    if (!api) return; // skipped
     await useMemoryDir(api, folder, undefined);
     rmSync(dir, { recursive: true, force: true });
     rmSync(plans, { recursive: true, force: true });
@@ -51,6 +53,17 @@ describe('Checkpoints view', function () {
     assert.equal(nodes[0].kind, 'plan');
     const inPlan = await api.tree.getChildren(nodes[0]);
     assert.deepEqual(inPlan.map((n) => label(api, n)), ['delta', 'beta']);
+  });
+
+  it('gives plan and checkpoint items an accessible name (not the tooltip\'s path)', async () => {
+    const branch = currentBranch(folder.uri.fsPath);
+    const nodes = await folderChildren(api, folder);
+    const plan = api.tree.getTreeItem(nodes[0]);
+    assert.equal(plan.description, '2 checkpoints');
+    assert.equal(plan.accessibilityInformation?.label, 'Plan fix-auth-race, step 3 of 7, 2 checkpoints');
+    const gamma = await find('gamma');
+    assert.ok(gamma);
+    assert.equal(api.tree.getTreeItem(gamma).accessibilityInformation?.label, `gamma, saved on branch ${branch}, just now`);
   });
 
   it('renders an item: description "branch · time", Markdown tooltip, click resumes, stable id', async () => {
@@ -81,6 +94,7 @@ describe('Checkpoints view', function () {
     assert.ok(node);
     const item = api.tree.getTreeItem(node);
     assert.equal(item.contextValue, 'checkpoint:unreadable');
+    assert.match(String(item.accessibilityInformation?.label), /^broken, unreadable checkpoint file: invalid front matter/);
     assert.match(String(item.description), /^unreadable: invalid front matter/);
     assert.equal(item.command?.command, 'checkpoint.open');
     const opened = await vscode.commands.executeCommand<string>('checkpoint.open', node);
