@@ -166,7 +166,7 @@ export async function run(argv: string[], io: Io, env: NodeJS.ProcessEnv = proce
       if (!ok) throw new CheckpointError(`--cwd ${cwd} is not a folder.`);
     }
     const resolved = await resolveMemoryDir({ cwd, configured: values.dir as string | undefined, env });
-    const store = new CheckpointStore({ memoryDir: resolved.dir, cwd });
+    const store = new CheckpointStore({ memoryDir: resolved.dir, cwd, syncReads: true });
     const name = positionals[0];
     const print = (human: string, data: unknown): void => io.out(json ? JSON.stringify(data, null, 2) : human);
 
@@ -203,7 +203,7 @@ export async function run(argv: string[], io: Io, env: NodeJS.ProcessEnv = proce
         }
       }
       case 'list': {
-        const items = await store.list();
+        const items = await store.list({ details: false });
         if (json) io.out(JSON.stringify(items.map(listJson), null, 2));
         else io.out(items.length ? items.map(listLine).join('\n') : 'No saved checkpoints found.');
         return 0;

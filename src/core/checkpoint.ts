@@ -1,8 +1,12 @@
-import * as z from 'zod/mini';
 import { CheckpointError } from './errors';
 import { formatLocalDateTime, parseLocalDateTime } from './dates';
 import { parseFrontMatter, yamlString } from './frontMatter';
 import { formatStep } from './plans';
+import type * as Schemas from './schemas';
+
+let schemaModule: typeof Schemas | undefined;
+/** The zod schemas, loaded on first use (see schemas.ts). */
+const schemas = (): typeof Schemas => (schemaModule ??= require('./schemas') as typeof Schemas);
 
 /** One checkpoint: where work stopped. */
 export interface Checkpoint {
@@ -111,19 +115,6 @@ export function renderCheckpoint(cp: Checkpoint): string {
   lines.push('## Modified Files', ...renderList(cp.modifiedFiles));
   return `${fm.join('\n')}\n${lines.join('\n')}\n`;
 }
-
-const scalar = z.optional(z.union([z.string(), z.number(), z.boolean()]));
-const count = z.optional(z.number().check(z.int(), z.gte(0)));
-const FrontMatterSchema = z.looseObject({
-  name: scalar,
-  description: z.optional(z.nullable(z.union([z.string(), z.number()]))),
-  type: z.optional(z.nullable(z.string())),
-  branch: z.optional(z.nullable(z.union([z.string(), z.number()]))),
-  saved: z.optional(z.union([z.string(), z.date()])),
-  plan: z.optional(z.nullable(z.string())),
-  planStep: count,
-  planSteps: count,
-});
 
 /** What the Markdown body alone says (agents may write files without front matter). */
 interface BodyFields {
@@ -242,22 +233,55 @@ function asIso(v: string | Date | undefined): string | undefined {
   return d.toISOString();
 }
 
+const isText = (v: unknown): boolean => typeof v === 'string' || (typeof v === 'number' && Number.isFinite(v));
+const isCount = (v: unknown): boolean => v === undefined || (typeof v === 'number' && Number.isSafeInteger(v) && v >= 0);
+
+/**
+ * True when `data` passes FrontMatterSchema (schemas.ts) as it is, so zod need not run: each known key absent or
+ * of a type the schema accepts (what the extension writes always is). Validating thousands of files with zod costs
+ * more than reading them. Must never accept what the schema refuses: keep it in step with FrontMatterSchema
+ * (scripts/bench/check-parsers.mjs checks that they agree). Exported for that check.
+ */
+export function isPlainFrontMatter(data: Record<string, unknown>): boolean {
+  const { name, description, type, branch, saved, plan } = data;
+  return (
+    !Object.prototype.hasOwnProperty.call(data, '__proto__') &&
+    (name === undefined || isText(name) || typeof name === 'boolean') &&
+    (description === undefined || description === null || isText(description)) &&
+    (type === undefined || type === null || typeof type === 'string') &&
+    (branch === undefined || branch === null || isText(branch)) &&
+    (saved === undefined || typeof saved === 'string' || (saved instanceof Date && !Number.isNaN(saved.getTime()))) &&
+    (plan === undefined || plan === null || typeof plan === 'string') &&
+    isCount(data.planStep) &&
+    isCount(data.planSteps)
+  );
+}
+
+/** The validated front matter and the body of a checkpoint file; throws what {@link parseCheckpoint} throws for them. */
+function readFrontMatter(text: string): { fm: Schemas.FrontMatter | undefined; body: string } {
+  if (text.includes('\u0000')) throw new CheckpointError('not a text file');
+  const { data, body } = parseFrontMatter(text);
+  let fm: Schemas.FrontMatter | undefined;
+  if (data && isPlainFrontMatter(data)) {
+    fm = data as Schemas.FrontMatter;
+  } else if (data) {
+    const { FrontMatterSchema, prettifyError } = schemas();
+    const result = FrontMatterSchema.safeParse(data);
+    if (!result.success) {
+      throw new CheckpointError(`invalid front matter: ${prettifyError(result.error).replace(/\s*\n\s*/g, '; ')}`);
+    }
+    fm = result.data;
+  }
+  return { fm, body };
+}
+
 /**
  * Parses a checkpoint file. `fallbackName` (from the file name) is used when the file names none;
  * `fallbackSaved` when it carries no date. Throws CheckpointError with the reason when the text is
  * not a checkpoint.
  */
 export function parseCheckpoint(text: string, fallbackName: string, fallbackSaved?: string): Checkpoint {
-  if (text.includes('\u0000')) throw new CheckpointError('not a text file');
-  const { data, body } = parseFrontMatter(text);
-  let fm: z.infer<typeof FrontMatterSchema> | undefined;
-  if (data) {
-    const result = FrontMatterSchema.safeParse(data);
-    if (!result.success) {
-      throw new CheckpointError(`invalid front matter: ${z.prettifyError(result.error).replace(/\s*\n\s*/g, '; ')}`);
-    }
-    fm = result.data;
-  }
+  const { fm, body } = readFrontMatter(text);
   const b = parseBody(body);
   if (!fm && !b.recognized) throw new CheckpointError('no checkpoint front matter or "# Checkpoint:" heading found');
   const leftOff = sectionText(b.sections.leftOff);
@@ -285,4 +309,42 @@ export function parseCheckpoint(text: string, fallbackName: string, fallbackSave
     }
   }
   return cp;
+}
+
+/** What a listing shows of a checkpoint. */
+export type CheckpointHeader = Pick<Checkpoint, 'name' | 'description' | 'branch' | 'saved' | 'plan' | 'planStep' | 'planSteps'>;
+
+/** Only a body line like `- **Plan:** …` can give a plan; a body without `**plan` (any case) cannot. */
+function mayNamePlan(body: string): boolean {
+  for (let i = body.indexOf('**'); i >= 0; i = body.indexOf('**', i + 2)) {
+    if (body.slice(i + 2, i + 6).toLowerCase() === 'plan') return true;
+  }
+  return false;
+}
+
+/**
+ * The header fields of a checkpoint file: exactly what {@link parseCheckpoint} gives for them (and the same
+ * errors), without parsing the body when the front matter settles them all (description, branch, saved, and
+ * the plan with its steps, or no plan and no plan line in the body). Listing thousands of files needs no more.
+ * `fallbackSaved` may be a function, called only when the file carries no date.
+ */
+export function parseCheckpointHeader(text: string, fallbackName: string, fallbackSaved?: string | (() => string)): CheckpointHeader {
+  const { fm, body } = readFrontMatter(text);
+  const full = (): Checkpoint => parseCheckpoint(text, fallbackName, typeof fallbackSaved === 'function' ? fallbackSaved() : fallbackSaved);
+  if (!fm || fm.description == null || fm.branch == null || fm.saved === undefined) return full();
+  const plan = asString(fm.plan);
+  const settled = plan ? fm.planStep !== undefined && fm.planSteps !== undefined : plan === '' || !mayNamePlan(body);
+  if (!settled) return full();
+  const header: CheckpointHeader = {
+    name: fallbackName,
+    description: String(fm.description),
+    branch: String(fm.branch),
+    saved: asIso(fm.saved)!,
+  };
+  if (plan) {
+    header.plan = plan;
+    header.planStep = fm.planStep;
+    header.planSteps = fm.planSteps;
+  }
+  return header;
 }

@@ -1,6 +1,6 @@
+import * as fsSync from 'node:fs';
 import { promises as fs } from 'node:fs';
 import * as path from 'node:path';
-import { randomBytes } from 'node:crypto';
 import { CheckpointError } from './errors';
 
 /** Prefix of temp files written next to their target; listing ignores them. */
@@ -34,6 +34,11 @@ export async function exists(file: string): Promise<boolean> {
     .catch(() => false);
 }
 
+/** Loads what {@link writeFileAtomic} needs now (for a caller that is idle anyway), not on the first write. */
+export function preloadAtomicWrite(): void {
+  require('node:crypto');
+}
+
 /**
  * Writes `content` to `file` atomically: a temp file in the same folder, fsync, then rename.
  * A reader sees the old or the new file, never a torn one. Never writes through a symlink.
@@ -41,6 +46,8 @@ export async function exists(file: string): Promise<boolean> {
 export async function writeFileAtomic(file: string, content: string): Promise<void> {
   await assertNotSymlink(file);
   const dir = path.dirname(file);
+  // node:crypto is loaded here, not at start-up: commands that only read never need it.
+  const { randomBytes } = require('node:crypto') as typeof import('node:crypto');
   const tmp = path.join(dir, `${TEMP_PREFIX}${process.pid}-${randomBytes(6).toString('hex')}`);
   const handle = await fs.open(tmp, 'wx', 0o644);
   try {
@@ -60,23 +67,88 @@ export async function writeFileAtomic(file: string, content: string): Promise<vo
   }
 }
 
-/** Reads at most `maxBytes` from the start of a file. `truncated` tells whether more was there. */
+/** The first read buffer of {@link readPrefix}; it doubles while the file fills it, up to `maxBytes + 1`. */
+const FIRST_READ = 8 * 1024;
+
+/**
+ * Reads at most `maxBytes` from the start of a file. `truncated` tells whether more was there.
+ * The buffer starts small and grows only for large files (listing thousands of ~2 KB checkpoints must not
+ * allocate and zero a `maxBytes` buffer for each).
+ */
 export async function readPrefix(file: string, maxBytes: number): Promise<{ text: string; truncated: boolean; buffer: Buffer }> {
   const handle = await fs.open(file, 'r');
   try {
-    const buffer = Buffer.alloc(maxBytes + 1);
+    let buffer: Buffer = Buffer.allocUnsafe(Math.min(maxBytes + 1, FIRST_READ));
     let total = 0;
-    while (total < buffer.length) {
+    for (;;) {
+      if (total === buffer.length) {
+        if (total === maxBytes + 1) break;
+        buffer = grow(buffer, total, maxBytes + 1);
+      }
       const { bytesRead } = await handle.read(buffer, total, buffer.length - total, total);
       if (bytesRead === 0) break;
       total += bytesRead;
     }
-    const truncated = total > maxBytes;
-    const slice = buffer.subarray(0, Math.min(total, maxBytes));
-    return { text: slice.toString('utf8'), truncated, buffer: slice };
+    return prefixResult(buffer, total, maxBytes);
   } finally {
     await handle.close();
   }
+}
+
+/** Open flags: read only, fail on a symbolic link, never wait on a FIFO (each where the platform has it). */
+const NO_FOLLOW_NO_WAIT = fsSync.constants.O_RDONLY | (fsSync.constants.O_NOFOLLOW ?? 0) | (fsSync.constants.O_NONBLOCK ?? 0);
+
+/** The scratch buffer of {@link readPrefixSync} (synchronous, so one buffer serves every call). */
+let scratch: Buffer = Buffer.allocUnsafe(FIRST_READ);
+
+/**
+ * {@link readPrefix} with synchronous I/O, for the CLI (a one-shot process: nothing else waits on its thread),
+ * for regular files only. It reads into one reused buffer, so it returns the text only. `noFollow`: fail on a
+ * symbolic link and do not wait on a FIFO (for a path readdir reported as a regular file).
+ */
+export function readPrefixSync(file: string, maxBytes: number, opts: { noFollow?: boolean } = {}): { text: string; truncated: boolean } {
+  const fd = fsSync.openSync(file, opts.noFollow ? NO_FOLLOW_NO_WAIT : 'r');
+  try {
+    let total = 0;
+    for (;;) {
+      if (total === Math.min(scratch.length, maxBytes + 1)) {
+        if (total === maxBytes + 1) break;
+        scratch = grow(scratch, total, maxBytes + 1);
+      }
+      const want = Math.min(scratch.length, maxBytes + 1) - total;
+      const bytesRead = fsSync.readSync(fd, scratch, total, want, total);
+      total += bytesRead;
+      // A short read of a regular file (the caller checked) is its end: no second read to be told so.
+      if (bytesRead < want) break;
+    }
+    return { text: scratch.toString('utf8', 0, Math.min(total, maxBytes)), truncated: total > maxBytes };
+  } finally {
+    fsSync.closeSync(fd);
+  }
+}
+
+function grow(buffer: Buffer, used: number, limit: number): Buffer {
+  const bigger = Buffer.allocUnsafe(Math.min(limit, buffer.length * 2));
+  buffer.copy(bigger, 0, 0, used);
+  return bigger;
+}
+
+function prefixResult(buffer: Buffer, total: number, maxBytes: number): { text: string; truncated: boolean; buffer: Buffer } {
+  const slice = buffer.subarray(0, Math.min(total, maxBytes));
+  return { text: slice.toString('utf8'), truncated: total > maxBytes, buffer: slice };
+}
+
+/**
+ * Reads a small file whose path a workspace (a cloned repository) may control: refuses anything but a regular file
+ * (a FIFO would block forever, a link to /dev/zero would never end) and files larger than `maxBytes`.
+ */
+export async function readSmallFile(file: string, maxBytes: number): Promise<string> {
+  const st = await fs.stat(file);
+  if (!st.isFile()) throw new CheckpointError('not a regular file');
+  if (st.size > maxBytes) throw new CheckpointError(`too large (${st.size} bytes; at most ${maxBytes} are read)`);
+  const { text, truncated } = await readPrefix(file, maxBytes);
+  if (truncated) throw new CheckpointError(`too large (more than ${maxBytes} bytes)`);
+  return text;
 }
 
 /** Removes temp files left behind by a write that was killed, older than `olderThanMs`. */

@@ -1,5 +1,10 @@
-import matter from 'gray-matter';
+import type GrayMatter from 'gray-matter';
 import { CheckpointError } from './errors';
+
+// gray-matter (and js-yaml under it) is loaded on first use only: most front matter takes the fast path below,
+// and commands that never parse a checkpoint (save) do not pay for loading them.
+let grayMatter: typeof GrayMatter | undefined;
+const matter = (): typeof GrayMatter => (grayMatter ??= require('gray-matter') as typeof GrayMatter);
 
 function refuseCode(): never {
   throw new CheckpointError('front matter written in JavaScript is never executed; use YAML');
@@ -17,7 +22,7 @@ const SAFE_OPTIONS = {
     coffee: { parse: refuseCode, stringify: refuseCode },
   },
   excerpt: false,
-} as unknown as Parameters<typeof matter>[1];
+} as unknown as Parameters<typeof GrayMatter>[1];
 
 export interface FrontMatterResult {
   /** The parsed front matter, or undefined when the text has none. */
@@ -30,9 +35,11 @@ export interface FrontMatterResult {
 export function parseFrontMatter(text: string): FrontMatterResult {
   const src = text.charCodeAt(0) === 0xfeff ? text.slice(1) : text;
   if (!/^---/.test(src)) return { data: undefined, body: src };
-  let parsed: matter.GrayMatterFile<string>;
+  const fast = simpleFrontMatter(src);
+  if (fast) return fast;
+  let parsed: GrayMatter.GrayMatterFile<string>;
   try {
-    parsed = matter(src, SAFE_OPTIONS);
+    parsed = matter()(src, SAFE_OPTIONS);
   } catch (err) {
     if (err instanceof CheckpointError) throw err;
     const reason = err instanceof Error ? err.message.split('\n')[0] : String(err);
@@ -47,8 +54,78 @@ export function parseFrontMatter(text: string): FrontMatterResult {
   return { data: hasFrontMatter ? (data as Record<string, unknown>) : undefined, body: parsed.content };
 }
 
-const PLAIN_SCALAR = /^[A-Za-z0-9_~/][A-Za-z0-9 _.,/~@+()-]*$/;
-const RESERVED = /^(true|false|yes|no|on|off|null|y|n|~|[-+]?(\d[\d_]*(\.\d*)?|\.\d+)([eE][-+]?\d+)?|0x[0-9a-fA-F]+|0o[0-7]+)$/i;
+// ---- fast path --------------------------------------------------------------------------------------------
+// The front matter this extension writes (and most hand-written front matter) is a flat block of
+// `key: value` lines whose values are plain words, double-quoted JSON-compatible strings, small integers or
+// UTC timestamps. For exactly that shape, the result below is what gray-matter + js-yaml return (same data
+// values and types, same body); anything else returns undefined and takes the gray-matter path.
+
+/** One `key: value` line of the block, matched where the previous one ended. */
+const FM_LINE = /([A-Za-z][A-Za-z0-9_]*): ([^\n]+)(?:\n|$)/y;
+/** Plain scalars js-yaml reads as this very string: no indicator, digit, sign or dot first; no `#` or `:`. */
+const FM_PLAIN = /^[A-Za-z_/][A-Za-z0-9 _.,/~@+()-]*$/;
+/** Words js-yaml reads as booleans or null (and their case variants, to be safe). */
+const FM_NOT_STRING = /^(?:true|false|null)$/i;
+/** Double-quoted scalars whose escapes mean the same in YAML and JSON. */
+const FM_QUOTED = /^"(?:[^"\\]|\\["\\/bfnrt]|\\u[0-9a-fA-F]{4})*"$/;
+const FM_INT = /^(?:0|[1-9][0-9]{0,14})$/;
+const FM_TIMESTAMP = /^([0-9]{4})-([0-9]{2})-([0-9]{2})T([0-9]{2}):([0-9]{2}):([0-9]{2})(?:\.([0-9]{1,9}))?Z$/;
+/**
+ * Any character outside printable ASCII, newline and the printable BMP (so: tabs, CR, other controls, DEL and C1,
+ * line/paragraph separators, surrogates, BOM, U+FFFE/F): a superset of what js-yaml refuses as non-printable or
+ * treats specially. Such blocks are left to js-yaml.
+ */
+const FM_UNUSUAL = /[^\n\x20-\x7E\xA0-\u2027\u202A-\uD7FF\uE000-\uFEFE\uFF00-\uFFFD]/;
+
+/** Returned by {@link simpleValue} for a value it leaves to js-yaml. */
+const UNSUPPORTED = Symbol('unsupported');
+
+function simpleValue(raw: string): unknown {
+  const c = raw.charCodeAt(0);
+  if (c === 0x22 /* " */) return FM_QUOTED.test(raw) ? (JSON.parse(raw) as string) : UNSUPPORTED;
+  if (c >= 0x30 && c <= 0x39 /* 0-9 */) {
+    if (FM_INT.test(raw)) return Number(raw);
+    const t = FM_TIMESTAMP.exec(raw);
+    if (!t) return UNSUPPORTED;
+    // As js-yaml constructs a timestamp: UTC fields, milliseconds from the first three fraction digits.
+    const ms = t[7] ? Number(t[7].slice(0, 3).padEnd(3, '0')) : 0;
+    return new Date(Date.UTC(+t[1], +t[2] - 1, +t[3], +t[4], +t[5], +t[6], ms));
+  }
+  if (FM_PLAIN.test(raw) && !raw.endsWith(' ') && !FM_NOT_STRING.test(raw)) return raw;
+  return UNSUPPORTED;
+}
+
+/** gray-matter's result for simple front matter; undefined for anything else. `src` starts with `---`. */
+function simpleFrontMatter(src: string): FrontMatterResult | undefined {
+  // gray-matter: `---` then a newline (no `----`, no language name); the block ends at the first "\n---".
+  if (src.charCodeAt(3) !== 0x0a) return undefined;
+  const str = src.slice(3);
+  const close = str.indexOf('\n---');
+  if (close <= 0) return undefined;
+  // A copy, not a slice: the values kept from it must not hold the whole file's text in memory (V8 slices share
+  // their parent's), which across thousands of listed files adds measurably to garbage collection.
+  const block = ` ${str.slice(1, close)}`.slice(1);
+  // Not empty, nothing unusual, no blank last line; then every line must be a `key: value` line.
+  if (block === '' || block.charCodeAt(block.length - 1) === 0x0a || FM_UNUSUAL.test(block)) return undefined;
+  const data: Record<string, unknown> = {};
+  FM_LINE.lastIndex = 0;
+  while (FM_LINE.lastIndex < block.length) {
+    const m = FM_LINE.exec(block);
+    if (!m || FM_NOT_STRING.test(m[1]) || Object.prototype.hasOwnProperty.call(data, m[1])) return undefined;
+    const v = simpleValue(m[2]);
+    if (v === UNSUPPORTED) return undefined;
+    data[m[1]] = v;
+  }
+  let body = str.slice(close + 4);
+  if (body.charCodeAt(0) === 0x0d) body = body.slice(1);
+  if (body.charCodeAt(0) === 0x0a) body = body.slice(1);
+  return { data, body };
+}
+
+// Plain only when it starts with a letter, `_`, `/` or `~`: anything that starts with a digit may read back as a
+// number, a date or a timestamp (`2025-01-01`), so it is quoted.
+const PLAIN_SCALAR = /^[A-Za-z_~/][A-Za-z0-9 _.,/~@+()-]*$/;
+const RESERVED = /^(true|false|yes|no|on|off|null|y|n|~)$/i;
 
 /** A YAML scalar for a string: plain when that reads back as the same string, else double-quoted. */
 export function yamlString(value: string): string {

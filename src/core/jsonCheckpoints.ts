@@ -1,29 +1,21 @@
-import { promises as fs } from 'node:fs';
+import { promises as fs, readdirSync, type Dirent } from 'node:fs';
 import * as path from 'node:path';
-import * as z from 'zod/mini';
 import { sanitizeName } from './names';
+import { readSmallFile } from './files';
 import type { Checkpoint } from './checkpoint';
+import type * as Schemas from './schemas';
+
+let schemaModule: typeof Schemas | undefined;
+/** The zod schemas, loaded on first use (see schemas.ts). */
+const schemas = (): typeof Schemas => (schemaModule ??= require('./schemas') as typeof Schemas);
 
 /**
  * Read-only support for JSON checkpoints written by the "plan-scoped checkpoint" procedure:
  * `.claude/plans/<plan>/checkpoints/*.json`, `.claude/checkpoints/*.json`, active plan from
  * `.claude/state-index.json`. They are history (append-only), so they are listed and shown, never consumed.
  */
-const strList = z.optional(z.array(z.union([z.string(), z.number()])));
-const JsonCheckpointSchema = z.looseObject({
-  timestamp: z.optional(z.string()),
-  summary: z.optional(z.string()),
-  decisions: strList,
-  next_action: z.optional(z.nullable(z.string())),
-  blockers: strList,
-  context: z.optional(
-    z.looseObject({
-      active_plan: z.optional(z.nullable(z.string())),
-      active_plan_stage: z.optional(z.nullable(z.union([z.string(), z.number()]))),
-      files_in_progress: strList,
-    }),
-  ),
-});
+/** JSON checkpoints are a few KB; a bigger (or non-regular) file in a workspace is listed as unreadable, not read. */
+export const JSON_CHECKPOINT_MAX_BYTES = 1024 * 1024;
 
 export interface JsonCheckpointFile {
   checkpoint?: Checkpoint;
@@ -34,13 +26,13 @@ export interface JsonCheckpointFile {
   unreadable?: string;
 }
 
-async function jsonFiles(dir: string): Promise<string[]> {
-  const entries = await fs.readdir(dir).catch(() => [] as string[]);
+async function jsonFiles(dir: string, sync = false): Promise<string[]> {
+  const entries = sync ? readdirOrNone(dir) : await fs.readdir(dir).catch(() => [] as string[]);
   return entries.filter((e) => e.endsWith('.json')).map((e) => path.join(dir, e));
 }
 
 export function parseJsonCheckpoint(text: string, name: string, planName: string | undefined, mtime: string): Checkpoint {
-  const data = JsonCheckpointSchema.parse(JSON.parse(text));
+  const data = schemas().JsonCheckpointSchema.parse(JSON.parse(text));
   const stage = data.context?.active_plan_stage;
   const leftOff = [data.next_action, data.summary].filter((s): s is string => !!s && s.trim() !== '').join('\n');
   const cp: Checkpoint = {
@@ -61,14 +53,36 @@ export function parseJsonCheckpoint(text: string, name: string, planName: string
   return cp;
 }
 
-/** Every JSON checkpoint of a workspace folder; broken ones come back with `unreadable`. */
-export async function readJsonCheckpoints(cwd: string): Promise<JsonCheckpointFile[]> {
+function readdirOrNone(dir: string): string[] {
+  try {
+    return readdirSync(dir);
+  } catch {
+    return [];
+  }
+}
+
+/**
+ * Every JSON checkpoint of a workspace folder; broken ones come back with `unreadable`.
+ * `syncDirs`: list the folders with synchronous I/O (a CLI store with `syncReads`: usually they do not exist, and
+ * a one-shot process then never starts libuv's thread pool for them).
+ */
+export async function readJsonCheckpoints(cwd: string, opts: { syncDirs?: boolean } = {}): Promise<JsonCheckpointFile[]> {
+  const sync = opts.syncDirs === true;
   const claude = path.join(cwd, '.claude');
-  const sources: { file: string; planName?: string }[] = (await jsonFiles(path.join(claude, 'checkpoints'))).map((file) => ({ file }));
-  const plans = await fs.readdir(path.join(claude, 'plans'), { withFileTypes: true }).catch(() => []);
+  const sources: { file: string; planName?: string }[] = (await jsonFiles(path.join(claude, 'checkpoints'), sync)).map((file) => ({ file }));
+  let plans: Dirent[];
+  if (sync) {
+    try {
+      plans = readdirSync(path.join(claude, 'plans'), { withFileTypes: true });
+    } catch {
+      plans = [];
+    }
+  } else {
+    plans = await fs.readdir(path.join(claude, 'plans'), { withFileTypes: true }).catch(() => []);
+  }
   for (const p of plans) {
     if (!p.isDirectory()) continue;
-    for (const file of await jsonFiles(path.join(claude, 'plans', p.name, 'checkpoints'))) sources.push({ file, planName: p.name });
+    for (const file of await jsonFiles(path.join(claude, 'plans', p.name, 'checkpoints'), sync)) sources.push({ file, planName: p.name });
   }
   return Promise.all(
     sources.map(async ({ file, planName }) => {
@@ -76,7 +90,7 @@ export async function readJsonCheckpoints(cwd: string): Promise<JsonCheckpointFi
       const name = sanitizeName(planName ? `${planName}-${stem}` : stem) || 'checkpoint';
       try {
         const st = await fs.stat(file);
-        const text = await fs.readFile(file, 'utf8');
+        const text = await readSmallFile(file, JSON_CHECKPOINT_MAX_BYTES);
         return { path: file, name, planName, checkpoint: parseJsonCheckpoint(text, name, planName, st.mtime.toISOString()) };
       } catch (err) {
         return { path: file, name, planName, unreadable: (err as Error).message.split('\n')[0] };
@@ -88,7 +102,7 @@ export async function readJsonCheckpoints(cwd: string): Promise<JsonCheckpointFi
 /** The active plan named in `.claude/state-index.json`, if any. */
 export async function readActivePlan(cwd: string): Promise<string | undefined> {
   try {
-    const data = JSON.parse(await fs.readFile(path.join(cwd, '.claude', 'state-index.json'), 'utf8')) as { active_plan?: unknown };
+    const data = JSON.parse(await readSmallFile(path.join(cwd, '.claude', 'state-index.json'), JSON_CHECKPOINT_MAX_BYTES)) as { active_plan?: unknown };
     return typeof data.active_plan === 'string' && data.active_plan ? data.active_plan : undefined;
   } catch {
     return undefined;

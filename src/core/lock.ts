@@ -1,9 +1,18 @@
-import * as lockfile from 'proper-lockfile';
+import type * as Lockfile from 'proper-lockfile';
 import { promises as fs } from 'node:fs';
 import * as path from 'node:path';
 import { CheckpointError } from './errors';
 
 export const LOCK_NAME = '.checkpoint.lock';
+
+// Loaded on first use (with graceful-fs under it): commands that only read never pay for it.
+let lockfileModule: typeof Lockfile | undefined;
+const lockfile = (): typeof Lockfile => (lockfileModule ??= require('proper-lockfile') as typeof Lockfile);
+
+/** Loads the lock library now (for a caller that is idle anyway, waiting on git), not on the first lock. */
+export function preloadLock(): void {
+  lockfile();
+}
 
 /**
  * Runs `fn` while holding the memory directory's lock, so that two writers (two windows, an editor and a
@@ -14,7 +23,7 @@ export async function withDirLock<T>(dir: string, fn: () => Promise<T>): Promise
   await fs.mkdir(dir, { recursive: true });
   let release: () => Promise<void>;
   try {
-    release = await lockfile.lock(dir, {
+    release = await lockfile().lock(dir, {
       lockfilePath: path.join(dir, LOCK_NAME),
       stale: 10_000,
       retries: { retries: 200, factor: 1.15, minTimeout: 5, maxTimeout: 150, randomize: true },

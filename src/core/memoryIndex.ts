@@ -38,15 +38,19 @@ const BULLET_RE = /^[-*] \*\*(.+?)\*\*/;
 const RESUME_RE = /^Resume any:/;
 const isBlank = (l: Line | undefined): boolean => l !== undefined && l.text.trim() === '';
 
+/** The index of the line that closes YAML front matter at the top, or -1 when there is none. */
+function frontMatterEnd(lines: Line[]): number {
+  if (!lines.length || lines[0].text !== '---') return -1;
+  return lines.findIndex((l, j) => j > 0 && (l.text === '---' || l.text === '...'));
+}
+
 /** For each line: whether it is inside a fenced code block or YAML front matter (so never a heading). */
 function literalMask(lines: Line[]): boolean[] {
   const mask = new Array<boolean>(lines.length).fill(false);
   let i = 0;
-  if (lines.length && lines[0].text === '---') {
-    const close = lines.findIndex((l, j) => j > 0 && (l.text === '---' || l.text === '...'));
-    if (close > 0) {
-      for (; i <= close; i++) mask[i] = true;
-    }
+  const close = frontMatterEnd(lines);
+  if (close > 0) {
+    for (; i <= close; i++) mask[i] = true;
   }
   let fence: string | undefined;
   for (; i < lines.length; i++) {
@@ -68,11 +72,19 @@ interface Section {
   end: number;
 }
 
+/**
+ * The `## Checkpoints` section: its heading through its resume line (the section's last line), or through the
+ * line before the next heading of level 1-2 when it has no resume line. Text after the resume line is the user's:
+ * a section inserted after the first heading must not swallow the bullets that follow it.
+ */
 function findSection(lines: Line[], mask: boolean[]): Section | undefined {
   const start = lines.findIndex((l, i) => !mask[i] && SECTION_RE.test(l.text));
   if (start < 0) return undefined;
   let end = start + 1;
-  while (end < lines.length && (mask[end] || !TOP_HEADING_RE.test(lines[end].text))) end++;
+  while (end < lines.length && (mask[end] || !TOP_HEADING_RE.test(lines[end].text))) {
+    end++;
+    if (!mask[end - 1] && RESUME_RE.test(lines[end - 1].text)) break;
+  }
   return { start, end };
 }
 
@@ -174,7 +186,9 @@ export function upsertIndex(text: string | undefined, name: string, bullet: stri
       at = s.start + 1;
     }
   } else {
-    const heading = lines.findIndex((l, i) => !mask[i] && ATX_RE.test(l.text));
+    // After the first heading; without one, after YAML front matter (which must stay the first thing in the file).
+    let heading = lines.findIndex((l, i) => !mask[i] && ATX_RE.test(l.text));
+    if (heading < 0) heading = frontMatterEnd(lines);
     if (heading >= 0) {
       insertAfter(lines, heading, ['', SECTION_HEADING, bullet, '', RESUME_LINE], eol);
       at = heading + 3;
@@ -191,7 +205,8 @@ export function upsertIndex(text: string | undefined, name: string, bullet: stri
 /**
  * Removes the bullets of `names` (all bullets when `names` is 'all'). When no bullet remains, the section
  * goes: its heading through its resume line, with the one blank line that separated it. Text of the
- * user's own after those lines stays; text between the heading and the resume line keeps the heading.
+ * user's own after those lines stays; text between the heading and the resume line keeps the heading and
+ * the resume line.
  */
 export function removeFromIndex(text: string, names: string[] | 'all'): string {
   const lines = splitLines(text);
@@ -218,8 +233,8 @@ export function removeFromIndex(text: string, names: string[] | 'all'): string {
     else if (firstUser < 0 && (mask[i] || !isBlank(lines[i]))) firstUser = i;
   }
   if (firstUser >= 0 && firstUser < lastManaged) {
-    // The user wrote their own text between the heading and our lines: keep the heading, drop the resume line.
-    for (let i = lastManaged; i > s.start; i--) if (managed(i)) removeRange(lines, i, i + 1);
+    // The user wrote their own text between the heading and our lines: keep the heading, and the resume line
+    // that ends the section (without it, the user's lines after the section would be read as part of it).
     return joinLines(lines);
   }
   let from = s.start;

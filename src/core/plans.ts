@@ -1,6 +1,10 @@
 import { promises as fs } from 'node:fs';
 import * as path from 'node:path';
 import { claudeConfigDir, expandHome } from './paths';
+import { readSmallFile } from './files';
+
+/** Plans and `.claude/settings.json` larger than this (or not regular files) are not read: a workspace decides what is there. */
+export const PLAN_MAX_BYTES = 4 * 1024 * 1024;
 
 export interface PlanProgress {
   /** 1-based step where work stands; steps + 1 when every step is checked. */
@@ -58,7 +62,7 @@ export async function resolvePlansDir(opts: PlansDirOptions): Promise<string> {
   const env = opts.env ?? process.env;
   if (opts.configured?.trim()) return path.resolve(opts.cwd, expandHome(opts.configured.trim(), opts.home));
   try {
-    const settings = JSON.parse(await fs.readFile(path.join(opts.cwd, '.claude', 'settings.json'), 'utf8')) as unknown;
+    const settings = JSON.parse(await readSmallFile(path.join(opts.cwd, '.claude', 'settings.json'), PLAN_MAX_BYTES)) as unknown;
     const dir = (settings as { plansDirectory?: unknown } | null)?.plansDirectory;
     if (typeof dir === 'string' && dir.trim()) return path.resolve(opts.cwd, expandHome(dir.trim(), opts.home));
   } catch {
@@ -90,7 +94,7 @@ export async function listPlans(dir: string): Promise<PlanFile[]> {
 
 /** Reads a plan and its progress; undefined progress when the file is missing or has no steps. */
 export async function readPlanProgress(planPath: string): Promise<PlanProgress | undefined> {
-  const text = await fs.readFile(planPath, 'utf8').catch(() => undefined);
+  const text = await readSmallFile(planPath, PLAN_MAX_BYTES).catch(() => undefined);
   return text === undefined ? undefined : planProgress(text);
 }
 

@@ -1,0 +1,473 @@
+// `npm run bench`: the performance budgets of issue 5, as ratios against a floor measured in the same run.
+// Builds the production bundles, generates fixtures in the OS temp folder, runs floor and subject back to back
+// (alternating which goes first) after a warm-up, prints a table and writes docs/PERFORMANCE.md.
+// Exits 0 even when a budget is missed: misses are printed as MISS and recorded in the report.
+//
+// Usage: node scripts/bench.mjs [--runs N] [--only save,list,upsert,bundle,activate,tree]
+//                               [--no-build] [--no-vscode] [--vscode-runs N] [--no-write] [--keep] [--before REV]
+// --before REV also builds the CLI of git revision REV (git archive, into the temp folder) and runs it in the same
+// interleaved loops, for before/after rows.
+import { spawn, spawnSync } from 'node:child_process';
+import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
+import * as os from 'node:os';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { parseArgs } from 'node:util';
+import { createRequire } from 'node:module';
+import { makeCheckpointDir, makeGitRepo, makeMemoryIndex } from './bench/fixtures.mjs';
+
+const root = join(dirname(fileURLToPath(import.meta.url)), '..');
+const benchDir = join(root, 'scripts', 'bench');
+const require = createRequire(import.meta.url);
+const started = Date.now();
+
+const { values: opt } = parseArgs({
+  options: {
+    runs: { type: 'string', default: '15' },
+    only: { type: 'string' },
+    'no-build': { type: 'boolean', default: false },
+    'no-vscode': { type: 'boolean', default: false },
+    'vscode-runs': { type: 'string', default: '10' },
+    'no-write': { type: 'boolean', default: false },
+    keep: { type: 'boolean', default: false },
+    before: { type: 'string' },
+  },
+});
+const RUNS = Math.max(10, Number(opt.runs) || 15);
+const WARMUP = 2;
+const only = opt.only ? new Set(opt.only.split(',')) : undefined;
+const want = (k) => !only || only.has(k);
+const node = process.execPath;
+const log = (s) => process.stderr.write(`${s}\n`);
+
+// ---- statistics ---------------------------------------------------------------------------------------
+const sorted = (a) => [...a].sort((x, y) => x - y);
+const median = (a) => {
+  const s = sorted(a);
+  const m = s.length >> 1;
+  return s.length % 2 ? s[m] : (s[m - 1] + s[m]) / 2;
+};
+const stats = (a) => ({ median: median(a), min: Math.min(...a), max: Math.max(...a), n: a.length });
+/** The ratio of a pair series: the median of the per-run ratios (each pair ran back to back). */
+const pairRatio = (subject, floor) => median(subject.map((s, i) => s / floor[i]));
+
+// ---- processes ----------------------------------------------------------------------------------------
+const now = () => Number(process.hrtime.bigint()) / 1e6;
+
+/** Runs a command to completion; resolves with its wall time (spawn to exit) in ms. Rejects on failure. */
+function timeProcess([cmd, args, opts = {}]) {
+  return new Promise((resolve, reject) => {
+    const t0 = now();
+    const child = spawn(cmd, args, { ...opts, stdio: ['ignore', opts.stdout ?? 'ignore', 'pipe'] });
+    let t1 = 0;
+    let err = '';
+    child.stderr.on('data', (d) => (err += d));
+    child.on('exit', () => (t1 = now()));
+    child.on('error', reject);
+    child.on('close', (code) => {
+      if (code !== 0) reject(new Error(`${[cmd, ...args].join(' ')} exited ${code}\n${err}`));
+      else resolve(t1 - t0);
+    });
+  });
+}
+
+/**
+ * Floor and subject back to back, alternating which goes first; `WARMUP` unrecorded rounds first. With `before`
+ * (the same subject from another revision), the three run in turn, the floor always next to both.
+ */
+async function interleave(floor, subject, runs = RUNS, before = undefined) {
+  const res = { floor: [], subject: [], before: [] };
+  const fns = [['floor', floor], ['subject', subject]];
+  if (before) fns.unshift(['before', before]);
+  for (let i = -WARMUP; i < runs; i++) {
+    const pair = i % 2 === 0 ? fns : [...fns].reverse();
+    for (const [k, fn] of pair) {
+      const ms = await fn(i);
+      if (i >= 0) res[k].push(ms);
+    }
+  }
+  return res;
+}
+
+function runJson(args, opts = {}) {
+  const r = spawnSync(node, args, { encoding: 'utf8', maxBuffer: 256 << 20, ...opts });
+  if (r.status !== 0) throw new Error(`node ${args.join(' ')} failed (${r.status}):\n${r.stderr}`);
+  return JSON.parse(r.stdout);
+}
+
+// ---- report rows ----------------------------------------------------------------------------------------
+const rows = [];
+const notes = [];
+const fmtMs = (s) => `${s.median.toFixed(1)} (${s.min.toFixed(1)}–${s.max.toFixed(1)})`;
+
+/** A ratio row: subject vs floor, median of ≥ 10 interleaved runs. */
+function ratioRow(name, floorName, res, budget, extra = {}) {
+  const ratio = pairRatio(res.subject, res.floor);
+  const row = {
+    name,
+    floorName,
+    floor: fmtMs(stats(res.floor)),
+    subject: fmtMs(stats(res.subject)),
+    value: `${ratio.toFixed(2)}×`,
+    budget: budget === undefined ? '—' : `≤ ${budget}×`,
+    result: budget === undefined ? 'info' : ratio <= budget ? 'PASS' : 'MISS',
+    runs: res.subject.length,
+    ...extra,
+  };
+  rows.push(row);
+  return row;
+}
+
+/** The `before` series of an interleaved run as a row of its own (not a budget result: a reference). */
+function beforeRow(name, floorName, res, budget) {
+  if (!res.before?.length) return;
+  const row = ratioRow(`  before (${beforeRev}): ${name}`, floorName, { floor: res.floor, subject: res.before }, budget);
+  if (budget !== undefined) row.result = row.result === 'PASS' ? 'was PASS' : 'was MISS';
+}
+
+function valueRow(name, value, budgetText, pass, extra = {}) {
+  const row = { name, floorName: '', floor: '', subject: '', value, budget: budgetText ?? '—', result: pass === undefined ? 'info' : pass ? 'PASS' : 'MISS', ...extra };
+  rows.push(row);
+  return row;
+}
+
+// ---- build ----------------------------------------------------------------------------------------------
+const tmp = mkdtempSync(join(os.tmpdir(), 'checkpoint-bench-'));
+const cleanup = () => {
+  if (!opt.keep) rmSync(tmp, { recursive: true, force: true });
+};
+process.on('exit', cleanup);
+for (const sig of ['SIGINT', 'SIGTERM']) process.once(sig, () => process.exit(130));
+
+const distCli = join(root, 'dist', 'cli.js');
+const distExt = join(root, 'dist', 'extension.js');
+// Leave dist/ as found: a development build (with source maps) is rebuilt as such at the end.
+const hadDevBuild = existsSync(distCli) && readFileSync(distCli, 'utf8').includes('sourceMappingURL=');
+if (!opt['no-build'] || !existsSync(distCli) || !existsSync(distExt)) {
+  log('building the production bundles (node scripts/build.mjs --production --no-typecheck --metafile)');
+  const r = spawnSync(node, [join(root, 'scripts', 'build.mjs'), '--production', '--no-typecheck', '--metafile'], { cwd: root, stdio: 'inherit' });
+  if (r.status !== 0) throw new Error('build failed');
+}
+// Measure a snapshot: others may rebuild dist/ while the bench runs.
+const bundleDist = join(tmp, 'bundle', 'dist');
+mkdirSync(bundleDist, { recursive: true });
+copyFileSync(distCli, join(bundleDist, 'cli.js'));
+copyFileSync(distExt, join(bundleDist, 'extension.js'));
+copyFileSync(join(root, 'package.json'), join(tmp, 'bundle', 'package.json'));
+const cli = join(bundleDist, 'cli.js');
+
+// --before REV: that revision's production CLI, built from `git archive` in the temp folder.
+let beforeCli;
+let beforeRev = '';
+if (opt.before) {
+  const dir = join(tmp, 'before');
+  mkdirSync(dir);
+  const tar = spawnSync('git', ['-C', root, 'archive', '--format=tar', opt.before], { maxBuffer: 1 << 30 });
+  if (tar.status !== 0) throw new Error(`git archive ${opt.before} failed: ${tar.stderr}`);
+  if (spawnSync('tar', ['-x', '-C', dir], { input: tar.stdout }).status !== 0) throw new Error('tar -x failed');
+  symlinkSync(join(root, 'node_modules'), join(dir, 'node_modules'), 'dir');
+  log(`building the CLI of ${opt.before} for before/after rows`);
+  const b = spawnSync(node, [join(dir, 'scripts', 'build.mjs'), '--production', '--no-typecheck'], { cwd: dir, stdio: 'inherit' });
+  if (b.status !== 0) throw new Error(`building ${opt.before} failed`);
+  beforeCli = join(dir, 'dist', 'cli.js');
+  beforeRev = spawnSync('git', ['-C', root, 'rev-parse', '--short', opt.before], { encoding: 'utf8' }).stdout.trim();
+}
+const ext = join(bundleDist, 'extension.js');
+// A development build has one statement a line (thousands of lines); a minified one a few hundred long lines.
+const minified = readFileSync(cli, 'utf8').split('\n').length < statSync(cli).size / 400;
+
+// The core, bundled and minified like the shipped code, for the in-process measurements and the fixtures.
+const esbuild = await import('esbuild');
+const coreBundle = join(tmp, 'core.cjs');
+await esbuild.build({
+  stdin: {
+    contents: [
+      "export { renderCheckpoint, parseCheckpoint } from './src/core/checkpoint';",
+      "export { upsertIndex, formatBullet, indexedNames } from './src/core/memoryIndex';",
+      "export { writeFileAtomic } from './src/core/files';",
+      "export { CheckpointStore } from './src/core/store';",
+    ].join('\n'),
+    resolveDir: root,
+    loader: 'ts',
+    sourcefile: 'bench-core.ts',
+  },
+  bundle: true,
+  platform: 'node',
+  format: 'cjs',
+  target: 'node20',
+  minify: true,
+  mainFields: ['main', 'module'],
+  outfile: coreBundle,
+  logLevel: 'warning',
+});
+await esbuild.stop?.();
+const core = require(coreBundle);
+
+// ---- save ---------------------------------------------------------------------------------------------------
+if (want('save')) {
+  log('save: generating a git repository of 3,000 files with 200 modified');
+  const repo = makeGitRepo(join(tmp, 'repo'), { files: 3000, modified: 200 });
+  const memFor = (who) => {
+    const dir = join(tmp, `save-memory-${who}`);
+    makeCheckpointDir(dir, core, 20);
+    const index = join(dir, 'MEMORY.md');
+    // The checkpoint being re-saved has its bullet already (both sides rewrite a bullet in place).
+    writeFileSync(index, readFileSync(index, 'utf8').replace('## Checkpoints\n', '## Checkpoints\n- **bench** (feature/bench, Jan 01) — first\n'));
+    writeFileSync(join(dir, 'checkpoint-bench.md'), '---\nname: bench\n---\n# Checkpoint: bench\n');
+    return dir;
+  };
+  const memCli = memFor('cli');
+  const memFloor = memFor('floor');
+  const memBefore = memFor('before');
+  const saveArgs = (i, bundle = cli, mem = memCli) => [bundle, 'save', 'bench', '--left-off', `Wiring the bench, run ${i}\nsecond line`, '--done', 'fixtures', '--done', 'floor script', '--failed', 'sync reads — too slow', '--force', '--dir', mem];
+  // Check once that the CLI does the real work (branch, 200 files, the bullet).
+  const check = spawnSync(node, [...saveArgs(0), '--json'], { cwd: repo, encoding: 'utf8' });
+  if (check.status !== 0) throw new Error(`checkpoint save failed: ${check.stderr}`);
+  const saved = JSON.parse(check.stdout);
+  if (saved.branch !== 'feature/bench' || saved.modifiedFiles.length !== 200) throw new Error(`unexpected save result: ${check.stdout.slice(0, 300)}`);
+  log(`save: ${RUNS} interleaved runs`);
+  const res = await interleave(
+    () => timeProcess([node, [join(benchDir, 'floor-save.cjs'), memFloor], { cwd: repo }]),
+    (i) => timeProcess([node, saveArgs(i), { cwd: repo }]),
+    RUNS,
+    beforeCli && ((i) => timeProcess([node, saveArgs(i, beforeCli, memBefore), { cwd: repo }])),
+  );
+  const name = 'save (CLI, 3,000 files, 200 modified)';
+  const floorName = 'node: rev-parse + status + temp/rename write + MEMORY.md rewrite';
+  ratioRow(name, floorName, res, 1.3);
+  beforeRow(name, floorName, res, 1.3);
+}
+
+// ---- list ---------------------------------------------------------------------------------------------------
+let listDir;
+const ensureListDir = () => {
+  if (!listDir) {
+    listDir = join(tmp, 'list-memory');
+    log('generating 2,000 checkpoint files');
+    makeCheckpointDir(listDir, core, 2000);
+  }
+  return listDir;
+};
+if (want('list')) {
+  const dir = ensureListDir();
+  const cwd = join(tmp, 'list-cwd');
+  mkdirSync(cwd, { recursive: true });
+  const args = [cli, 'list', '--json', '--dir', dir];
+  const check = spawnSync(node, args, { cwd, encoding: 'utf8', maxBuffer: 256 << 20 });
+  if (check.status !== 0) throw new Error(`checkpoint list failed: ${check.stderr}`);
+  const items = JSON.parse(check.stdout);
+  const unreadable = items.filter((i) => i.unreadable).length;
+  if (items.length !== 2000 || unreadable) throw new Error(`list returned ${items.length} items, ${unreadable} unreadable`);
+  log(`list: ${RUNS} interleaved runs`);
+  const res = await interleave(
+    () => timeProcess([node, [join(benchDir, 'floor-list.cjs'), dir], { cwd }]),
+    () => timeProcess([node, args, { cwd }]),
+    RUNS,
+    beforeCli && (() => timeProcess([node, [beforeCli, ...args.slice(1)], { cwd }])),
+  );
+  ratioRow('list --json (CLI, 2,000 checkpoints)', 'node: readdir + read every file', res, 1.5);
+  beforeRow('list --json (CLI, 2,000 checkpoints)', 'node: readdir + read every file', res, 1.5);
+}
+
+// ---- MEMORY.md upsert -----------------------------------------------------------------------------------------
+if (want('upsert')) {
+  const dir = join(tmp, 'upsert');
+  mkdirSync(dir);
+  const { text, middleName } = makeMemoryIndex(core, { bullets: 2000, other: 150 });
+  writeFileSync(join(dir, 'MEMORY.md'), text);
+  writeFileSync(join(dir, 'meta.json'), JSON.stringify({ middleName }));
+  log(`upsert: ${Math.max(RUNS, 30)} interleaved runs (in-process)`);
+  const res = runJson([join(benchDir, 'inproc.cjs'), 'upsert', coreBundle, dir, String(Math.max(RUNS, 30))]);
+  if (res.check.bullets !== 2000) throw new Error(`upsert changed the number of bullets: ${res.check.bullets}`);
+  const kb = (Buffer.byteLength(text) / 1024).toFixed(0);
+  ratioRow(`MEMORY.md upsert (2,000 bullets + 150 lines, ${kb} KB)`, 'read + durable write (temp, fsync, rename)', { floor: res.floor, subject: res.subject }, 2);
+  ratioRow('MEMORY.md upsert, vs a plain write', 'read + writeFile (no fsync: not crash-safe)', { floor: res.plain, subject: res.subject }, undefined);
+}
+
+// ---- bundle ---------------------------------------------------------------------------------------------------
+const KB = 1024;
+if (want('bundle')) {
+  const extSize = statSync(ext).size;
+  const cliSize = statSync(cli).size;
+  if (!minified) notes.push('The bundles measured were not minified (built with --no-build from a development build).');
+  valueRow('bundle size dist/extension.js (minified)', `${(extSize / KB).toFixed(1)} KB`, '≤ 200 KB', extSize <= 200 * KB);
+  valueRow('bundle size dist/cli.js (minified)', `${(cliSize / KB).toFixed(1)} KB`, undefined, undefined);
+
+  log('bundle: require() times (fresh process each)');
+  const loads = { cli: [], ext: [], before: [] };
+  for (let i = -WARMUP; i < RUNS; i++) {
+    if (beforeCli) {
+      const b = runJson([join(benchDir, 'inproc.cjs'), 'load', beforeCli, 'cli']);
+      if (i >= 0) loads.before.push(b.requireMs);
+    }
+    const c = runJson([join(benchDir, 'inproc.cjs'), 'load', cli, 'cli']);
+    const e = runJson([join(benchDir, 'inproc.cjs'), 'load', ext, 'extension', tmp]);
+    if (i >= 0) {
+      loads.cli.push(c.requireMs);
+      loads.ext.push(e.requireMs);
+    }
+  }
+  valueRow('require(dist/cli.js)', `${fmtMs(stats(loads.cli))} ms`, undefined, undefined, { runs: RUNS });
+  if (loads.before.length) {
+    valueRow(`  before (${beforeRev}): require(dist/cli.js), ${(statSync(beforeCli).size / KB).toFixed(1)} KB`, `${fmtMs(stats(loads.before))} ms`, undefined, undefined, { runs: RUNS });
+  }
+  valueRow('require(dist/extension.js) (stub vscode)', `${fmtMs(stats(loads.ext))} ms`, undefined, undefined, { runs: RUNS });
+
+  log(`bundle: process start, node -e '' vs node dist/cli.js --version`);
+  const res = await interleave(
+    () => timeProcess([node, ['-e', '']]),
+    () => timeProcess([node, [cli, '--version']]),
+    RUNS,
+    beforeCli && (() => timeProcess([node, [beforeCli, '--version']])),
+  );
+  ratioRow('process: node dist/cli.js --version', "node -e ''", res, undefined);
+  beforeRow('process: node dist/cli.js --version', "node -e ''", res, undefined);
+}
+
+// ---- activate() ------------------------------------------------------------------------------------------------
+if (want('activate') || want('bundle')) {
+  log('activate(): stub vscode API (fresh process each)');
+  const acts = { sync: [], resolved: [] };
+  let stubError;
+  for (let i = -WARMUP; i < RUNS && !stubError; i++) {
+    const e = runJson([join(benchDir, 'inproc.cjs'), 'load', ext, 'extension', tmp]);
+    if (e.error) stubError = e.error;
+    else if (i >= 0) {
+      acts.sync.push(e.requireMs + e.activateSyncMs);
+      acts.resolved.push(e.requireMs + e.activateResolvedMs);
+    }
+  }
+  let real;
+  if (!opt['no-vscode'] && want('activate')) {
+    try {
+      log('activate(): real VS Code (code-server + headless chromium)');
+      const { measureRealActivation } = await import('./bench/vscode-activation.mjs');
+      real = await measureRealActivation({ root, bundleDist, runs: Math.max(10, Number(opt['vscode-runs']) || 10), log });
+    } catch (err) {
+      real = { unavailable: `real VS Code run failed: ${String(err.message).split('\n')[0]}` };
+    }
+  } else {
+    real = { unavailable: opt['no-vscode'] ? 'skipped (--no-vscode)' : 'skipped (--only)' };
+  }
+  const stubBudgeted = !real || real.unavailable || !real.vscode?.length;
+  if (real && !real.unavailable && real.vscode.length) {
+    const s = stats(real.vscode);
+    rows.push({
+      name: `activate() in real VS Code (code-server, vscode.version ${real.vscodeVersion ?? '?'}; Running Extensions: code loading + activate() call, on demand)`,
+      floorName: 'a trivial extension activated at the same moment in the same extension host',
+      floor: fmtMs(stats(real.floor)),
+      subject: fmtMs(s),
+      value: `${s.median.toFixed(1)} ms`,
+      budget: '≤ 20 ms',
+      result: s.median <= 20 ? 'PASS' : 'MISS',
+      runs: real.vscode.length,
+    });
+    notes.push(...real.notes);
+  } else if (real?.unavailable) {
+    notes.push(`activate() in a real VS Code was not measured: ${real.unavailable}. The activate() row uses a stub vscode API.`);
+  }
+  if (stubError) {
+    valueRow('activate() (stub vscode API)', 'error', stubBudgeted ? '≤ 20 ms' : undefined, stubBudgeted ? false : undefined);
+    notes.push(`activate() with the stub vscode API: ${stubError}`);
+  } else {
+    const s = stats(acts.sync);
+    valueRow('activate() (STUB vscode API: require + activate() call)', `${fmtMs(s)} ms`, stubBudgeted ? '≤ 20 ms' : undefined, stubBudgeted ? s.median <= 20 : undefined, { runs: RUNS });
+    valueRow('activate() (STUB vscode API: until its promise resolves)', `${fmtMs(stats(acts.resolved))} ms`, undefined, undefined, { runs: RUNS });
+  }
+}
+
+// ---- tree refresh ------------------------------------------------------------------------------------------------
+if (want('tree')) {
+  const dir = ensureListDir();
+  log(`tree: ${Math.max(RUNS, 20)} interleaved runs (in-process)`);
+  const res = runJson([join(benchDir, 'inproc.cjs'), 'tree', coreBundle, dir, String(Math.max(RUNS, 20))]);
+  if (res.entries !== 2000 || res.fullReads !== 2000) throw new Error(`tree fixture: ${res.entries} entries, ${res.fullReads} files read`);
+  const maxReads = Math.max(...res.reads);
+  valueRow(`tree refresh, one of 2,000 files changed: files re-read (${res.unit})`, String(maxReads), '≤ 1', maxReads <= 1);
+  ratioRow(`tree refresh time (${res.unit})`, 'fs.promises.readFile + parseCheckpoint of that file', { floor: res.floor, subject: res.subject }, undefined);
+  const fullMed = median(res.full);
+  valueRow('  for comparison: re-listing all 2,000 files', `${fullMed.toFixed(1)} ms (${(fullMed / median(res.floor)).toFixed(0)}× one parse)`, undefined, undefined);
+  if (res.unit === 'CheckpointStore.summarize') {
+    notes.push(
+      'Tree refresh: src/views/checkpointTree.ts exposes no cache that runs outside `vscode`, so the unit of refresh measured is ' +
+        "the core's per-file CheckpointStore.summarize (what the tree calls for a changed file). That the tree re-reads only the " +
+        'changed file (1 of 2,000) must be verified in the integration tests.',
+    );
+  }
+}
+
+// ---- report ------------------------------------------------------------------------------------------------------
+const cpus = os.cpus();
+const gitVersion = spawnSync('git', ['--version'], { encoding: 'utf8' }).stdout.trim().replace(/^git version /, '');
+const machine = [
+  `${os.availableParallelism?.() ?? cpus.length} cores (${cpus[0]?.model?.trim() ?? 'unknown CPU'})`,
+  `${(os.totalmem() / 2 ** 30).toFixed(0)} GB RAM`,
+  `${os.type()} ${os.release()} ${os.arch()}`,
+  `Node ${process.version}`,
+  `git ${gitVersion}`,
+];
+const pad = (s, n) => String(s) + ' '.repeat(Math.max(0, n - [...String(s)].length));
+const headers = ['benchmark', 'floor ms median (min–max)', 'subject ms median (min–max)', 'value', 'budget', 'result'];
+const cells = rows.map((r) => [r.name, r.floor, r.subject, r.value, r.budget, r.result === 'MISS' ? 'MISS ✗' : r.result]);
+const widths = headers.map((h, i) => Math.max(h.length, ...cells.map((c) => [...c[i]].length)));
+const line = (c) => c.map((x, i) => pad(x, widths[i])).join('  ');
+const table = [line(headers), widths.map((w) => '-'.repeat(w)).join('  '), ...cells.map(line)].join('\n');
+const misses = rows.filter((r) => r.result === 'MISS');
+const elapsed = ((Date.now() - started) / 1000).toFixed(0);
+
+console.log(`\nMachine: ${machine.join(', ')}`);
+console.log(`Runs: ${RUNS} interleaved per ratio (after ${WARMUP} warm-up pairs); ratio = median of the per-run subject/floor ratios.\n`);
+console.log(table);
+for (const n of notes) console.log(`\nNote: ${n}`);
+console.log(misses.length ? `\nMISS: ${misses.length} budget(s) missed: ${misses.map((m) => m.name).join('; ')}` : '\nAll budgets met.');
+console.log(`(bench took ${elapsed} s)`);
+
+if (!opt['no-write'] && !only) {
+  const md = (s) => String(s).replace(/\|/g, '\\|');
+  const mdTable = [
+    `| ${headers.join(' | ')} |`,
+    `|${headers.map(() => '---').join('|')}|`,
+    ...rows.map((r) => `| ${md(r.name)} | ${md(r.floor)} | ${md(r.subject)} | ${md(r.value)} | ${md(r.budget)} | ${r.result === 'MISS' ? '**MISS**' : r.result} |`),
+  ].join('\n');
+  const floors = [...new Set(rows.filter((r) => r.floorName && !r.name.startsWith('  before')).map((r) => `- **${r.name}**: floor = ${r.floorName}.`))].join('\n');
+  const fixesFile = join(benchDir, 'fixes.md');
+  const fixes = existsSync(fixesFile) ? readFileSync(fixesFile, 'utf8').trim() : '';
+  const doc = `# Performance
+
+<!-- Generated by \`npm run bench\` (scripts/bench.mjs); edit scripts/bench/fixes.md for the fixes section. -->
+
+Budgets are ratios against a floor measured in the same run: the unavoidable work of the operation done by a
+plain Node script. Floor and subject run back to back, alternating which goes first, ${RUNS} times after ${WARMUP}
+warm-up pairs (the in-process ones ${Math.max(RUNS, 20)}–${Math.max(RUNS, 30)} times); the ratio is the median of the per-run ratios, which
+cancels most of a shared machine's noise. Absolute times are for orientation only.
+
+## Machine
+
+${machine.map((m) => `- ${m}`).join('\n')}
+- Bundles: production build (\`node scripts/build.mjs --production\`)${minified ? ', minified' : ', NOT minified'}
+- Bench wall time: ${elapsed} s
+
+## Results
+
+${mdTable}
+
+${misses.length ? `**${misses.length} budget(s) missed:** ${misses.map((m) => m.name).join('; ')}.` : 'All budgets met.'}
+
+### What each floor is
+
+${floors}
+- Process benchmarks (save, list, \`--version\`) time spawn to exit of a new \`node\` process on both sides, so Node's own
+  start-up is in the floor as well as in the subject.
+- The CLI's save holds the memory-directory lock, fsyncs both files and asks git once
+  (\`status --porcelain=v2 --branch -z\`); the floor asks git twice and fsyncs the checkpoint only.
+${notes.length ? `\n### Notes\n\n${notes.map((n) => `- ${n}`).join('\n')}\n` : ''}
+${fixes ? `\n${fixes}\n` : ''}`;
+  writeFileSync(join(root, 'docs', 'PERFORMANCE.md'), doc.replace(/\n{3,}/g, '\n\n'));
+  console.log('wrote docs/PERFORMANCE.md');
+}
+
+if (hadDevBuild && !opt['no-build']) {
+  log('restoring the development build of dist/ (node scripts/build.mjs --no-typecheck)');
+  spawnSync(node, [join(root, 'scripts', 'build.mjs'), '--no-typecheck'], { cwd: root, stdio: 'inherit' });
+}
+process.exit(0);

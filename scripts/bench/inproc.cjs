@@ -1,0 +1,183 @@
+'use strict';
+// In-process measurements for scripts/bench.mjs, each in a fresh Node process. Prints one JSON object.
+//   load <bundle> cli|extension [workspace]      require() time of a bundle; for the extension also activate()
+//   upsert <core.cjs> <dir> <runs>               MEMORY.md upsert vs a read + write of the file, interleaved
+//   tree <core.cjs> <dir> <runs> [tree.cjs]      refresh after one checkpoint file changes, vs one file's parse
+const fs = require('node:fs');
+const fsp = fs.promises;
+const path = require('node:path');
+
+const now = () => Number(process.hrtime.bigint()) / 1e6;
+const [mode, ...args] = process.argv.slice(2);
+
+async function load(bundle, kind, workspace) {
+  const out = {};
+  let context;
+  if (kind === 'extension') {
+    const { installVscodeStub } = require('./vscode-stub.cjs');
+    ({ context } = installVscodeStub({ workspace, extensionPath: path.dirname(path.dirname(bundle)) }));
+  }
+  const t0 = now();
+  const mod = require(bundle);
+  out.requireMs = now() - t0;
+  if (kind === 'extension') {
+    if (typeof mod.activate !== 'function') {
+      out.error = 'no activate() export';
+    } else {
+      try {
+        const t1 = now();
+        const r = mod.activate(context);
+        out.activateSyncMs = now() - t1;
+        await r;
+        out.activateResolvedMs = now() - t1;
+      } catch (err) {
+        out.error = `activate() threw with the stub vscode API: ${String(err && err.message ? err.message : err).split('\n')[0]}`;
+      }
+      try {
+        if (typeof mod.deactivate === 'function') await mod.deactivate();
+        for (const d of context.subscriptions) d && typeof d.dispose === 'function' && d.dispose();
+      } catch {
+        /* best effort */
+      }
+    }
+  }
+  return out;
+}
+
+/** Durable write like any careful writer: temp file, fsync, rename (inline; not the core's function). */
+async function durableWrite(file, text) {
+  const tmp = `${file}.floor-${process.pid}`;
+  const h = await fsp.open(tmp, 'wx');
+  await h.writeFile(text, 'utf8');
+  await h.sync();
+  await h.close();
+  await fsp.rename(tmp, file);
+}
+
+async function upsert(corePath, dir, runs) {
+  const core = require(corePath);
+  const index = path.join(dir, 'MEMORY.md');
+  const meta = JSON.parse(fs.readFileSync(path.join(dir, 'meta.json'), 'utf8'));
+  let n = 0;
+  const subject = async () => {
+    const t = now();
+    const text = await fsp.readFile(index, 'utf8');
+    const cp = { name: meta.middleName, branch: 'feature/bench', saved: new Date().toISOString(), description: `re-saved ${n++}` };
+    const edit = core.upsertIndex(text, cp.name, core.formatBullet(cp));
+    await core.writeFileAtomic(index, edit.text);
+    return now() - t;
+  };
+  const floor = async () => {
+    const t = now();
+    const text = await fsp.readFile(index, 'utf8');
+    await durableWrite(index, text);
+    return now() - t;
+  };
+  const plain = async () => {
+    const t = now();
+    const text = await fsp.readFile(index, 'utf8');
+    await fsp.writeFile(index, text);
+    return now() - t;
+  };
+  const res = { floor: [], subject: [], plain: [] };
+  for (let i = -3; i < runs; i++) {
+    const order = i % 2 === 0 ? [['floor', floor], ['subject', subject], ['plain', plain]] : [['plain', plain], ['subject', subject], ['floor', floor]];
+    for (const [k, fn] of order) {
+      const ms = await fn();
+      if (i >= 0) res[k].push(ms);
+    }
+  }
+  const final = fs.readFileSync(index, 'utf8');
+  res.check = { bullets: core.indexedNames(final).length, bytes: Buffer.byteLength(final) };
+  return res;
+}
+
+/** Counts the checkpoint files opened or read while `fn` runs. */
+async function countReads(fn) {
+  const seen = [];
+  const wrap = (obj, key) => {
+    const orig = obj[key];
+    obj[key] = function (p, ...rest) {
+      if (typeof p === 'string' && /checkpoint-.*\.md$/.test(p)) seen.push(p);
+      return orig.call(this, p, ...rest);
+    };
+    return () => (obj[key] = orig);
+  };
+  const undo = [wrap(fsp, 'open'), wrap(fsp, 'readFile'), wrap(fs, 'readFileSync'), wrap(fs, 'openSync'), wrap(fs, 'readFile'), wrap(fs, 'open')];
+  const t = now();
+  try {
+    const value = await fn();
+    return { ms: now() - t, reads: seen.length, files: new Set(seen).size, value };
+  } finally {
+    undo.forEach((u) => u());
+  }
+}
+
+async function tree(corePath, dir, runs, treePath) {
+  const core = require(corePath);
+  const store = new core.CheckpointStore({ memoryDir: dir, cwd: dir, allowGit: false });
+  const files = (await store.files()).sort();
+  const target = files[Math.floor(files.length / 2)];
+  const original = fs.readFileSync(target, 'utf8');
+  const res = { unit: 'CheckpointStore.summarize', floor: [], subject: [], full: [], reads: [], fullReads: 0, entries: 0 };
+  // The "tree": every entry summarized once (as the first render does).
+  const first = await countReads(() => store.list({ includeJson: false }));
+  res.entries = first.value.length;
+  res.fullReads = first.files;
+  let refresh = (file) => store.summarize(file);
+  if (treePath) {
+    // A tree cache exposed outside `vscode` (not present yet): see scripts/bench.mjs.
+    const t = require(treePath);
+    if (typeof t.createBenchCache === 'function') {
+      const cache = await t.createBenchCache(dir);
+      refresh = (file) => cache.refresh(file);
+      res.unit = 'tree cache';
+    }
+  }
+  for (let i = -3; i < runs; i++) {
+    // A save from elsewhere rewrites one file (new text, new mtime).
+    fs.writeFileSync(target, original.replace(/^description: .*$/m, `description: edited ${i}`));
+    // The floor: read that one file (asynchronously, as the extension host does) and parse it.
+    const floor = async () => {
+      const t = now();
+      const text = await fsp.readFile(target, 'utf8');
+      core.parseCheckpoint(text, path.basename(target, '.md').slice('checkpoint-'.length));
+      return now() - t;
+    };
+    const subject = async () => {
+      const r = await countReads(() => refresh(target));
+      if (r.value && r.value.description !== `edited ${i}`) throw new Error(`refresh returned a stale entry: ${r.value.description}`);
+      return r;
+    };
+    let f;
+    let s;
+    if (i % 2 === 0) {
+      f = await floor();
+      s = await subject();
+    } else {
+      s = await subject();
+      f = await floor();
+    }
+    if (i >= 0) {
+      res.floor.push(f);
+      res.subject.push(s.ms);
+      res.reads.push(s.files);
+    }
+  }
+  // What a refresh without a per-file cache costs: every file again.
+  for (let i = 0; i < Math.min(3, runs); i++) res.full.push((await countReads(() => store.list({ includeJson: false }))).ms);
+  fs.writeFileSync(target, original);
+  return res;
+}
+
+(async () => {
+  let out;
+  if (mode === 'load') out = await load(path.resolve(args[0]), args[1], args[2]);
+  else if (mode === 'upsert') out = await upsert(path.resolve(args[0]), args[1], Number(args[2]));
+  else if (mode === 'tree') out = await tree(path.resolve(args[0]), args[1], Number(args[2]), args[3]);
+  else throw new Error(`unknown mode ${mode}`);
+  process.stdout.write(`${JSON.stringify(out)}\n`);
+})().catch((err) => {
+  process.stderr.write(`${err && err.stack ? err.stack : err}\n`);
+  process.exit(1);
+});
