@@ -51,12 +51,19 @@ test('user text cannot inject headings or front matter', () => {
 });
 
 test('hostile description and branch survive YAML quoting', () => {
-  for (const s of ['yes', '123', 'a: b', '"quoted"', "it's", '#comment', 'null', '- dash', '@at', 'x\u2028y', 'tab\tin']) {
+  for (const s of ['yes', '123', '2025-01-01', '2026-11-25T21:40:00Z', '1e3', '0x1F', '12:30', 'a: b', '"quoted"', "it's", '#comment', 'null', '- dash', '@at', 'x\u2028y', 'tab\tin']) {
     const cp = { ...sample, description: s, branch: s };
     const parsed = parseCheckpoint(renderCheckpoint(cp), 'x');
     assert.equal(parsed.description, s);
     assert.equal(parsed.branch, s);
   }
+});
+
+test('regression: a date-like checkpoint name is quoted and reads back as text, not a date', () => {
+  const cp = { ...sample, name: '2025-01-01' };
+  const text = renderCheckpoint(cp);
+  assert.match(text, /^name: "2025-01-01"$/m);
+  assert.equal(parseCheckpoint(text, '2025-01-01').name, '2025-01-01');
 });
 
 test('parses a file written by hand without front matter', () => {

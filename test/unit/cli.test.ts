@@ -1,4 +1,4 @@
-import { test } from 'node:test';
+import { after, test } from 'node:test';
 import * as assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import { existsSync, readFileSync, readdirSync, rmSync, writeFileSync, mkdirSync } from 'node:fs';
@@ -7,8 +7,12 @@ import { git, makeRepo, removeDir, tempDir } from '../support/fixtures';
 
 const CLI = path.resolve(__dirname, '..', '..', '..', 'dist', 'cli.js');
 
+/** HOME for CLI runs that do not name one: an empty temp folder, so the real home is never read. */
+const defaultHome = tempDir('checkpoint-home-');
+after(() => removeDir(defaultHome));
+
 function cli(args: string[], opts: { cwd?: string; env?: NodeJS.ProcessEnv } = {}): { code: number; out: string; err: string } {
-  const home = opts.env?.HOME ?? tempDir('checkpoint-home-');
+  const home = opts.env?.HOME ?? defaultHome;
   const r = spawnSync(process.execPath, [CLI, ...args], {
     cwd: opts.cwd,
     encoding: 'utf8',
