@@ -156,6 +156,22 @@ test('delete and delete all move to trash and clean the index', async () => {
   }
 });
 
+test('regression: restoring the second same-day trash copy of a name indexes it under that name', async () => {
+  const { mem, store, done } = setup();
+  try {
+    await store.save({ name: 'x', leftOff: 'first' });
+    await store.delete('x');
+    await store.save({ name: 'x', leftOff: 'second' });
+    const second = await store.delete('x');
+    assert.match(second, /checkpoint-x~2\.md$/);
+    await store.restore(second);
+    assert.deepEqual(await store.indexedNames(), ['x']);
+    assert.match(read(path.join(mem, 'checkpoint-x.md')), /## Left Off\nsecond\n/);
+  } finally {
+    done();
+  }
+});
+
 test('never writes through a symlinked checkpoint or MEMORY.md', async () => {
   const { mem, store, done } = setup();
   const outside = tempDir();
