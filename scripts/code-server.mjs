@@ -117,24 +117,29 @@ function extensionFolderName(dir) {
   return `${pkg.publisher}.${pkg.name}-${pkg.version}`;
 }
 
-/** Paths of the extension host logs (<user-data-dir>/logs/<timestamp>/exthost<N>/remoteexthost.log). */
-export function findExthostLogs(userDataDir) {
+/** Files under `dir` (at most `maxDepth` folders down) whose name matches `re`, oldest first. */
+export function findFiles(dir, re, maxDepth = 6) {
   const found = [];
-  const walk = (dir, depth) => {
+  const walk = (d, depth) => {
     let entries;
     try {
-      entries = readdirSync(dir, { withFileTypes: true });
+      entries = readdirSync(d, { withFileTypes: true });
     } catch {
       return;
     }
     for (const e of entries) {
-      const p = join(dir, e.name);
-      if (e.isDirectory() && depth < 4) walk(p, depth + 1);
-      else if (e.isFile() && e.name === 'remoteexthost.log') found.push(p);
+      const p = join(d, e.name);
+      if (e.isDirectory() && depth < maxDepth) walk(p, depth + 1);
+      else if (e.isFile() && re.test(e.name)) found.push(p);
     }
   };
-  walk(join(userDataDir, 'logs'), 0);
+  walk(dir, 0);
   return found.sort((a, b) => statSync(a).mtimeMs - statSync(b).mtimeMs);
+}
+
+/** Paths of the extension host logs (<user-data-dir>/logs/<timestamp>/exthost<N>/remoteexthost.log). */
+export function findExthostLogs(userDataDir) {
+  return findFiles(join(userDataDir, 'logs'), /^remoteexthost\.log$/, 4);
 }
 
 /** The last `lines` lines of a text file ('' if unreadable). */

@@ -10,13 +10,13 @@
 //   --verbose       echo code-server's output
 //   --flow-timeout  limit per flow (default 120000)
 import { execFileSync } from 'node:child_process';
-import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs';
+import { cpSync, existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { basename, dirname, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { ensureVSCodeEnv } from './vscode-env.mjs';
-import { launchBrowser, openWorkbench, registerCleanup, stageRepoExtension, startCodeServer } from './code-server.mjs';
+import { findFiles, launchBrowser, openWorkbench, registerCleanup, stageRepoExtension, startCodeServer } from './code-server.mjs';
 import { createDemoWorkspace } from './demo.mjs';
 import { flows } from '../test/e2e/flows.mjs';
 import { Workbench } from '../test/e2e/workbench.mjs';
@@ -35,25 +35,6 @@ const { values: opts } = parseArgs({
 });
 const flowTimeout = Number(opts['flow-timeout']);
 
-/** Files under `dir` (recursively) whose name matches `re`. */
-function findFiles(dir, re) {
-  const found = [];
-  const walk = (d, depth) => {
-    let entries;
-    try {
-      entries = readdirSync(d, { withFileTypes: true });
-    } catch {
-      return;
-    }
-    for (const e of entries) {
-      const p = join(d, e.name);
-      if (e.isDirectory() && depth < 6) walk(p, depth + 1);
-      else if (e.isFile() && re.test(e.name)) found.push(p);
-    }
-  };
-  walk(dir, 0);
-  return found.sort((a, b) => statSync(a).mtimeMs - statSync(b).mtimeMs);
-}
 
 function withTimeout(promise, ms, what) {
   let timer;
