@@ -9,6 +9,7 @@ import { WorkspaceModel } from './workspaceModel';
 /** What `activate` returns: the extension's parts, for integration tests (`getExtension(…).exports`). */
 export interface CheckpointApi {
   readonly model: WorkspaceModel;
+  /** The Checkpoints view's provider; `tree.stats` counts the checkpoint files it read (a diagnostic for tests). */
   readonly tree: CheckpointTreeProvider;
   readonly statusBar: CheckpointStatusBar;
   readonly log: vscode.LogOutputChannel;

@@ -1,9 +1,10 @@
-import { promises as fs } from 'node:fs';
+import { promises as fs, type Stats } from 'node:fs';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
 import { formatRelative } from '../core/dates';
 import { errorMessage } from '../core/errors';
 import { branchDiffers } from '../core/git';
+import { nameFromFileName } from '../core/names';
 import { formatStep, planName, readPlanProgress } from '../core/plans';
 import type { CheckpointSummary } from '../core/store';
 import { tildify } from '../markdown';
@@ -53,16 +54,49 @@ interface FolderCache {
   files: Map<string, CheckpointSummary>;
   /** Read-only JSON checkpoints (outside the memory directory; re-read on reload only). */
   json: CheckpointSummary[];
+  /** What each file was when {@link CheckpointTreeProvider.refreshFile} last read it (see {@link fileStamp}). */
+  stamps: Map<string, string>;
 }
 
 interface FolderState {
   cache?: FolderCache;
   loading?: Promise<FolderCache>;
+  /** The generation `loading` was started in. */
+  loadingGeneration?: number;
   /** Bumped on reload: a scan started before it does not fill the cache. */
   generation: number;
   /** File updates run one after the other, in event order. */
   queue: Promise<void>;
+  /** Files with an update queued that has not started yet: another event for them adds nothing. */
+  pending: Set<string>;
   node: FolderNode;
+}
+
+/**
+ * Diagnostic counters of the tree's reads (for tests and the performance budget "one file re-read per file
+ * changed"; not shown anywhere). Plain increments, no I/O.
+ */
+export interface TreeReadStats {
+  /**
+   * Checkpoint files read for the tree: one per entry a folder scan returns (Markdown and JSON checkpoints,
+   * unreadable ones included) plus one per file {@link CheckpointTreeProvider.refreshFile} reads. A file that a
+   * scan found but that vanished before it was read is not counted.
+   */
+  filesRead: number;
+  /** Scans of a folder (each reads every checkpoint file of it). */
+  scans: number;
+}
+
+/**
+ * Identifies a version of a file without reading it: inode, size, modification and change times. Every write
+ * changes the change time (an atomic write also the inode), so an unchanged stamp means the file was already read
+ * as it is: VS Code reports one write as several events (create and change; this extension's own save, then the
+ * watcher's event) and only the first is read. Undefined (always read) on a file system with whole-second times,
+ * where two writes in the same second would share a stamp.
+ */
+function fileStamp(st: Stats): string | undefined {
+  if (st.mtimeMs % 1000 === 0 || st.ctimeMs % 1000 === 0) return undefined;
+  return `${st.ino}:${st.size}:${st.mtimeMs}:${st.ctimeMs}`;
 }
 
 const byNewest = (a: CheckpointSummary, b: CheckpointSummary): number =>
@@ -103,6 +137,8 @@ export class CheckpointTreeProvider implements vscode.TreeDataProvider<Checkpoin
   private readonly disposables: vscode.Disposable[] = [];
   private readonly onDidChangeTreeDataEmitter = new vscode.EventEmitter<CheckpointNode | undefined>();
   readonly onDidChangeTreeData = this.onDidChangeTreeDataEmitter.event;
+  /** Diagnostic read counters (see {@link TreeReadStats}); exposed on the extension's API for tests. */
+  readonly stats: TreeReadStats = { filesRead: 0, scans: 0 };
 
   constructor(
     private readonly model: WorkspaceModel,
@@ -187,10 +223,16 @@ export class CheckpointTreeProvider implements vscode.TreeDataProvider<Checkpoin
   /**
    * Re-reads one checkpoint file (after this extension wrote, moved or deleted it, or a watcher event):
    * its entry is replaced, added or removed, nothing else is read. A JSON checkpoint reloads the folder.
+   * Reads nothing when the file is as it was last read (duplicate events) or when an update of it is already
+   * queued; never reads a file a scan would not list (the temp file of an atomic write, MEMORY.md).
    */
   refreshFile(folder: vscode.WorkspaceFolder, file: string): Promise<void> {
     const st = this.state(folder);
+    // The queued update stats and reads the file when it starts, so it sees this change too.
+    if (st.pending.has(file)) return st.queue;
+    st.pending.add(file);
     const run = async (): Promise<void> => {
+      st.pending.delete(file);
       if (st.loading) await st.loading.catch(() => undefined);
       const cache = st.cache;
       if (!cache) return; // not scanned yet: the scan will read it
@@ -198,9 +240,21 @@ export class CheckpointTreeProvider implements vscode.TreeDataProvider<Checkpoin
         if (cache.json.some((j) => j.path === file)) this.reload(folder);
         return;
       }
-      const isFile = await fs.stat(file).then((s) => s.isFile(), () => false);
-      const summary = isFile ? await (await this.model.store(folder)).summarize(file) : undefined;
+      // Only checkpoint files, as a scan lists them: never a temp file of an atomic write or MEMORY.md.
+      if (nameFromFileName(path.basename(file)) === undefined) return;
+      const stat = await fs.stat(file).catch(() => undefined);
+      let summary: CheckpointSummary | undefined;
+      let stamp: string | undefined;
+      if (stat?.isFile()) {
+        stamp = fileStamp(stat);
+        if (stamp !== undefined && cache.stamps.get(file) === stamp && cache.files.has(file)) return; // read as it is
+        const store = await this.model.store(folder);
+        this.stats.filesRead++;
+        summary = await store.summarize(file);
+      }
       if (st.cache !== cache) return; // reloaded meanwhile
+      if (stamp !== undefined) cache.stamps.set(file, stamp);
+      else cache.stamps.delete(file);
       if (summary) cache.files.set(file, summary);
       else if (!cache.files.delete(file)) return;
       this.onDidChangeTreeDataEmitter.fire(undefined);
@@ -213,7 +267,7 @@ export class CheckpointTreeProvider implements vscode.TreeDataProvider<Checkpoin
     const key = folder.uri.toString();
     let st = this.folders.get(key);
     if (!st) {
-      st = { generation: 0, queue: Promise.resolve(), node: { kind: 'folder', folder } };
+      st = { generation: 0, queue: Promise.resolve(), pending: new Set(), node: { kind: 'folder', folder } };
       this.folders.set(key, st);
     }
     return st;
@@ -222,21 +276,26 @@ export class CheckpointTreeProvider implements vscode.TreeDataProvider<Checkpoin
   private load(folder: vscode.WorkspaceFolder): Promise<FolderCache> {
     const st = this.state(folder);
     if (st.cache) return Promise.resolve(st.cache);
-    if (!st.loading) {
+    // A scan started before a reload would list what was there before it (another directory, maybe): start anew.
+    if (!st.loading || st.loadingGeneration !== st.generation) {
       const generation = st.generation;
       const loading = (async () => {
         const store = await this.model.store(folder);
         const all = await store.list();
+        this.stats.scans++;
+        this.stats.filesRead += all.length;
         const cache: FolderCache = {
           dir: store.memoryDir,
           files: new Map(all.filter((s) => s.source === 'markdown').map((s) => [s.path, s])),
           json: all.filter((s) => s.source === 'json'),
+          stamps: new Map(),
         };
         if (st.generation === generation) st.cache = cache;
         this.log.debug(`Scanned ${store.memoryDir}: ${all.length} checkpoint(s)`);
         return cache;
       })();
       st.loading = loading;
+      st.loadingGeneration = generation;
       // Clear the in-flight promise either way: a failed scan is retried on the next look, never cached.
       const clear = (): void => {
         if (st.loading === loading) st.loading = undefined;
