@@ -100,6 +100,23 @@ const COMMAND_OPTIONS: Record<string, Options> = {
 };
 const MAX_POSITIONALS: Record<string, number> = { save: 1, list: 0, show: 1, resume: 1, delete: 1, dir: 0 };
 
+/** Options that take a value as the next word (unless written `--opt=value`). */
+const VALUED = new Set(
+  Object.entries({ ...GLOBAL, ...Object.assign({}, ...Object.values(COMMAND_OPTIONS)) } as Options)
+    .filter(([, o]) => o.type === 'string')
+    .map(([k]) => `--${k}`),
+);
+
+function commandIndex(argv: string[]): number {
+  for (let i = 0; i < argv.length; i++) {
+    const a = argv[i];
+    if (a === '--') return i + 1 < argv.length ? i + 1 : -1;
+    if (!a.startsWith('-')) return i;
+    if (VALUED.has(a)) i++;
+  }
+  return -1;
+}
+
 interface Io {
   out: (s: string) => void;
   err: (s: string) => void;
@@ -128,8 +145,11 @@ function listLine(c: CheckpointSummary): string {
 
 /** Runs the CLI; returns the exit code. Exported for tests; `main` wires it to the process. */
 export async function run(argv: string[], io: Io, env: NodeJS.ProcessEnv = process.env): Promise<number> {
-  const command = argv[0] && !argv[0].startsWith('-') ? argv[0] : '';
-  const rest = command ? argv.slice(1) : argv;
+  // The command is the first word that is neither an option nor an option's value, so global options may
+  // come first (`checkpoint --dir M list`).
+  const at = commandIndex(argv);
+  const command = at >= 0 ? argv[at] : '';
+  const rest = at >= 0 ? [...argv.slice(0, at), ...argv.slice(at + 1)] : argv;
   try {
     if (command === 'help') {
       io.out(HELP[argv[1] ?? ''] ?? HELP['']);
@@ -175,7 +195,7 @@ export async function run(argv: string[], io: Io, env: NodeJS.ProcessEnv = proce
         print(resolved.dir, { dir: resolved.dir, source: resolved.source });
         return 0;
       case 'save': {
-        if (!name) throw new UsageError('save needs a name: checkpoint save <name>');
+        if (name === undefined) throw new UsageError('save needs a name: checkpoint save <name>');
         try {
           const r = await store.save({
             name,
@@ -209,9 +229,9 @@ export async function run(argv: string[], io: Io, env: NodeJS.ProcessEnv = proce
         return 0;
       }
       case 'show': {
-        if (!name) throw new UsageError('show needs a name: checkpoint show <name>');
+        if (name === undefined) throw new UsageError('show needs a name: checkpoint show <name>');
         const cp = await store.show(name);
-        if (json) io.out(JSON.stringify(cp, null, 2));
+        if (json) io.out(JSON.stringify({ ...cp, failedApproaches: cp.failed }, null, 2));
         else io.out(cp.path.endsWith('.md') ? (await fs.readFile(cp.path, 'utf8')).trimEnd() : resumeSummary(cp, { currentBranch: '' }));
         return 0;
       }
@@ -248,7 +268,7 @@ export async function run(argv: string[], io: Io, env: NodeJS.ProcessEnv = proce
           print(`Cleared ${n} checkpoint(s)`, { deleted: n });
           return 0;
         }
-        if (!name) throw new UsageError('delete needs a name or --all: checkpoint delete <name>');
+        if (name === undefined) throw new UsageError('delete needs a name or --all: checkpoint delete <name>');
         const trash = await store.delete(name);
         print(trash ? `Cleared checkpoint "${name}" (moved to ${trash})` : `Checkpoint file missing (cleaned up stale entry "${name}")`, {
           deleted: 1,

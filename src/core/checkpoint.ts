@@ -55,6 +55,8 @@ const SECTION_ALIASES: Record<string, SectionKey> = {
   'files modified': 'modifiedFiles',
 };
 
+const OWN_HEADING = /^## (?:Left Off|Done This Session|Failed Approaches|Decisions|Open Questions|Modified Files)$/;
+
 /** One line of text: collapses line breaks so user text cannot start a new section. */
 export function oneLine(text: string): string {
   return text.replace(/\s*[\r\n]+\s*/g, ' ').trim();
@@ -134,6 +136,10 @@ function parseBody(body: string): BodyFields {
   let fence: string | undefined;
   for (const raw of body.split(/\r?\n/)) {
     const line = raw.trimEnd();
+    // One of our own section headings at column 0 ends any fence: user text is escaped when written (a line
+    // starting with `#` gets a backslash), so such a line is ours, and an unclosed fence in Left Off must not
+    // swallow the sections after it.
+    if (fence && OWN_HEADING.test(line)) fence = undefined;
     const fenceMatch = /^\s*(`{3,}|~{3,})/.exec(line);
     if (fenceMatch) {
       if (!fence) fence = fenceMatch[1];

@@ -45,12 +45,15 @@ export function preloadAtomicWrite(): void {
  */
 export async function writeFileAtomic(file: string, content: string): Promise<void> {
   await assertNotSymlink(file);
+  // The new file keeps the old one's permissions (a private 0600 MEMORY.md stays private).
+  const previousMode = await fs.stat(file).then((st) => st.mode & 0o777, () => undefined);
   const dir = path.dirname(file);
   // node:crypto is loaded here, not at start-up: commands that only read never need it.
   const { randomBytes } = require('node:crypto') as typeof import('node:crypto');
   const tmp = path.join(dir, `${TEMP_PREFIX}${process.pid}-${randomBytes(6).toString('hex')}`);
   const handle = await fs.open(tmp, 'wx', 0o644);
   try {
+    if (previousMode !== undefined) await handle.chmod(previousMode);
     await handle.writeFile(content, 'utf8');
     await handle.sync();
   } catch (err) {

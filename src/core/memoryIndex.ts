@@ -31,6 +31,7 @@ function detectEol(lines: Line[]): string {
   return lines.find((l) => l.eol !== '')?.eol ?? '\n';
 }
 
+const BOM = '\uFEFF';
 const SECTION_RE = /^ {0,3}##[ \t]+Checkpoints[ \t]*(?:#+[ \t]*)?$/;
 const ATX_RE = /^ {0,3}#{1,6}(?:[ \t]|$)/;
 const TOP_HEADING_RE = /^ {0,3}#{1,2}(?:[ \t]|$)/;
@@ -100,7 +101,7 @@ export function formatBullet(cp: Pick<Checkpoint, 'name' | 'branch' | 'saved' | 
 
 /** Names that have a bullet in the `## Checkpoints` section, in order. */
 export function indexedNames(text: string): string[] {
-  const lines = splitLines(text);
+  const lines = splitLines(text.startsWith(BOM) ? text.slice(1) : text);
   const mask = literalMask(lines);
   const s = findSection(lines, mask);
   if (!s) return [];
@@ -135,14 +136,24 @@ function removeRange(lines: Line[], from: number, to: number): void {
   if (endsBare && from > 0) lines[from - 1].eol = '';
 }
 
-function budgetWarning(lines: Line[], index: number, name: string): string | undefined {
+/**
+ * Warns when a checkpoint bullet lies beyond what Claude Code reads. The last bullet of the section is the one
+ * furthest down, so it is the one checked: a new bullet at the top can push an older one past the budget.
+ */
+function budgetWarning(lines: Line[]): string | undefined {
+  const mask = literalMask(lines);
+  const s = findSection(lines, mask);
+  if (!s) return undefined;
+  let last = -1;
+  for (let i = s.start + 1; i < s.end; i++) if (!mask[i] && bulletName(lines[i]) !== undefined) last = i;
+  if (last < 0) return undefined;
   let bytes = 0;
-  for (let i = 0; i <= index; i++) bytes += Buffer.byteLength(lines[i].text + lines[i].eol, 'utf8');
-  if (index + 1 > INDEX_LINE_BUDGET || bytes > INDEX_BYTE_BUDGET) {
+  for (let i = 0; i <= last; i++) bytes += Buffer.byteLength(lines[i].text + lines[i].eol, 'utf8');
+  if (last + 1 > INDEX_LINE_BUDGET || bytes > INDEX_BYTE_BUDGET) {
     return (
-      `The index entry for "${name}" is at line ${index + 1} of MEMORY.md (${bytes} bytes in); ` +
+      `The index entry for "${bulletName(lines[last])}" is at line ${last + 1} of MEMORY.md (${bytes} bytes in); ` +
       `Claude Code reads only the first ${INDEX_LINE_BUDGET} lines / ${INDEX_BYTE_BUDGET / 1024} KB, so the agent will not see it. ` +
-      'Move the Checkpoints section up or trim MEMORY.md.'
+      'Move the Checkpoints section up, trim MEMORY.md, or delete old checkpoints.'
     );
   }
   return undefined;
@@ -157,11 +168,15 @@ export function upsertIndex(text: string | undefined, name: string, bullet: stri
     const out = ['# Memory', '', SECTION_HEADING, bullet, '', RESUME_LINE, ''].join('\n');
     return { text: out };
   }
+  if (text.startsWith(BOM)) {
+    // A byte-order mark stays the first thing in the file; the rules apply to the text after it.
+    const edit = upsertIndex(text.slice(1), name, bullet);
+    return { ...edit, text: BOM + edit.text };
+  }
   const lines = splitLines(text);
   const eol = detectEol(lines);
   const mask = literalMask(lines);
   const s = findSection(lines, mask);
-  let at: number;
   if (s) {
     const bullets: number[] = [];
     let resume = -1;
@@ -173,17 +188,13 @@ export function upsertIndex(text: string | undefined, name: string, bullet: stri
     const existing = bullets.find((i) => bulletName(lines[i]) === name);
     if (existing !== undefined) {
       lines[existing].text = bullet;
-      at = existing;
     } else if (bullets.length) {
-      at = bullets[0];
-      lines.splice(at, 0, { text: bullet, eol: lines[at].eol || eol });
+      lines.splice(bullets[0], 0, { text: bullet, eol: lines[bullets[0]].eol || eol });
       if (resume < 0) insertAfter(lines, bullets[bullets.length - 1] + 1, ['', RESUME_LINE], eol);
     } else if (resume >= 0) {
       insertAfter(lines, s.start, [bullet], eol);
-      at = s.start + 1;
     } else {
       insertAfter(lines, s.start, [bullet, '', RESUME_LINE], eol);
-      at = s.start + 1;
     }
   } else {
     // After the first heading; without one, after YAML front matter (which must stay the first thing in the file).
@@ -191,15 +202,13 @@ export function upsertIndex(text: string | undefined, name: string, bullet: stri
     if (heading < 0) heading = frontMatterEnd(lines);
     if (heading >= 0) {
       insertAfter(lines, heading, ['', SECTION_HEADING, bullet, '', RESUME_LINE], eol);
-      at = heading + 3;
     } else {
       const block = [SECTION_HEADING, bullet, '', RESUME_LINE].map((t) => ({ text: t, eol }));
       if (lines.length) block.push({ text: '', eol });
       lines.unshift(...block);
-      at = 1;
     }
   }
-  return { text: joinLines(lines), budgetWarning: budgetWarning(lines, at, name) };
+  return { text: joinLines(lines), budgetWarning: budgetWarning(lines) };
 }
 
 /**
@@ -209,6 +218,7 @@ export function upsertIndex(text: string | undefined, name: string, bullet: stri
  * the resume line.
  */
 export function removeFromIndex(text: string, names: string[] | 'all'): string {
+  if (text.startsWith(BOM)) return BOM + removeFromIndex(text.slice(1), names);
   const lines = splitLines(text);
   const mask = literalMask(lines);
   const s = findSection(lines, mask);

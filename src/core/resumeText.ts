@@ -6,7 +6,9 @@ import { formatStep } from './plans';
 /** The branch warning of the resume procedure. */
 export function branchWarning(saved: string, current: string): string | undefined {
   if (!branchDiffers(saved, current)) return undefined;
-  return `Warning: You're on \`${current}\` but checkpoint was saved on \`${saved}\`. Switch with: git checkout ${saved}`;
+  const detached = /^HEAD \(detached at ([0-9a-f]+)\)$/.exec(saved);
+  const target = detached ? detached[1] : saved;
+  return `Warning: You're on \`${current}\` but checkpoint was saved on \`${saved}\`. Switch with: git checkout ${target}`;
 }
 
 /** "Previously failed: …" lines. */

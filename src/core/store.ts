@@ -318,10 +318,13 @@ export class CheckpointStore {
       questions: input.questions ?? [],
       modifiedFiles: git.modifiedFiles,
     };
-    if (input.plan?.trim()) {
-      cp.plan = path.resolve(this.cwd, input.plan.trim());
+    const planPath = input.plan?.trim() ? path.resolve(this.cwd, input.plan.trim()) : undefined;
+    // A plan path that leads nowhere is not a known plan: the checkpoint is saved without it (an agent's hook
+    // must not lose the checkpoint over a moved plan), and the warning says so.
+    if (planPath && !(await exists(planPath))) warnings.push(`Plan file ${planPath} was not found; saved without a plan.`);
+    else if (planPath) {
+      cp.plan = planPath;
       const progress = await readPlanProgress(cp.plan);
-      if (!(await exists(cp.plan))) warnings.push(`Plan file ${cp.plan} was not found; saved without a plan step.`);
       if (progress) {
         cp.planStep = progress.step;
         cp.planSteps = progress.steps;
@@ -391,7 +394,7 @@ export class CheckpointStore {
       throw new CheckpointError(`No checkpoint named "${name}" in ${this.memoryDir}.`);
     }
     if (found.source === 'json') {
-      return this.trashFile(found.path, path.basename(found.path));
+      throw new CheckpointError(`${found.path} is a JSON checkpoint of a plan-scoped procedure: that history is read-only here; remove the file yourself if you must.`);
     }
     return (await this.moveToTrash([name]))[0];
   }
@@ -399,6 +402,7 @@ export class CheckpointStore {
   /** Moves every checkpoint file to trash and removes the whole index section. Returns how many. */
   async deleteAll(): Promise<number> {
     const names = (await this.files()).map((f) => nameFromFileName(path.basename(f))!);
+    if (names.length === 0 && (await this.readIndex()) === undefined) return 0; // nothing to do: write nothing
     await this.moveToTrash(names, 'all');
     return names.length;
   }
@@ -429,7 +433,13 @@ export class CheckpointStore {
     });
     if (!st) return undefined;
     if (!st.isFile()) throw new CheckpointError(`${this.indexPath} is not a regular file.`);
-    return fs.readFile(this.indexPath, 'utf8');
+    const bytes = await fs.readFile(this.indexPath);
+    const text = bytes.toString('utf8');
+    // Editing decoded text would replace invalid bytes everywhere in the file, outside our section too.
+    if (!Buffer.from(text, 'utf8').equals(bytes)) {
+      throw new CheckpointError(`${this.indexPath} is not valid UTF-8 text; it is left as it is. Convert it to UTF-8 to index checkpoints in it.`);
+    }
+    return text;
   }
 
   /** Names with an index bullet. */
