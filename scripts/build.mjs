@@ -2,7 +2,7 @@
 // Usage: node scripts/build.mjs [--production] [--no-typecheck] [--metafile]
 import * as esbuild from 'esbuild';
 import { execFileSync } from 'node:child_process';
-import { writeFileSync, mkdirSync } from 'node:fs';
+import { chmodSync, writeFileSync, mkdirSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -33,6 +33,9 @@ const results = await Promise.all([
     banner: { js: '#!/usr/bin/env node' },
   }),
 ]);
+
+// The CLI is run directly as `checkpoint` (package.json `bin`): make it executable.
+chmodSync(join(root, 'dist', 'cli.js'), 0o755);
 
 if (args.has('--metafile')) {
   mkdirSync(join(root, 'out'), { recursive: true });

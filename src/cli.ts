@@ -280,7 +280,7 @@ export async function run(argv: string[], io: Io, env: NodeJS.ProcessEnv = proce
     return 0;
   } catch (err) {
     if (err instanceof UsageError) {
-      io.err(`checkpoint: ${err.message}\n${command && HELP[command] ? HELP[command].split('\n')[0] : 'Usage: checkpoint <command> [options]'}\nRun "checkpoint ${command ? `${command} ` : ''}--help" for more.`);
+      io.err(`checkpoint: ${err.message}\n${command && HELP[command] ? HELP[command].split('\n')[0] : 'Usage: checkpoint <command> [options]'}\nRun "checkpoint ${command && HELP[command] ? `${command} ` : ''}--help" for more.`);
       return 2;
     }
     io.err(`checkpoint: ${errorMessage(err)}`);
