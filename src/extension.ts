@@ -20,7 +20,7 @@ export interface CheckpointApi {
 /**
  * Registers the view, the status bar item and the commands, and returns. No file or git I/O happens here:
  * the tree scans when VS Code first asks for its children, and the status bar's first update (which may
- * read the branch) is deferred to after activation.
+ * read the branch, and asks the tree for its listing) is deferred to after activation.
  */
 export function activate(context: vscode.ExtensionContext): CheckpointApi {
   const log = vscode.window.createOutputChannel('Checkpoint', { log: true });
@@ -29,7 +29,7 @@ export function activate(context: vscode.ExtensionContext): CheckpointApi {
   const tree = new CheckpointTreeProvider(model, log);
   const view = vscode.window.createTreeView('checkpoint.checkpoints', { treeDataProvider: tree, showCollapseAll: true });
   tree.bindView(view);
-  const statusBar = new CheckpointStatusBar(model, contextKeys);
+  const statusBar = new CheckpointStatusBar(model, contextKeys, tree);
   const services: Services = { log, model, tree, statusBar, contextKeys };
   context.subscriptions.push(log, model, tree, view, statusBar, ...registerCommands(services));
 

@@ -9,7 +9,11 @@ import { resolvePlansDir } from './core/plans';
 import { CheckpointStore } from './core/store';
 import { ContextKey, type ContextKeys } from './contextKeys';
 
-/** The checkpoint a folder is working from: the last one saved or resumed there. */
+/**
+ * A folder's active checkpoint. As recorded by the model ({@link WorkspaceModel.active}): the last one saved or
+ * resumed in this window; as the status bar shows it: that one while it is still the newest, else the newest
+ * checkpoint file of the folder's memory directory (see `CheckpointStatusBar.activeCheckpoint`).
+ */
 export interface ActiveCheckpoint {
   name: string;
   /** Branch it was saved on ('' when unknown). */
@@ -17,6 +21,11 @@ export interface ActiveCheckpoint {
   saved: string;
   /** Where the file is now (its trash path once consumed). */
   path: string;
+  /**
+   * When it became the active one (ISO): when it was saved or resumed in this window, or its `saved` time when it
+   * is the newest file. Records written before this field existed lack it: their `saved` time counts.
+   */
+  at?: string;
 }
 
 /** A consumed or deleted checkpoint that Undo can put back. */
@@ -45,6 +54,8 @@ export interface FileChange {
 export type AfterResume = 'trash' | 'keep';
 
 const ACTIVE_KEY = 'checkpoint.activeCheckpoints';
+/** Per folder: the time (ISO) up to which saved checkpoints stay hidden from the status bar (its Dismiss). */
+const DISMISSED_KEY = 'checkpoint.dismissedCheckpoints';
 const SECTION = 'checkpoint';
 
 /** What the model knows about one workspace folder. Everything is resolved lazily and cached. */
@@ -81,7 +92,8 @@ class FolderEntry implements vscode.Disposable {
 /**
  * The per-folder state the views and commands share: memory and plans directories resolved from
  * settings (re-resolved only when `checkpoint.*` changes for that folder), the current branch (watched
- * through git's HEAD, never polled), the active checkpoint (persisted in workspaceState), file events
+ * through git's HEAD, never polled), the checkpoint last saved or resumed in this window and the status bar's
+ * Dismiss (both persisted in workspaceState), file events
  * from the memory directory, and the last Undo-able action.
  */
 export class WorkspaceModel implements vscode.Disposable {
@@ -387,18 +399,44 @@ export class WorkspaceModel implements vscode.Disposable {
 
   // ---- active checkpoint and undo -------------------------------------------------------------
 
+  /** The checkpoint last saved or resumed in this window (kept once consumed: its `path` is then in the trash). */
   active(folder: vscode.WorkspaceFolder): ActiveCheckpoint | undefined {
     return this.state.get<Record<string, ActiveCheckpoint>>(ACTIVE_KEY, {})[folder.uri.toString()];
   }
 
-  /** Sets (or clears) the folder's active checkpoint; persisted in workspaceState. */
+  /**
+   * Sets (or clears) the checkpoint saved or resumed in this window; persisted in workspaceState. `at` defaults to
+   * now. Setting one ends a Dismiss of the status bar item: the user acted on a checkpoint.
+   */
   async setActive(folder: vscode.WorkspaceFolder, active: ActiveCheckpoint | undefined): Promise<void> {
     const all = { ...this.state.get<Record<string, ActiveCheckpoint>>(ACTIVE_KEY, {}) };
-    if (active) all[folder.uri.toString()] = active;
+    if (active) all[folder.uri.toString()] = { ...active, at: active.at ?? new Date().toISOString() };
     else delete all[folder.uri.toString()];
     await this.state.update(ACTIVE_KEY, all);
+    if (active) await this.updateDismissed(folder, undefined);
     if (active) this.useFolder(folder);
     this.fire({ kind: 'active', folder });
+  }
+
+  /** Until when (ISO) the folder's checkpoints are dismissed from the status bar: those saved up to then stay hidden. */
+  dismissedUntil(folder: vscode.WorkspaceFolder): string | undefined {
+    return this.state.get<Record<string, string>>(DISMISSED_KEY, {})[folder.uri.toString()];
+  }
+
+  /** Hides the folder's checkpoints saved up to `until` from the status bar (undefined: shows them again); persisted. */
+  async setDismissed(folder: vscode.WorkspaceFolder, until: string | undefined): Promise<void> {
+    if (await this.updateDismissed(folder, until)) this.fire({ kind: 'active', folder });
+  }
+
+  /** Writes the dismissal when it changes; true when it did. */
+  private async updateDismissed(folder: vscode.WorkspaceFolder, until: string | undefined): Promise<boolean> {
+    const key = folder.uri.toString();
+    const all = { ...this.state.get<Record<string, string>>(DISMISSED_KEY, {}) };
+    if (all[key] === until) return false;
+    if (until) all[key] = until;
+    else delete all[key];
+    await this.state.update(DISMISSED_KEY, all);
+    return true;
   }
 
   get lastUndo(): UndoEntry | undefined {

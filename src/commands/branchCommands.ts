@@ -6,7 +6,7 @@ import { tildify } from '../markdown';
 import type { Services } from '../services';
 import { folderFromOption, isItemNode, isOptions, type TargetOptions } from './targets';
 
-/** `checkpoint.switchBranch` options; without `branch`, the active checkpoint's branch. */
+/** `checkpoint.switchBranch` options; without `branch`, the active checkpoint's branch (the status bar's). */
 export interface SwitchBranchOptions extends TargetOptions {
   branch?: string;
 }
@@ -24,7 +24,7 @@ export async function switchBranchCommand(s: Services, arg: unknown): Promise<bo
   } else {
     const opts = isOptions<SwitchBranchOptions>(arg) ? arg : {};
     folder = folderFromOption(s, opts.folder);
-    branch = opts.branch ?? s.model.active(folder)?.branch;
+    branch = opts.branch ?? s.statusBar.activeCheckpoint(folder)?.branch;
   }
   if (!branch) throw new CheckpointError('There is no branch to switch to: the checkpoint was saved outside a git repository.');
   if (!s.model.trusted) throw new CheckpointError('Git does not run in Restricted Mode: trust this workspace to switch branches.');
@@ -35,19 +35,29 @@ export async function switchBranchCommand(s: Services, arg: unknown): Promise<bo
   return true;
 }
 
+type StatusBarAction = 'switch' | 'resume' | 'open' | 'dismiss';
+
 interface ActionItem extends vscode.QuickPickItem {
-  action: 'switch' | 'resume' | 'open' | 'dismiss';
+  action: StatusBarAction;
 }
 
-/** The status bar item's click: Switch (on a branch mismatch) / Resume / Open / Dismiss. Returns the action taken. */
-export async function statusBarActionsCommand(s: Services): Promise<string | undefined> {
+/** `checkpoint.statusBarActions` without the pick: `{ action }` (one the pick would offer). */
+export interface StatusBarActionsOptions {
+  action: StatusBarAction;
+}
+
+/**
+ * The status bar item's click: Switch (on a branch mismatch) / Resume / Open / Dismiss, on the checkpoint the
+ * status bar shows. Returns the action taken.
+ */
+export async function statusBarActionsCommand(s: Services, arg?: unknown): Promise<string | undefined> {
   const folder = s.model.currentFolder();
-  const active = folder ? s.model.active(folder) : undefined;
+  const state = s.statusBar.state;
+  const active = folder && state.visible ? s.statusBar.activeCheckpoint(folder) : undefined;
   if (!folder || !active) {
     void vscode.window.showInformationMessage('No active checkpoint: save or resume one first.');
     return undefined;
   }
-  const state = s.statusBar.state;
   const store = await s.model.store(folder);
   const items: ActionItem[] = [];
   if (state.branchMismatch) {
@@ -59,9 +69,15 @@ export async function statusBarActionsCommand(s: Services): Promise<string | und
   }
   if (await exists(store.pathFor(active.name))) items.push({ label: '$(debug-continue) Resume', description: active.name, action: 'resume' });
   if (await exists(active.path)) items.push({ label: '$(go-to-file) Open Checkpoint', description: tildify(active.path), action: 'open' });
-  items.push({ label: '$(close) Dismiss', description: 'hide it from the status bar until the next save or resume', action: 'dismiss' });
-  const chosen = await vscode.window.showQuickPick(items, { title: `Checkpoint "${active.name}"`, placeHolder: 'What do you want to do?' });
-  if (!chosen) return undefined;
+  items.push({ label: '$(close) Dismiss', description: 'hide it from the status bar until a newer checkpoint is saved', action: 'dismiss' });
+  const wanted = isOptions<StatusBarActionsOptions>(arg) ? arg.action : undefined;
+  const chosen = wanted
+    ? items.find((i) => i.action === wanted)
+    : await vscode.window.showQuickPick(items, { title: `Checkpoint "${active.name}"`, placeHolder: 'What do you want to do?' });
+  if (!chosen) {
+    if (wanted) throw new CheckpointError(`"${wanted}" is not offered for checkpoint "${active.name}".`);
+    return undefined;
+  }
   const target = { folder: folder.uri.toString(), name: active.name };
   switch (chosen.action) {
     case 'switch':
@@ -74,7 +90,7 @@ export async function statusBarActionsCommand(s: Services): Promise<string | und
       await vscode.window.showTextDocument(vscode.Uri.file(active.path), { preview: true });
       break;
     case 'dismiss':
-      await s.model.setActive(folder, undefined);
+      await s.statusBar.dismiss(folder);
       break;
   }
   return chosen.action;

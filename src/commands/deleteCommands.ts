@@ -17,10 +17,10 @@ export async function deleteCommand(s: Services, arg: unknown): Promise<string |
   const { folder, name } = target;
   const store = await s.model.store(folder);
   const trashPath = await store.delete(name);
-  if (s.model.active(folder)?.name === name) await s.model.setActive(folder, undefined);
   const json = target.summary?.source === 'json';
   if (json) s.tree.reload(folder);
   else await s.tree.refreshFile(folder, target.summary?.path ?? store.pathFor(name));
+  if (s.model.active(folder)?.name === name) await s.model.setActive(folder, undefined);
   if (!trashPath) {
     void vscode.window.showInformationMessage(`Checkpoint file missing (cleaned up stale entry "${name}").`);
     return undefined;

@@ -23,7 +23,7 @@ export function registerCommands(s: Services): vscode.Disposable[] {
     command('checkpoint.revealInExplorer', (arg) => revealCommand(s, arg)),
     command('checkpoint.openMemoryFolder', (arg) => openMemoryFolderCommand(s, arg)),
     command('checkpoint.switchBranch', (arg) => switchBranchCommand(s, arg)),
-    command('checkpoint.statusBarActions', () => statusBarActionsCommand(s)),
+    command('checkpoint.statusBarActions', (arg) => statusBarActionsCommand(s, arg)),
     command('checkpoint.refresh', async () => {
       await s.model.refresh();
       s.tree.reload();

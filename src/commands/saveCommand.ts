@@ -267,9 +267,10 @@ async function writeCheckpoint(s: Services, folder: vscode.WorkspaceFolder, form
     result = await store.save({ ...input, force: true });
   }
   const cp = result.checkpoint;
-  await s.model.setActive(folder, { name: cp.name, branch: cp.branch, saved: cp.saved, path: result.path });
   await s.model.noteWritten(folder);
+  // The listing first: the status bar then finds the file it is told about.
   await s.tree.refreshFile(folder, result.path);
+  await s.model.setActive(folder, { name: cp.name, branch: cp.branch, saved: cp.saved, path: result.path });
   s.log.info(`Saved ${result.path}${result.overwritten ? ' (overwritten)' : ''}`);
   for (const w of result.warnings) {
     s.log.warn(w);

@@ -210,6 +210,15 @@ export class CheckpointTreeProvider implements vscode.TreeDataProvider<Checkpoin
     return [...cache.files.values(), ...cache.json].sort(byNewest);
   }
 
+  /**
+   * The folder's checkpoint files as last read (Markdown ones, unreadable included; no JSON checkpoints), without
+   * any I/O; undefined until the folder is scanned ({@link summaries} scans it). Kept up to date file by file, like
+   * the tree; every change fires `onDidChangeTreeData`.
+   */
+  cachedFiles(folder: vscode.WorkspaceFolder): Iterable<CheckpointSummary> | undefined {
+    return this.folders.get(folder.uri.toString())?.cache?.files.values();
+  }
+
   /** Forgets what is cached (one folder, or all) and redraws; the next look scans again. */
   reload(folder?: vscode.WorkspaceFolder): void {
     const states = folder ? [this.state(folder)] : [...this.folders.values()];

@@ -2,7 +2,8 @@
 // They run inside a real extension host, drive the extension through commands and await events — never fixed sleeps.
 import * as assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
+import { randomBytes } from 'node:crypto';
+import { mkdtempSync, readFileSync, realpathSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
@@ -121,10 +122,18 @@ export async function setSetting(
   await waitFor(vscode.workspace.onDidChangeConfiguration, () => config().get(key) === expected, `checkpoint.${key} to become ${String(expected)}`);
 }
 
-/** Points the folder's `checkpoint.memoryDirectory` at `dir` and waits until the extension resolved it. */
+/**
+ * Points the folder's `checkpoint.memoryDirectory` at `dir` and waits until the extension resolved it; without
+ * `dir`, until it resolved a directory that does not come from the setting (the default one), so that the next
+ * suite does not start while it is being resolved (and listed for the status bar).
+ */
 export async function useMemoryDir(api: CheckpointApi, folder: vscode.WorkspaceFolder, dir: string | undefined, expected = dir): Promise<void> {
   await setSetting(folder, 'memoryDirectory', dir);
-  await waitFor(api.model.onDidChange, async () => expected === undefined || (await api.model.memoryDir(folder)).dir === expected, `the memory directory ${expected}`);
+  const resolved = async (): Promise<boolean> => {
+    const now = await api.model.memoryDir(folder);
+    return expected === undefined ? now.source !== 'setting' : now.dir === expected;
+  };
+  await waitFor(api.model.onDidChange, resolved, `the memory directory ${expected ?? '(default)'}`);
 }
 
 /** The tree's nodes for a folder: the root in a single-folder workspace, the folder node's children otherwise. */
@@ -189,4 +198,50 @@ export async function watchersReady(api: CheckpointApi, folder: vscode.Workspace
   }
   rmSync(probe);
   await waitFor(api.tree.onDidChangeTreeData, async () => !(await labels(api, folder)).includes('watcher-probe'), 'the probe to leave the tree');
+}
+
+/** A checkpoint file as the CLI writes it (front matter, then the sections). */
+export function checkpointText(name: string, leftOff: string, saved: Date, branch = 'main'): string {
+  return [
+    '---',
+    `name: ${name}`,
+    `description: ${leftOff}`,
+    'type: checkpoint',
+    `branch: ${branch}`,
+    `saved: ${saved.toISOString()}`,
+    '---',
+    `# Checkpoint: ${name}`,
+    `- **Branch:** \`${branch}\``,
+    `- **Saved:** ${saved.toISOString()}`,
+    '## Left Off',
+    leftOff,
+    '## Done This Session',
+    '- None',
+    '## Failed Approaches',
+    '- None',
+    '## Modified Files',
+    '- None',
+    '',
+  ].join('\n');
+}
+
+/** Writes like the CLI: a `.checkpoint-tmp-*` file in the same directory, renamed over the target. */
+export function atomicWrite(file: string, text: string): void {
+  const tmp = path.join(path.dirname(file), `.checkpoint-tmp-${process.pid}-${randomBytes(6).toString('hex')}`);
+  writeFileSync(tmp, text);
+  renameSync(tmp, file);
+}
+
+/**
+ * Runs the extension's own CLI (`dist/cli.js`) in a child process, as an agent or its hook would, and returns its
+ * stdout. The extension host's executable runs it as Node (an Electron one with ELECTRON_RUN_AS_NODE).
+ */
+export function runCli(...args: string[]): string {
+  const ext = vscode.extensions.getExtension(EXTENSION_ID);
+  assert.ok(ext, `${EXTENSION_ID} is not installed in this extension host`);
+  return execFileSync(process.execPath, [path.join(ext.extensionPath, 'dist', 'cli.js'), ...args], {
+    encoding: 'utf8',
+    env: { ...process.env, ELECTRON_RUN_AS_NODE: '1', GIT_TERMINAL_PROMPT: '0' },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
 }

@@ -3,7 +3,9 @@ import { readFileSync, rmSync } from 'node:fs';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
 import type { CheckpointApi } from '../../src/extension';
-import { SUITE_TIMEOUT, activateExtension, firstFolder, folderChildren, label, save, setSetting, skipSuite, tempDir, waitFor } from './helpers';
+import {
+  SUITE_TIMEOUT, activateExtension, atomicWrite, checkpointText, firstFolder, folderChildren, label, save, setSetting, skipSuite, tempDir, waitFor, watchersReady,
+} from './helpers';
 
 // Runs only when the window is in Restricted Mode (code-server runner: --trust); skipped otherwise.
 describe('Restricted Mode', function () {
@@ -53,6 +55,17 @@ describe('Restricted Mode', function () {
     const tooltip = api.tree.getTreeItem(node).tooltip;
     assert.ok(tooltip instanceof vscode.MarkdownString);
     assert.match(tooltip.value, /outside a git repository|Restricted Mode/);
+  });
+
+  it('shows a checkpoint another process wrote while the window is open, without comparing branches', async () => {
+    await watchersReady(api, folder, dir);
+    atomicWrite(path.join(dir, 'checkpoint-from-agent.md'), checkpointText('from-agent', 'Agent stopped here', new Date(), 'feature/elsewhere'));
+    await waitFor(api.statusBar.onDidChangeState, () => api.statusBar.state.name === 'from-agent', 'the status bar to show the checkpoint written on disk');
+    const s = api.statusBar.state;
+    assert.equal(s.restricted, true);
+    assert.equal(s.savedBranch, 'feature/elsewhere');
+    assert.equal(s.currentBranch, '');
+    assert.equal(s.branchMismatch, false);
   });
 
   it('refuses to switch branches', async () => {

@@ -54,7 +54,8 @@ describe('Checkpoint: Resume, Undo, Delete', function () {
     assert.equal(existsSync(file('resume-me')), false);
     assert.doesNotMatch(readIndex(dir), /\*\*resume-me\*\*/);
     assert.ok(!(await labels(api, folder)).includes('resume-me'));
-    assert.equal(api.statusBar.state.name, 'resume-me');
+    // Consumed, and no other checkpoint left: the status bar has nothing to show.
+    assert.equal(api.statusBar.state.visible, false);
   });
 
   it('Undo puts the consumed file and its bullet back', async () => {
@@ -63,6 +64,7 @@ describe('Checkpoint: Resume, Undo, Delete', function () {
     assert.ok(existsSync(file('resume-me')));
     assert.match(readIndex(dir), /^- \*\*resume-me\*\* \(.*\) — Where I was$/m);
     assert.ok((await labels(api, folder)).includes('resume-me'));
+    assert.equal(api.statusBar.state.name, 'resume-me', 'back in the status bar');
   });
 
   it('keeps the checkpoint when checkpoint.afterResume is "keep"', async () => {
