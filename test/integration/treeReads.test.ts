@@ -1,50 +1,17 @@
 import * as assert from 'node:assert/strict';
-import { randomBytes } from 'node:crypto';
-import { renameSync, rmSync, writeFileSync } from 'node:fs';
+import { rmSync, writeFileSync } from 'node:fs';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
 import type { CheckpointApi } from '../../src/extension';
 import type { CheckpointNode } from '../../src/views/checkpointTree';
 import {
-  NEEDS_TRUST, SUITE_TIMEOUT, activateExtension, ensureCommit, firstFolder, folderChildren, label, save, skipSuite, tempDir, useMemoryDir, waitFor, watchersReady,
+  NEEDS_TRUST, SUITE_TIMEOUT, activateExtension, atomicWrite, checkpointText, ensureCommit, firstFolder, folderChildren, label, save, skipSuite, tempDir, useMemoryDir, waitFor, watchersReady,
 } from './helpers';
 
 /** Checkpoint files in the memory directory when the tree first scans it. */
 const N = 200;
 /** Of those, files deleted one by one to let the watcher's queue drain (see `settle`). */
 const BARRIERS = 7;
-
-/** A checkpoint file as the CLI writes it (front matter, then the sections). */
-function checkpointText(name: string, leftOff: string, saved: Date): string {
-  return [
-    '---',
-    `name: ${name}`,
-    `description: ${leftOff}`,
-    'type: checkpoint',
-    'branch: main',
-    `saved: ${saved.toISOString()}`,
-    '---',
-    `# Checkpoint: ${name}`,
-    '- **Branch:** `main`',
-    `- **Saved:** ${saved.toISOString()}`,
-    '## Left Off',
-    leftOff,
-    '## Done This Session',
-    '- None',
-    '## Failed Approaches',
-    '- None',
-    '## Modified Files',
-    '- src/a.ts',
-    '',
-  ].join('\n');
-}
-
-/** Writes like the CLI: a `.checkpoint-tmp-*` file in the same directory, renamed over the target. */
-function atomicWrite(file: string, text: string): void {
-  const tmp = path.join(path.dirname(file), `.checkpoint-tmp-${process.pid}-${randomBytes(6).toString('hex')}`);
-  writeFileSync(tmp, text);
-  renameSync(tmp, file);
-}
 
 // Issue 5's budget "tree refresh after one checkpoint file changes: files re-read 1", measured in the real extension
 // host through the tree's diagnostic counter (`api.tree.stats`), with files written on disk as the CLI or an agent would.
