@@ -3,7 +3,7 @@
 import * as assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { mkdtempSync, readFileSync, realpathSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, realpathSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
@@ -196,7 +196,21 @@ export async function watchersReady(api: CheckpointApi, folder: vscode.Workspace
   } finally {
     sub.dispose();
   }
-  rmSync(probe);
+  // Wait for the watcher to report the removal itself: until then the tree may not even have added the probe
+  // (its update is queued), so "not in the tree" alone could pass early and the probe appear in the next test.
+  let removed = false;
+  const gone = api.model.onDidChangeFiles((e) => {
+    if (e.path === probe && !existsSync(probe)) removed = true;
+  });
+  try {
+    rmSync(probe);
+    await waitFor(api.model.onDidChangeFiles, () => removed, 'the event for the removed probe');
+  } finally {
+    gone.dispose();
+  }
+  // The tree applies file events one after the other: one more (a no-op for a missing file) resolves when those
+  // already queued — the probe's own add among them — have run.
+  await api.tree.refreshFile(folder, probe);
   await waitFor(api.tree.onDidChangeTreeData, async () => !(await labels(api, folder)).includes('watcher-probe'), 'the probe to leave the tree');
 }
 
