@@ -2,13 +2,14 @@
 // Usage: node scripts/build.mjs [--production] [--no-typecheck] [--metafile]
 import * as esbuild from 'esbuild';
 import { execFileSync } from 'node:child_process';
-import { chmodSync, writeFileSync, mkdirSync } from 'node:fs';
+import { chmodSync, readFileSync, writeFileSync, mkdirSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const args = new Set(process.argv.slice(2));
 const production = args.has('--production');
+const { version } = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8'));
 
 const common = {
   bundle: true,
@@ -31,6 +32,7 @@ const results = await Promise.all([
     entryPoints: ['src/cli.ts'],
     outfile: 'dist/cli.js',
     banner: { js: '#!/usr/bin/env node' },
+    define: { CHECKPOINT_VERSION: JSON.stringify(version) },
   }),
 ]);
 

@@ -143,6 +143,13 @@ test('help is useful', () => {
   assert.match(save.out, /--force/);
 });
 
+test('--version prints the version of package.json', () => {
+  const pkg = JSON.parse(readFileSync(path.resolve(__dirname, '..', '..', '..', 'package.json'), 'utf8')) as { version: string };
+  const r = cli(['--version']);
+  assert.equal(r.code, 0);
+  assert.equal(r.out.trim(), pkg.version);
+});
+
 test('memory directory: --dir, env, Claude folder, fallback', () => {
   const ws = makeRepo();
   const home = tempDir();

@@ -1,0 +1,55 @@
+import type { ParseArgsConfig } from 'node:util';
+import type { CheckpointStore } from '../core/store';
+import type { ResolvedMemoryDir } from '../core/memoryDir';
+
+export type Options = NonNullable<ParseArgsConfig['options']>;
+type Option = Options[string];
+
+type OptionValue<O extends Option> = O extends { type: 'string' }
+  ? O extends { multiple: true } ? string[] : string
+  : O extends { multiple: true } ? boolean[] : boolean;
+
+/** Parsed option values: every option of the command and the global ones, absent when not given. */
+export type Values<O extends Options> = { [K in keyof O]?: OptionValue<O[K]> } & { dir?: string; cwd?: string; json?: boolean };
+
+export interface Io {
+  out: (s: string) => void;
+  err: (s: string) => void;
+}
+
+/** What a command runs with; the memory directory and the store are resolved on first use. */
+export interface CommandContext<O extends Options = Options> {
+  values: Values<O>;
+  positionals: string[];
+  /** `--json` was given. */
+  json: boolean;
+  /** The workspace folder (`--cwd`, else the current directory), absolute. */
+  cwd: string;
+  env: NodeJS.ProcessEnv;
+  io: Io;
+  memoryDir(): Promise<ResolvedMemoryDir>;
+  store(): Promise<CheckpointStore>;
+  /** Prints `human`, or `data` as JSON with `--json`. */
+  print(human: string, data: unknown): void;
+}
+
+/** One CLI command: the whole of it, so adding a command is one entry in the table of `src/cli.ts`. */
+export interface Command<O extends Options = Options> {
+  /** Synopsis for the top-level help, e.g. `save <name>`. */
+  synopsis: string;
+  /** One line for the top-level help. */
+  summary: string;
+  /** The command's help; its first line is the usage line repeated under a usage error. */
+  help: string;
+  /** The command's own options (the global ones are added). */
+  options: O;
+  /** Most positional arguments accepted. */
+  positionals: number;
+  /** Returns the exit code (default 0). Throw `UsageError` for exit 2, `CheckpointError` (or any error) for 1. */
+  run(ctx: CommandContext<O>): Promise<number | void>;
+}
+
+/** Types a command's `run` by its own options. */
+export function defineCommand<const O extends Options>(command: Command<O>): Command {
+  return command as unknown as Command;
+}

@@ -1,0 +1,39 @@
+import { formatRelative } from '../core/dates';
+import type { CheckpointSummary } from '../core/store';
+import { defineCommand } from './command';
+
+function listJson(c: CheckpointSummary): Record<string, unknown> {
+  const o: Record<string, unknown> = {
+    name: c.name,
+    path: c.path,
+    branch: c.branch,
+    saved: c.saved,
+    description: c.description,
+    plan: c.plan ?? null,
+    planStep: c.planStep ?? null,
+    planSteps: c.planSteps ?? null,
+  };
+  if (c.unreadable !== undefined) o.unreadable = c.unreadable;
+  return o;
+}
+
+function listLine(c: CheckpointSummary): string {
+  if (c.unreadable) return `${c.name}  (unreadable: ${c.unreadable})  ${c.path}`;
+  const where = [c.branch || 'no branch', formatRelative(c.saved)].join(' · ');
+  return `${c.name}  [${where}]  ${c.description}`;
+}
+
+export const listCommand = defineCommand({
+  synopsis: 'list',
+  summary: 'list checkpoints, newest first',
+  help: `Usage: checkpoint list [options]
+
+Lists checkpoints, newest first. Files that cannot be parsed are listed as unreadable, with the reason.`,
+  options: {},
+  positionals: 0,
+  async run(ctx) {
+    const items = await (await ctx.store()).list({ details: false });
+    if (ctx.json) ctx.io.out(JSON.stringify(items.map(listJson), null, 2));
+    else ctx.io.out(items.length ? items.map(listLine).join('\n') : 'No saved checkpoints found.');
+  },
+});

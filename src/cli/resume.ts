@@ -1,0 +1,44 @@
+import { CheckpointError } from '../core/errors';
+import { formatLocalDateTime } from '../core/dates';
+import { resumeSummary } from '../core/resumeText';
+import { AmbiguousCheckpointError, OrphanRemovedError } from '../core/store';
+import { defineCommand } from './command';
+
+export const resumeCommand = defineCommand({
+  synopsis: 'resume [<name>]',
+  summary: 'print a checkpoint to pick up from, then move it to trash (--keep to keep it)',
+  help: `Usage: checkpoint resume [<name>] [--keep] [options]
+
+Prints the checkpoint to pick up from, warns when you are on another branch than the one it was saved on,
+lists approaches that failed before, and moves it to <memory dir>/.trash/<date>/ (consumed) unless --keep.
+Without a name: the only checkpoint; with several, names them and exits 1.
+  --keep   do not consume the checkpoint`,
+  options: { keep: { type: 'boolean' } },
+  positionals: 1,
+  async run(ctx) {
+    const store = await ctx.store();
+    let r;
+    try {
+      r = await store.resume(ctx.positionals[0], { keep: ctx.values.keep === true });
+    } catch (err) {
+      if (err instanceof OrphanRemovedError) {
+        ctx.print(err.message, { name: err.checkpointName, orphanRemoved: true, consumed: false });
+        return;
+      }
+      if (err instanceof AmbiguousCheckpointError && !ctx.json) {
+        throw new CheckpointError(
+          `Several checkpoints; name one:\n${err.candidates.map((c) => `  ${c.name}  (${c.branch || 'no branch'}, ${formatLocalDateTime(new Date(c.saved))})`).join('\n')}`,
+        );
+      }
+      throw err;
+    }
+    ctx.print(resumeSummary(r.checkpoint, r), {
+      name: r.checkpoint.name,
+      branch: r.checkpoint.branch,
+      currentBranch: r.currentBranch,
+      branchMismatch: r.branchMismatch,
+      failedApproaches: r.checkpoint.failed,
+      consumed: r.consumed,
+    });
+  },
+});

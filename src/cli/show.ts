@@ -1,0 +1,21 @@
+import { promises as fs } from 'node:fs';
+import { UsageError } from '../core/errors';
+import { resumeSummary } from '../core/resumeText';
+import { defineCommand } from './command';
+
+export const showCommand = defineCommand({
+  synopsis: 'show <name>',
+  summary: 'print one checkpoint',
+  help: `Usage: checkpoint show <name> [options]
+
+Prints one checkpoint (with --json: every field and section).`,
+  options: {},
+  positionals: 1,
+  async run(ctx) {
+    const [name] = ctx.positionals;
+    if (name === undefined) throw new UsageError('show needs a name: checkpoint show <name>');
+    const cp = await (await ctx.store()).show(name);
+    if (ctx.json) ctx.io.out(JSON.stringify({ ...cp, failedApproaches: cp.failed }, null, 2));
+    else ctx.io.out(cp.path.endsWith('.md') ? (await fs.readFile(cp.path, 'utf8')).trimEnd() : resumeSummary(cp, { currentBranch: '' }));
+  },
+});
