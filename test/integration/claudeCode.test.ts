@@ -1,0 +1,48 @@
+import * as assert from 'node:assert/strict';
+import { existsSync } from 'node:fs';
+import * as path from 'node:path';
+import * as vscode from 'vscode';
+import type { CheckpointApi } from '../../src/extension';
+import { claudeCode, runClaude } from '../support/claudeCode';
+import { NEEDS_TRUST, activateExtension, currentBranch, ensureCommit, escapeRegExp, firstFolder, runCli, save, skipSuite, useMemoryDir } from './helpers';
+
+/** The first install of the client downloads ~370 MB; a run takes seconds. */
+const CLAUDE_TIMEOUT = 15 * 60_000;
+
+describe('Claude Code loads a checkpoint saved in the editor', function () {
+  this.timeout(CLAUDE_TIMEOUT);
+  let api: CheckpointApi | undefined;
+  let folder: vscode.WorkspaceFolder;
+  let saved: string | undefined;
+
+  before(async function () {
+    if (!vscode.workspace.isTrusted) skipSuite(this, NEEDS_TRUST);
+    api = await activateExtension();
+    folder = firstFolder();
+    ensureCommit(folder.uri.fsPath);
+    // The default memory directory: Claude Code's folder for this repository under the window's CLAUDE_CONFIG_DIR.
+    await useMemoryDir(api, folder, undefined);
+    await claudeCode();
+  });
+
+  after(() => {
+    if (saved) runCli('delete', 'editor-save', '--cwd', folder.uri.fsPath);
+  });
+
+  it('the checkpoint saved with Checkpoint: Save is in the MEMORY.md Claude Code loads for the folder', async () => {
+    const cwd = folder.uri.fsPath;
+    saved = await save(folder, { name: 'editor-save', leftOff: 'Saved from the editor; Claude Code picks it up' });
+    assert.ok(saved, 'Checkpoint: Save wrote nothing');
+    const home = process.env.HOME;
+    assert.ok(home, 'the window has a HOME');
+    // The same HOME and CLAUDE_CONFIG_DIR as the extension host (temp folders of the test run).
+    const s = await runClaude({ cwd, home, configDir: process.env.CLAUDE_CONFIG_DIR });
+    assert.equal(s.memory.length, 1, `Claude Code loaded no auto-memory MEMORY.md; the checkpoint was saved to ${saved}`);
+    const bullet = new RegExp(
+      `^- \\*\\*editor-save\\*\\* \\(${escapeRegExp(currentBranch(cwd))}, [A-Z][a-z]{2} \\d{1,2}\\) — Saved from the editor; Claude Code picks it up$`,
+      'm',
+    );
+    assert.match(s.memory[0].content, bullet, `the MEMORY.md Claude Code loaded (${s.memory[0].path}):\n${s.memory[0].content}`);
+    assert.ok(s.memoryDir && existsSync(path.join(s.memoryDir, 'checkpoint-editor-save.md')), `checkpoint-editor-save.md is not in ${s.memoryDir ?? '(no memory folder)'}`);
+  });
+});
