@@ -5,6 +5,7 @@ import { CheckpointError, UsageError, errorMessage } from './core/errors';
 import { resolveMemoryDir, type ResolvedMemoryDir } from './core/memoryDir';
 import { CheckpointStore } from './core/store';
 import type { Command, CommandContext, Io, Options } from './cli/command';
+import { combineCommand } from './cli/combine';
 import { deleteCommand } from './cli/delete';
 import { dirCommand } from './cli/dir';
 import { listCommand } from './cli/list';
@@ -19,6 +20,7 @@ const COMMANDS: Record<string, Command> = {
   show: showCommand,
   resume: resumeCommand,
   delete: deleteCommand,
+  combine: combineCommand,
   dir: dirCommand,
 };
 
@@ -39,12 +41,15 @@ const COMMON = `Options for every command:
   --json        machine-readable output on stdout
   -h, --help    this help`;
 
+/** The column where the summaries start: past the longest synopsis. */
+const SYNOPSIS_WIDTH = Math.max(19, ...Object.values(COMMANDS).map((c) => c.synopsis.length + 2));
+
 const TOP_HELP = `checkpoint — remember where you left off (shared with your AI coding agent)
 
 Usage: checkpoint <command> [options]
 
 Commands:
-${Object.values(COMMANDS).map((c) => `  ${c.synopsis.padEnd(19)}${c.summary}`).join('\n')}
+${Object.values(COMMANDS).map((c) => `  ${c.synopsis.padEnd(SYNOPSIS_WIDTH)}${c.summary}`).join('\n')}
 
 ${COMMON}
 

@@ -26,6 +26,19 @@ export interface Checkpoint {
   decisions: string[];
   questions: string[];
   modifiedFiles: string[];
+  /** The checkpoints this one was combined from (front matter `sources`, the `## Sources` table). */
+  sources?: CheckpointSource[];
+}
+
+/** One checkpoint a combined checkpoint was made from: a row of its `## Sources` table. */
+export interface CheckpointSource {
+  name: string;
+  /** ISO 8601 UTC (minute precision once read back from the table); '' when unknown. */
+  saved: string;
+  /** '' when unknown or not a git repository. */
+  branch: string;
+  planStep?: number;
+  planSteps?: number;
 }
 
 export const NONE = 'None';
@@ -38,6 +51,7 @@ const SECTIONS = [
   ['decisions', 'Decisions'],
   ['questions', 'Open Questions'],
   ['modifiedFiles', 'Modified Files'],
+  ['sources', 'Sources'],
 ] as const;
 type SectionKey = (typeof SECTIONS)[number][0];
 
@@ -53,9 +67,10 @@ const SECTION_ALIASES: Record<string, SectionKey> = {
   questions: 'questions',
   'modified files': 'modifiedFiles',
   'files modified': 'modifiedFiles',
+  sources: 'sources',
 };
 
-const OWN_HEADING = /^## (?:Left Off|Done This Session|Failed Approaches|Decisions|Open Questions|Modified Files)$/;
+const OWN_HEADING = /^## (?:Left Off|Done This Session|Failed Approaches|Decisions|Open Questions|Modified Files|Sources)$/;
 
 /** One line of text: collapses line breaks so user text cannot start a new section. */
 export function oneLine(text: string): string {
@@ -103,6 +118,7 @@ export function renderCheckpoint(cp: Checkpoint): string {
       lines.push(`- **Plan:** \`${cp.plan}\``);
     }
   }
+  if (cp.sources?.length) fm.push(`sources: [${cp.sources.map((src) => flowScalar(src.name)).join(', ')}]`);
   fm.push('---');
   const leftOff = cp.leftOff
     .split(/\r?\n/)
@@ -115,7 +131,91 @@ export function renderCheckpoint(cp: Checkpoint): string {
   if (cp.decisions.length) lines.push('## Decisions', ...renderList(cp.decisions));
   if (cp.questions.length) lines.push('## Open Questions', ...renderList(cp.questions));
   lines.push('## Modified Files', ...renderList(cp.modifiedFiles));
+  if (cp.sources?.length) lines.push('## Sources', ...renderSources(cp.sources));
   return `${fm.join('\n')}\n${lines.join('\n')}\n`;
+}
+
+/** Characters a plain scalar may hold inside a YAML flow sequence (no `,`, brackets, braces, spaces or `#`). */
+const FLOW_SAFE = /^[A-Za-z0-9_.~/@+-]+$/;
+
+/** A string as an item of a YAML flow sequence (`[a, b]`): plain when it reads back as itself, else quoted. */
+function flowScalar(value: string): string {
+  const y = yamlString(value);
+  if (y !== value) return y;
+  return FLOW_SAFE.test(value) ? value : JSON.stringify(value);
+}
+
+const NO_VALUE = '—';
+const SOURCES_HEADER = ['| Name | Saved | Branch | Plan step |', '| --- | --- | --- | --- |'];
+
+/** One table cell: one line, no control characters, `\` and `|` escaped so the row splits where it should. */
+function tableCell(text: string): string {
+  // eslint-disable-next-line no-control-regex
+  const line = oneLine(text).replace(/[\u0000-\u001f\u007f]/g, '?');
+  return line === '' ? NO_VALUE : line.replace(/[\\|]/g, (c) => `\\${c}`);
+}
+
+function renderSources(sources: CheckpointSource[]): string[] {
+  return [
+    ...SOURCES_HEADER,
+    ...sources.map((src) => {
+      const saved = src.saved ? formatLocalDateTime(new Date(src.saved)) : '';
+      const step = src.planStep !== undefined && src.planSteps !== undefined ? formatStep(src.planStep, src.planSteps) : '';
+      return `| ${[tableCell(src.name), tableCell(saved), tableCell(src.branch || NO_BRANCH), tableCell(step)].join(' | ')} |`;
+    }),
+  ];
+}
+
+/** The cells of a Markdown table row (`| a | b\\|c |`), unescaped; undefined when the line is not a row. */
+function tableCells(line: string): string[] | undefined {
+  const row = line.trim();
+  if (!row.startsWith('|')) return undefined;
+  const cells: string[] = [];
+  let cell = '';
+  for (let i = 1; i < row.length; i++) {
+    const c = row[i];
+    if (c === '\\' && (row[i + 1] === '|' || row[i + 1] === '\\')) cell += row[++i];
+    else if (c === '|') {
+      cells.push(cell.trim());
+      cell = '';
+    } else cell += c;
+  }
+  if (cell.trim() !== '') cells.push(cell.trim());
+  return cells;
+}
+
+/** The rows of the `## Sources` table, by name (a header row followed by a `---` row is skipped). */
+function parseSourcesTable(lines: string[] | undefined): CheckpointSource[] {
+  if (!lines) return [];
+  const rows = lines.map(tableCells).filter((r): r is string[] => r !== undefined && r.length > 0);
+  const isRule = (r: string[] | undefined): boolean => r !== undefined && r.every((c) => /^:?-+:?$/.test(c));
+  const data = isRule(rows[1]) ? rows.slice(2) : rows.filter((r) => !isRule(r));
+  return data.map((r) => {
+    const value = (i: number): string => (r[i] === undefined || r[i] === NO_VALUE ? '' : r[i]);
+    const src: CheckpointSource = {
+      name: value(0),
+      saved: parseLocalDateTime(value(1))?.toISOString() ?? '',
+      branch: value(2) === NO_BRANCH ? '' : stripTicks(value(2)),
+    };
+    const step = value(3) ? parseStepText(value(3)) : undefined;
+    if (step) [src.planStep, src.planSteps] = step;
+    return src;
+  }).filter((src) => src.name !== '');
+}
+
+/**
+ * The sources of a combined checkpoint: the names of front matter `sources` (in their order) with the details of
+ * their table rows; without front matter, the table's rows. Undefined when it names none.
+ */
+function parseSources(fmSources: unknown, tableLines: string[] | undefined): CheckpointSource[] | undefined {
+  const table = parseSourcesTable(tableLines);
+  if (fmSources === undefined || fmSources === null) return table.length ? table : undefined;
+  if (!Array.isArray(fmSources) || !fmSources.every(isText)) {
+    throw new CheckpointError('invalid front matter: sources must be a list of checkpoint names');
+  }
+  const names = fmSources.map(String);
+  if (names.length === 0) return undefined;
+  return names.map((name) => table.find((t) => t.name === name) ?? { name, saved: '', branch: '' });
 }
 
 /** What the Markdown body alone says (agents may write files without front matter). */
@@ -304,6 +404,8 @@ export function parseCheckpoint(text: string, fallbackName: string, fallbackSave
     questions: sectionItems(b.sections.questions),
     modifiedFiles: sectionItems(b.sections.modifiedFiles, true),
   };
+  const sources = parseSources((fm as Record<string, unknown> | undefined)?.sources, b.sections.sources);
+  if (sources) cp.sources = sources;
   const plan = asString(fm?.plan) ?? b.plan;
   if (plan) {
     cp.plan = plan;

@@ -133,7 +133,8 @@ export class CheckpointStore {
   readonly memoryDir: string;
   readonly cwd: string;
   private readonly allowGit: boolean;
-  private readonly now: () => Date;
+  /** The clock (injected by tests). */
+  readonly now: () => Date;
   private readonly syncReads: boolean;
 
   constructor(opts: StoreOptions) {
@@ -345,6 +346,41 @@ export class CheckpointStore {
       await writeFileAtomic(this.indexPath, edit.text);
       if (edit.budgetWarning) warnings.push(edit.budgetWarning);
       return { checkpoint: cp, path: file, overwritten, warnings };
+    });
+  }
+
+  /**
+   * Writes a checkpoint made elsewhere (a combination of others) with its index bullet, in one lock. An existing
+   * checkpoint of that name goes to the trash first (no save destroys a checkpoint), then the files in `trash`
+   * (checkpoint files of this memory directory), whose bullets go too. When the new file cannot be written, the
+   * previous one is put back.
+   */
+  async saveCombined(cp: Checkpoint, opts: { trash?: string[] } = {}): Promise<{ path: string; replaced?: string; trashed: string[]; warnings: string[] }> {
+    const name = validateName(cp.name);
+    const file = this.pathFor(name);
+    const others = (opts.trash ?? []).map((p) => path.resolve(p)).filter((p) => p !== file);
+    for (const p of others) assertInside(this.memoryDir, p);
+    const content = renderCheckpoint({ ...cp, name });
+    return withDirLock(this.memoryDir, async () => {
+      await cleanStaleTempFiles(this.memoryDir);
+      await assertNotSymlink(file);
+      await assertNotSymlink(this.indexPath);
+      const index = await this.readIndex();
+      const replaced = (await exists(file)) ? await this.trashFile(file, path.basename(file)) : undefined;
+      try {
+        await writeFileAtomic(file, content);
+      } catch (err) {
+        if (replaced) await fs.rename(replaced, file).catch(() => undefined);
+        throw err;
+      }
+      const trashed: string[] = [];
+      for (const p of others) if (await exists(p)) trashed.push(await this.trashFile(p, path.basename(p)));
+      const warnings: string[] = [];
+      const edit = upsertIndex(index, name, formatBullet({ ...cp, name }));
+      if (edit.budgetWarning) warnings.push(edit.budgetWarning);
+      const trashedNames = others.map((p) => nameFromFileName(path.basename(p))).filter((n): n is string => n !== undefined);
+      await writeFileAtomic(this.indexPath, trashedNames.length ? removeFromIndex(edit.text, trashedNames) : edit.text);
+      return { path: file, replaced, trashed, warnings };
     });
   }
 

@@ -136,7 +136,7 @@ test('a plan file that does not exist is saved with a warning', () => {
 test('help is useful', () => {
   const top = cli(['--help']);
   assert.equal(top.code, 0);
-  for (const c of ['save', 'list', 'show', 'resume', 'delete', 'dir']) assert.match(top.out, new RegExp(`\\n  ${c}`));
+  for (const c of ['save', 'list', 'show', 'resume', 'delete', 'combine', 'dir']) assert.match(top.out, new RegExp(`\\n  ${c}`));
   const save = cli(['save', '--help']);
   assert.equal(save.code, 0);
   assert.match(save.out, /--left-off TEXT/);
@@ -162,5 +162,52 @@ test('memory directory: --dir, env, Claude folder, fallback', () => {
   } finally {
     removeDir(ws);
     removeDir(home);
+  }
+});
+
+test('combine: one checkpoint from several, --json shape, --trash-sources, errors name the valid checkpoints', () => {
+  const repo = makeRepo();
+  const mem = path.join(tempDir(), 'mem');
+  try {
+    assert.equal(cli(['save', 'alpha', '--left-off', 'alpha left off', '--done', 'a1', '--failed', 'fa', '--dir', mem], { cwd: repo }).code, 0);
+    git(repo, 'checkout', '-q', '-b', 'feature/b');
+    assert.equal(cli(['save', 'beta', '--left-off', 'beta left off', '--done', 'a1', '--done', 'b1', '--dir', mem], { cwd: repo }).code, 0);
+
+    const usage = cli(['combine', '--dir', mem], { cwd: repo });
+    assert.equal(usage.code, 2);
+    for (const args of [['merged', 'alpha'], ['merged', 'alpha', 'gamma']]) {
+      const bad = cli(['combine', ...args, '--dir', mem], { cwd: repo });
+      assert.equal(bad.code, 1, bad.err);
+      assert.match(bad.err, /Checkpoints you can combine: alpha, beta\./);
+      assert.equal(bad.out, '');
+      assert.ok(!existsSync(path.join(mem, 'checkpoint-merged.md')));
+    }
+
+    const r = cli(['combine', 'merged', 'alpha', 'beta', '--json', '--trash-sources', '--dir', mem], { cwd: repo });
+    assert.equal(r.code, 0, r.err);
+    const out = JSON.parse(r.out);
+    assert.deepEqual(Object.keys(out).sort(), ['branch', 'name', 'path', 'replaced', 'saved', 'sources', 'trashedSources']);
+    assert.equal(out.branch, 'feature/b');
+    assert.deepEqual(out.sources, ['alpha', 'beta']);
+    assert.equal(out.trashedSources.length, 2);
+    const text = readFileSync(out.path, 'utf8');
+    assert.match(text, /^sources: \[alpha, beta\]$/m);
+    assert.match(text, /## Left Off\nbeta left off\n## Done This Session\n- a1\n- b1\n## Failed Approaches\n- fa\n/);
+    assert.match(text, /\| alpha \| [^|]+ \| main \| — \|\n\| beta \| [^|]+ \| feature\/b \| — \|\n$/);
+    const shown = JSON.parse(cli(['show', 'merged', '--json', '--dir', mem], { cwd: repo }).out);
+    assert.deepEqual(shown.sources.map((s: { name: string }) => s.name), ['alpha', 'beta']);
+    const list = JSON.parse(cli(['list', '--json', '--dir', mem], { cwd: repo }).out);
+    assert.deepEqual(list.map((c: { name: string }) => c.name), ['merged']);
+
+    // Again over the existing name: the previous one goes to the trash first.
+    assert.equal(cli(['save', 'gamma', '--left-off', 'g', '--dir', mem], { cwd: repo }).code, 0);
+    assert.equal(cli(['save', 'delta', '--left-off', 'd', '--dir', mem], { cwd: repo }).code, 0);
+    const again = cli(['combine', 'merged', 'gamma', 'delta', '--dir', mem], { cwd: repo });
+    assert.equal(again.code, 0, again.err);
+    assert.match(again.out, /Checkpoint "merged" combined from gamma, delta\.[^\n]*\n.*checkpoint-merged\.md\nThe previous "merged" was moved to .*\.trash/);
+    assert.ok(existsSync(path.join(mem, 'checkpoint-gamma.md')), 'sources stay without --trash-sources');
+  } finally {
+    removeDir(repo);
+    removeDir(path.dirname(mem));
   }
 });

@@ -1,0 +1,156 @@
+import { describe, oneLine, type Checkpoint, type CheckpointSource } from './checkpoint';
+import { CheckpointError } from './errors';
+import { printable, validateName } from './names';
+import type { CheckpointStore } from './store';
+
+// Seed 001's synthesis of several checkpoints into one hand-off, made deterministic: the same sources give the same
+// checkpoint, byte for byte, except its saved time. Nothing is judged or rewritten; lists are merged, not summarized.
+
+/** The line a capped Modified Files list ends with (`… and 3 more`): not a path, so never merged as one. */
+const MORE_LINE = /^(?:…|\.\.\.) and \d+ more$/;
+
+/**
+ * The items of several lists, each once (compared as one trimmed line), in the order met: the first list first.
+ * `skip` leaves out items that are not entries.
+ */
+export function mergeLists(lists: string[][], skip?: RegExp): string[] {
+  const seen = new Set<string>();
+  const out: string[] = [];
+  for (const list of lists) {
+    for (const item of list) {
+      const key = oneLine(item);
+      if (key === '' || seen.has(key) || skip?.test(key)) continue;
+      seen.add(key);
+      out.push(key);
+    }
+  }
+  return out;
+}
+
+/** The sources newest first; equal times keep the order given (a stable sort). */
+export function newestFirst(sources: Checkpoint[]): Checkpoint[] {
+  const time = (c: Checkpoint): number => {
+    const t = Date.parse(c.saved);
+    return Number.isNaN(t) ? -Infinity : t;
+  };
+  return sources
+    .map((c, i) => ({ c, i }))
+    .sort((a, b) => time(b.c) - time(a.c) || a.i - b.i)
+    .map(({ c }) => c);
+}
+
+function sourceRow(cp: Checkpoint): CheckpointSource {
+  const row: CheckpointSource = { name: cp.name, saved: cp.saved, branch: cp.branch };
+  if (cp.planStep !== undefined && cp.planSteps !== undefined) {
+    row.planStep = cp.planStep;
+    row.planSteps = cp.planSteps;
+  }
+  return row;
+}
+
+/**
+ * One checkpoint from several (`sources` in the order the user named them): Left Off, branch and plan from the newest
+ * source (the plan from the newest one that has a plan); Done This Session, Decisions, Open Questions and Modified
+ * Files merged without duplicates, newest source first, each source's order kept; every source's Failed Approaches;
+ * `sources` lists them all with their saved time, branch and plan step, so a source on another branch shows there.
+ */
+export function combineCheckpoints(name: string, sources: Checkpoint[], saved: string): Checkpoint {
+  if (sources.length < 2) throw new CheckpointError('Combining needs at least two checkpoints.');
+  const ordered = newestFirst(sources);
+  const newest = ordered[0];
+  const lists = (key: 'done' | 'failed' | 'decisions' | 'questions' | 'modifiedFiles'): string[][] => ordered.map((c) => c[key]);
+  const cp: Checkpoint = {
+    name,
+    description: describe(newest.leftOff),
+    branch: newest.branch,
+    saved,
+    leftOff: newest.leftOff,
+    done: mergeLists(lists('done')),
+    failed: mergeLists(lists('failed')),
+    decisions: mergeLists(lists('decisions')),
+    questions: mergeLists(lists('questions')),
+    modifiedFiles: mergeLists(lists('modifiedFiles'), MORE_LINE),
+    sources: sources.map(sourceRow),
+  };
+  const withPlan = ordered.find((c) => c.plan);
+  if (withPlan?.plan) {
+    cp.plan = withPlan.plan;
+    if (withPlan.planStep !== undefined && withPlan.planSteps !== undefined) {
+      cp.planStep = withPlan.planStep;
+      cp.planSteps = withPlan.planSteps;
+    }
+  }
+  return cp;
+}
+
+export interface CombineOptions {
+  /** Move the sources to the trash once the combined checkpoint is written. */
+  trashSources?: boolean;
+}
+
+export interface CombineResult {
+  checkpoint: Checkpoint;
+  path: string;
+  /** Where the previous checkpoint of the new name went, when there was one. */
+  replaced?: string;
+  /** Where the trashed sources went. */
+  trashedSources: string[];
+  warnings: string[];
+}
+
+/** "a, b, c", or a note that there are none. */
+function nameList(names: string[]): string {
+  return names.length ? names.map((n) => printable(n, 64)).join(', ') : '(none saved)';
+}
+
+/**
+ * Combines saved checkpoints of a store into a new one (see {@link combineCheckpoints}) and writes it with its index
+ * bullet; an existing checkpoint of the new name goes to the trash first, the sources too with `trashSources`.
+ * Unknown or unreadable names, or fewer than two distinct sources: a CheckpointError naming the valid checkpoints,
+ * and nothing is written.
+ */
+export async function combine(store: CheckpointStore, newName: string, names: string[], opts: CombineOptions = {}): Promise<CombineResult> {
+  const name = validateName(newName);
+  const valid = async (): Promise<string[]> =>
+    (await store.list({ includeJson: false, details: false }))
+      .filter((c) => !c.unreadable)
+      .map((c) => c.name)
+      .sort();
+  const found: { name: string; path: string }[] = [];
+  const unknown: string[] = [];
+  for (const raw of names) {
+    // A name with a path separator, `..` or a control character is never looked up (SPEC).
+    // eslint-disable-next-line no-control-regex
+    const lookable = raw.trim() !== '' && !/[/\\\u0000-\u001f\u007f]|\.\./.test(raw);
+    const hit = lookable ? await store.find(raw).catch(() => undefined) : undefined;
+    if (!hit || hit.source !== 'markdown') unknown.push(raw);
+    else if (!found.some((f) => f.path === hit.path)) found.push({ name: raw, path: hit.path });
+  }
+  if (unknown.length) {
+    throw new CheckpointError(
+      `No checkpoint named ${unknown.map((n) => `"${printable(n, 64)}"`).join(', ')} in ${store.memoryDir}. Checkpoints you can combine: ${nameList(await valid())}.`,
+    );
+  }
+  if (found.length < 2) {
+    throw new CheckpointError(
+      `Combining needs at least two different checkpoints (got ${found.length}). Checkpoints you can combine: ${nameList(await valid())}.`,
+    );
+  }
+  const sources: Checkpoint[] = [];
+  for (const f of found) {
+    try {
+      sources.push(await store.read(f.path));
+    } catch (err) {
+      throw new CheckpointError(`Cannot combine: ${f.path} is unreadable: ${err instanceof Error ? err.message : String(err)}`);
+    }
+  }
+  const cp = combineCheckpoints(name, sources, store.now().toISOString());
+  const written = await store.saveCombined(cp, { trash: opts.trashSources ? found.map((f) => f.path) : [] });
+  return {
+    checkpoint: cp,
+    path: written.path,
+    replaced: written.replaced,
+    trashedSources: written.trashed,
+    warnings: written.warnings,
+  };
+}
