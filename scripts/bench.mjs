@@ -212,7 +212,7 @@ if (want('save')) {
     makeCheckpointDir(dir, core, 20);
     const index = join(dir, 'MEMORY.md');
     // The checkpoint being re-saved has its bullet already (both sides rewrite a bullet in place).
-    writeFileSync(index, readFileSync(index, 'utf8').replace('## Checkpoints\n', '## Checkpoints\n- **bench** (feature/bench, Jan 01) — first\n'));
+    writeFileSync(index, readFileSync(index, 'utf8').replace('## Active Checkpoints\n', '## Active Checkpoints\n- **bench** (feature/bench, Jan 01) — first\n'));
     writeFileSync(join(dir, 'checkpoint-bench.md'), '---\nname: bench\n---\n# Checkpoint: bench\n');
     return dir;
   };

@@ -105,7 +105,7 @@ export function makeCheckpointDir(dir, core, count) {
     files.push(file);
     bullets.push(core.formatBullet(cp));
   }
-  writeFileSync(join(dir, 'MEMORY.md'), `# Memory\n\n## Checkpoints\n${bullets.join('\n')}\n\nResume any: \`continue\` or \`continue {name}\`\n`);
+  writeFileSync(join(dir, 'MEMORY.md'), `# Project Memory\n\n## Active Checkpoints\n${bullets.join('\n')}\n\nResume any: \`continue\` or \`continue {name}\`\n`);
   return files;
 }
 
@@ -115,7 +115,7 @@ export function makeCheckpointDir(dir, core, count) {
  */
 export function makeMemoryIndex(core, { bullets = 2000, other = 150 } = {}) {
   const r = rng(5);
-  const before = ['# Memory', '', '## Conventions'];
+  const before = ['# Project Memory', '', '## Conventions'];
   while (before.length < 90) {
     const n = before.length;
     if (n % 17 === 0) before.push('', `### Notes ${n}`);
@@ -126,7 +126,7 @@ export function makeMemoryIndex(core, { bullets = 2000, other = 150 } = {}) {
   while (before.length + after.length < other - 4) after.push(r() < 0.2 ? '' : `${words(r, 12)}.`);
   const list = [];
   for (let i = 0; i < bullets; i++) list.push(core.formatBullet(sampleCheckpoint(r, i)));
-  const lines = [...before, '', '## Checkpoints', ...list, '', 'Resume any: `continue` or `continue {name}`', ...after];
+  const lines = [...before, '', '## Active Checkpoints', ...list, '', 'Resume any: `continue` or `continue {name}`', ...after];
   const otherLines = lines.length - bullets;
   if (otherLines !== other) throw new Error(`MEMORY.md fixture has ${otherLines} other lines, expected ${other}`);
   return { text: `${lines.join('\n')}\n`, middleName: `task-${String(Math.floor(bullets / 2)).padStart(4, '0')}` };

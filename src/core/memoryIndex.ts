@@ -3,7 +3,10 @@ import { oneLine, type Checkpoint } from './checkpoint';
 
 /** The file name of the index in the memory directory. */
 export const INDEX_FILE = 'MEMORY.md';
-export const SECTION_HEADING = '## Checkpoints';
+/** The heading of the checkpoint section (the one the session-checkpoint skill writes). */
+export const SECTION_HEADING = '## Active Checkpoints';
+/** What a new MEMORY.md starts with (the skill's heading). */
+export const NEW_INDEX_HEADING = '# Project Memory';
 export const RESUME_LINE = 'Resume any: `continue` or `continue {name}`';
 /** Claude Code reads only this much of MEMORY.md. */
 export const INDEX_LINE_BUDGET = 200;
@@ -32,7 +35,8 @@ function detectEol(lines: Line[]): string {
 }
 
 const BOM = '\uFEFF';
-const SECTION_RE = /^ {0,3}##[ \t]+Checkpoints[ \t]*(?:#+[ \t]*)?$/;
+/** `## Active Checkpoints`, or `## Checkpoints` as Checkpoint 0.1.0 wrote it (read as the same section). */
+const SECTION_RE = /^ {0,3}##[ \t]+(?:Active[ \t]+)?Checkpoints[ \t]*(?:#+[ \t]*)?$/;
 const ATX_RE = /^ {0,3}#{1,6}(?:[ \t]|$)/;
 const TOP_HEADING_RE = /^ {0,3}#{1,2}(?:[ \t]|$)/;
 const BULLET_RE = /^[-*] \*\*(.+?)\*\*/;
@@ -74,19 +78,33 @@ interface Section {
 }
 
 /**
- * The `## Checkpoints` section: its heading through its resume line (the section's last line), or through the
+ * The checkpoint section: its heading through its resume line (the section's last line), or through the
  * line before the next heading of level 1-2 when it has no resume line. Text after the resume line is the user's:
  * a section inserted after the first heading must not swallow the bullets that follow it.
  */
-function findSection(lines: Line[], mask: boolean[]): Section | undefined {
-  const start = lines.findIndex((l, i) => !mask[i] && SECTION_RE.test(l.text));
-  if (start < 0) return undefined;
+function sectionFrom(lines: Line[], mask: boolean[], start: number): Section {
   let end = start + 1;
   while (end < lines.length && (mask[end] || !TOP_HEADING_RE.test(lines[end].text))) {
     end++;
     if (!mask[end - 1] && RESUME_RE.test(lines[end - 1].text)) break;
   }
   return { start, end };
+}
+
+/** Every checkpoint section in the file (normally one; a file edited by two tools may have two). */
+function findSections(lines: Line[], mask: boolean[]): Section[] {
+  const sections: Section[] = [];
+  for (let i = 0; i < lines.length; i++) {
+    if (mask[i] || !SECTION_RE.test(lines[i].text)) continue;
+    const s = sectionFrom(lines, mask, i);
+    sections.push(s);
+    i = s.end - 1;
+  }
+  return sections;
+}
+
+function findSection(lines: Line[], mask: boolean[]): Section | undefined {
+  return findSections(lines, mask)[0];
 }
 
 function bulletName(line: Line): string | undefined {
@@ -99,18 +117,70 @@ export function formatBullet(cp: Pick<Checkpoint, 'name' | 'branch' | 'saved' | 
   return `- **${cp.name}** (${cp.branch || 'no branch'}, ${date}) — ${oneLine(cp.description)}`;
 }
 
-/** Names that have a bullet in the `## Checkpoints` section, in order. */
+/** Names that have a bullet in the checkpoint section (or, in a file with two, in either), in order. */
 export function indexedNames(text: string): string[] {
   const lines = splitLines(text.startsWith(BOM) ? text.slice(1) : text);
   const mask = literalMask(lines);
-  const s = findSection(lines, mask);
-  if (!s) return [];
   const names: string[] = [];
-  for (let i = s.start + 1; i < s.end; i++) {
-    const n = mask[i] ? undefined : bulletName(lines[i]);
-    if (n !== undefined) names.push(n);
+  for (const s of findSections(lines, mask)) {
+    for (let i = s.start + 1; i < s.end; i++) {
+      const n = mask[i] ? undefined : bulletName(lines[i]);
+      if (n !== undefined && !names.includes(n)) names.push(n);
+    }
   }
   return names;
+}
+
+/**
+ * Makes the checkpoint sections of a file one `## Active Checkpoints` section, as every index write leaves it:
+ * a `## Checkpoints` heading (Checkpoint 0.1.0) is renamed; the bullets of a second section move to the end of
+ * the first one's (a name already there is dropped) and its heading, resume line and blank lines go. The user's
+ * own lines in a second section stay where they are.
+ */
+function normalizeSections(lines: Line[], eol: string): void {
+  const mask = literalMask(lines);
+  const sections = findSections(lines, mask);
+  if (!sections.length) return;
+  const first = sections[0];
+  const moved: string[] = [];
+  for (let k = sections.length - 1; k >= 1; k--) {
+    const s = sections[k];
+    const bullets: string[] = [];
+    let userText = false;
+    for (let i = s.start + 1; i < s.end; i++) {
+      if (!mask[i] && bulletName(lines[i]) !== undefined) bullets.push(lines[i].text);
+      else if (mask[i] || !(isBlank(lines[i]) || RESUME_RE.test(lines[i].text))) userText = true;
+    }
+    moved.unshift(...bullets);
+    if (userText) {
+      for (let i = s.end - 1; i >= s.start; i--) {
+        if (i === s.start || (!mask[i] && (bulletName(lines[i]) !== undefined || RESUME_RE.test(lines[i].text)))) removeRange(lines, i, i + 1);
+      }
+    } else {
+      let from = s.start;
+      let to = s.end;
+      if (from > 0 && isBlank(lines[from - 1])) from--;
+      else if (isBlank(lines[to])) to++;
+      removeRange(lines, from, to);
+    }
+  }
+  const have = new Set<string>();
+  let last = first.start;
+  for (let i = first.start + 1; i < first.end; i++) {
+    const n = mask[i] ? undefined : bulletName(lines[i]);
+    if (n !== undefined) {
+      have.add(n);
+      last = i;
+    }
+  }
+  const add = moved.filter((text) => {
+    const n = bulletName({ text, eol: '' })!;
+    if (have.has(n)) return false;
+    have.add(n);
+    return true;
+  });
+  if (add.length) insertAfter(lines, last, add, eol);
+  if (!/Active/.test(lines[first.start].text)) lines[first.start].text = SECTION_HEADING;
 }
 
 export interface IndexEdit {
@@ -160,12 +230,12 @@ function budgetWarning(lines: Line[]): string | undefined {
 }
 
 /**
- * Adds or replaces the bullet for `name` in the `## Checkpoints` section of MEMORY.md text
- * (`undefined`: no file yet). Every byte outside the section is kept.
+ * Adds or replaces the bullet for `name` in the `## Active Checkpoints` section of MEMORY.md text
+ * (`undefined`: no file yet). Every byte outside the section is kept; afterwards the file has one section.
  */
 export function upsertIndex(text: string | undefined, name: string, bullet: string): IndexEdit {
   if (text === undefined) {
-    const out = ['# Memory', '', SECTION_HEADING, bullet, '', RESUME_LINE, ''].join('\n');
+    const out = [NEW_INDEX_HEADING, '', SECTION_HEADING, bullet, '', RESUME_LINE, ''].join('\n');
     return { text: out };
   }
   if (text.startsWith(BOM)) {
@@ -175,6 +245,7 @@ export function upsertIndex(text: string | undefined, name: string, bullet: stri
   }
   const lines = splitLines(text);
   const eol = detectEol(lines);
+  normalizeSections(lines, eol);
   const mask = literalMask(lines);
   const s = findSection(lines, mask);
   if (s) {
@@ -220,10 +291,12 @@ export function upsertIndex(text: string | undefined, name: string, bullet: stri
 export function removeFromIndex(text: string, names: string[] | 'all'): string {
   if (text.startsWith(BOM)) return BOM + removeFromIndex(text.slice(1), names);
   const lines = splitLines(text);
+  const doomed = (n: string | undefined): boolean => n !== undefined && (names === 'all' || names.includes(n));
+  if (!indexedNames(text).some(doomed)) return text;
+  normalizeSections(lines, detectEol(lines));
   const mask = literalMask(lines);
   const s = findSection(lines, mask);
   if (!s) return text;
-  const doomed = (n: string | undefined): boolean => n !== undefined && (names === 'all' || names.includes(n));
   let changed = false;
   for (let i = s.end - 1; i > s.start; i--) {
     if (!mask[i] && doomed(bulletName(lines[i]))) {

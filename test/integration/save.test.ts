@@ -45,7 +45,7 @@ describe('Checkpoint: Save', function () {
     assert.match(text, /^## Modified Files$/m);
     assert.match(
       readIndex(dir),
-      new RegExp(`^## Checkpoints\\n- \\*\\*oauth-callback\\*\\* \\(${escapeRegExp(branch)}, [A-Z][a-z]{2} \\d{2}\\) — Wiring the callback$`, 'm'),
+      new RegExp(`^## Active Checkpoints\\n- \\*\\*oauth-callback\\*\\* \\(${escapeRegExp(branch)}, [A-Z][a-z]{2} \\d{2}\\) — Wiring the callback$`, 'm'),
     );
     assert.equal(api.statusBar.state.visible, true);
     assert.equal(api.statusBar.state.name, 'oauth-callback');

@@ -5,7 +5,7 @@
 import { test } from 'node:test';
 import * as assert from 'node:assert/strict';
 import fc from 'fast-check';
-import { indexedNames, removeFromIndex, upsertIndex, RESUME_LINE } from '../../src/core/memoryIndex';
+import { indexedNames, removeFromIndex, upsertIndex, RESUME_LINE, SECTION_HEADING } from '../../src/core/memoryIndex';
 
 /** Runs per property (each property sees this many generated documents); CHECKPOINT_PROPERTY_RUNS for a deeper run. */
 export const RUNS = Number(process.env.CHECKPOINT_PROPERTY_RUNS) || 1500;
@@ -25,22 +25,22 @@ interface Block {
 
 interface Doc {
   text: string;
-  /** Offsets of the section (the generated `## Checkpoints` block), when there is one. */
-  section?: { start: number; end: number; names: string[]; resume: boolean };
+  /** Offsets of the section (the generated checkpoint block), when there is one; `head`: its heading line. */
+  section?: { start: number; end: number; names: string[]; resume: boolean; head: string };
   /** Offset just after the first heading line (outside fences and front matter), and whether it had a line break. */
   firstHeading?: { start: number; end: number; bare: boolean };
   frontMatterEnd?: number;
 }
 
-const word = fc.constantFrom('Memory', 'Notes', 'Project', 'Other', 'Decisions', 'Checkpoints', 'Checkpoints #', 'Résumé ✓');
+const word = fc.constantFrom('Memory', 'Notes', 'Project', 'Other', 'Decisions', 'Checkpoints', 'Checkpoints #', 'Active Checkpoints', 'Résumé ✓');
 
 const heading: fc.Arbitrary<Block> = fc
   .tuple(fc.integer({ min: 1, max: 3 }), word, fc.constantFrom('', ' ', '   '), fc.constantFrom('', ' #', ' ##'))
-  // A second "## Checkpoints" heading would be a second section; "## checkpoints" (lower case) is another heading.
+  // A second "## (Active) Checkpoints" heading would be a second section; lower case is another heading.
   .map(([level, text, indent, close]) => ({
     kind: 'heading' as const,
     level,
-    lines: [`${indent}${'#'.repeat(level)} ${level === 2 && text.startsWith('Checkpoints') ? text.toLowerCase() : text}${close}`],
+    lines: [`${indent}${'#'.repeat(level)} ${level === 2 && text.includes('Checkpoints') ? text.toLowerCase() : text}${close}`],
   }));
 
 const paraLine = fc.oneof(
@@ -50,6 +50,7 @@ const paraLine = fc.oneof(
     '#hashtag is not a heading',
     '####### seven hashes is not a heading',
     '##Checkpoints without a space',
+    '##Active Checkpoints without a space',
     '    ## Checkpoints (indented code)',
     '\t## Checkpoints (tab-indented code)',
     '> ## Checkpoints in a quote',
@@ -85,7 +86,18 @@ const blank: fc.Arbitrary<Block> = fc.constant({ kind: 'blank' as const, lines: 
 
 const section: fc.Arbitrary<Block> = fc
   .record({
-    head: fc.constantFrom('## Checkpoints', '## Checkpoints  ', ' ## Checkpoints', '##\tCheckpoints', '## Checkpoints ##', '   ## Checkpoints'),
+    head: fc.constantFrom(
+      '## Active Checkpoints',
+      '## Active Checkpoints ##',
+      '##  Active\tCheckpoints',
+      // As Checkpoint 0.1.0 wrote it: read as the same section, its heading renamed at the next write.
+      '## Checkpoints',
+      '## Checkpoints  ',
+      ' ## Checkpoints',
+      '##\tCheckpoints',
+      '## Checkpoints ##',
+      '   ## Checkpoints',
+    ),
     note: fc.boolean(),
     names: fc.uniqueArray(fc.constantFrom(...NAMES), { maxLength: 3 }),
     gap: fc.boolean(),
@@ -143,7 +155,7 @@ export const docArb: fc.Arbitrary<Doc> = fc
     });
     doc.text = text;
     if (g.section && sectionStart >= 0) {
-      doc.section = { start: sectionStart, end: sectionEnd < 0 ? text.length : sectionEnd, names: g.section.names!, resume: g.section.resume! };
+      doc.section = { start: sectionStart, end: sectionEnd < 0 ? text.length : sectionEnd, names: g.section.names!, resume: g.section.resume!, head: g.section.lines[0] };
     }
     return doc;
   });
@@ -177,7 +189,8 @@ function onlySectionLinesRemoved(original: string, start: number, end: number, o
   if (/^[ \t]*\r?\n$/.test(preLast)) befores.push(pre);
   const afters = [after];
   if (/^[ \t]*\r?\n$/.test(postFirst)) afters.push(post);
-  const sectionLines = new Set(original.slice(start, end).split(/\r?\n/));
+  // The section's heading may come back renamed (`## Checkpoints` becomes `## Active Checkpoints`).
+  const sectionLines = new Set([...original.slice(start, end).split(/\r?\n/), SECTION_HEADING]);
   for (let b of befores) {
     for (const a of afters) {
       if (bare && a === '') b = b.replace(/\r?\n$/, '');
@@ -194,7 +207,7 @@ test('properties: the generator builds the documents it claims (sanity)', () => 
   fc.assert(
     fc.property(docArb, (d) => {
       if (d.section) {
-        assert.match(d.text.slice(d.section.start), /^ {0,3}##[ \t]+Checkpoints/);
+        assert.match(d.text.slice(d.section.start), /^ {0,3}##[ \t]+(?:Active[ \t]+)?Checkpoints/);
         if (d.section.resume) assert.deepEqual(indexedNames(d.text), d.section.names);
       } else {
         assert.deepEqual(indexedNames(d.text), []);
@@ -220,7 +233,7 @@ test('property: upsert changes no byte outside the section (or outside the inser
         const head = d.text.slice(0, d.firstHeading.end);
         const rest = d.text.slice(d.firstHeading.end);
         assert.ok(out.startsWith(head) && out.endsWith(rest), 'text around the inserted section kept');
-        assert.match(out.slice(head.length), /^\r?\n ?## Checkpoints|^\r?\n## Checkpoints/);
+        assert.match(out.slice(head.length), /^\r?\n## Active Checkpoints\r?\n/);
       } else if (d.firstHeading) {
         // The heading is the last line, without a line break: it gains one, and the file still ends bare.
         assert.ok(out.startsWith(d.text), 'the text before is kept');
@@ -279,7 +292,11 @@ test('property: upsert then remove restores the original when the name was not t
       // section, which the spec allows; removing the bullet then cannot know what the section looked like before.
       fc.pre(!d.section || (d.section.names.length > 0 && d.section.resume));
       const out = upsertIndex(d.text, name, bullet(name, 'fresh')).text;
-      assert.equal(removeFromIndex(out, [name]), d.text);
+      // The write renamed a `## Checkpoints` heading: that is the one change left.
+      const expected = d.section && !d.section.head.includes('Active')
+        ? d.text.slice(0, d.section.start) + SECTION_HEADING + d.text.slice(d.section.start + d.section.head.length)
+        : d.text;
+      assert.equal(removeFromIndex(out, [name]), expected);
     }),
     { numRuns: RUNS },
   );
@@ -293,6 +310,26 @@ test('property: a section we created is removed whole by remove all, and nothing
       for (const n of names) out = upsertIndex(out, n, bullet(n, 'fresh')).text;
       assert.deepEqual(indexedNames(out), [...names].reverse(), 'newest first, and only ours');
       assert.equal(removeFromIndex(out, 'all'), d.text);
+    }),
+    { numRuns: RUNS },
+  );
+});
+
+test('property: a file with two checkpoint sections has one after any write, with every bullet of both', () => {
+  fc.assert(
+    fc.property(docArb, nameArb, fc.constantFrom('## Checkpoints', '## Active Checkpoints'), (d, name, head) => {
+      fc.pre(d.section !== undefined && d.section.resume);
+      const eol = d.text.includes('\r\n') ? '\r\n' : '\n';
+      const second = ['', head, bullet('second-one'), bullet(d.section!.names[0] ?? 'x', 'dup'), '', RESUME_LINE, ''].join(eol);
+      // Appended after the document (an unclosed fence at its end would make it text, not a section).
+      const text = d.text.replace(/(\r?\n)?$/, eol) + second;
+      fc.pre(indexedNames(text).includes('second-one'));
+      const names = indexedNames(text);
+      const out = upsertIndex(text, name, bullet(name, 'fresh')).text;
+      assert.deepEqual(new Set(indexedNames(out)), new Set([...names, name]), 'every bullet kept');
+      const all = removeFromIndex(out, 'all');
+      assert.deepEqual(indexedNames(all), [], 'one section: remove all leaves none');
+      assert.ok(!all.includes('second-one'));
     }),
     { numRuns: RUNS },
   );

@@ -25,7 +25,7 @@ test('save writes the file and the bullet, with branch and modified files from g
     assert.deepEqual(r.checkpoint.modifiedFiles, ['src.ts']);
     const text = read(r.path);
     assert.match(text, /^---\nname: my-feature\ndescription: Wiring OAuth\ntype: checkpoint\nbranch: feature\/oauth\n/);
-    assert.match(read(path.join(mem, 'MEMORY.md')), /^# Memory\n\n## Checkpoints\n- \*\*my-feature\*\* \(feature\/oauth, \w{3} \d{2}\) — Wiring OAuth\n\nResume any/);
+    assert.match(read(path.join(mem, 'MEMORY.md')), /^# Project Memory\n\n## Active Checkpoints\n- \*\*my-feature\*\* \(feature\/oauth, \w{3} \d{2}\) — Wiring OAuth\n\nResume any/);
     const [item] = await store.list();
     assert.equal(item.name, 'my-feature');
     assert.equal(item.description, 'Wiring OAuth');
