@@ -102,8 +102,10 @@ async function context(command: Command, args: string[], io: Io, env: NodeJS.Pro
   }
   let resolved: Promise<ResolvedMemoryDir> | undefined;
   let store: Promise<CheckpointStore> | undefined;
+  // The CLI runs what its user asked for in their own folder: a trusted workspace (the folder's Claude Code
+  // settings count).
   const memoryDir = (): Promise<ResolvedMemoryDir> =>
-    (resolved ??= resolveMemoryDir({ cwd, configured: values.dir as string | undefined, env }));
+    (resolved ??= resolveMemoryDir({ cwd, configured: values.dir as string | undefined, env, trusted: true }));
   return {
     values: values as CommandContext['values'],
     positionals,
@@ -112,7 +114,7 @@ async function context(command: Command, args: string[], io: Io, env: NodeJS.Pro
     env,
     io,
     memoryDir,
-    store: () => (store ??= memoryDir().then((r) => new CheckpointStore({ memoryDir: r.dir, cwd, syncReads: true }))),
+    store: () => (store ??= memoryDir().then((r) => new CheckpointStore({ memoryDir: r.dir, cwd, syncReads: true, ignoreInGit: r.ignoreInGit }))),
     print: (human, data) => io.out(json ? JSON.stringify(data, null, 2) : human),
   };
 }

@@ -1,6 +1,3 @@
-import * as os from 'node:os';
-import * as path from 'node:path';
-
 /**
  * Markdown text helpers for tooltips (MarkdownString). No `vscode` import: plain strings.
  */
@@ -19,7 +16,4 @@ export function escapeMarkdown(text: string): string {
   return text.replace(/[\\`*_{}[\]()#+\-.!|<>~$]/g, '\\$&').replace(/[\r\n]+/g, ' ');
 }
 
-/** A path with the home folder shown as `~` (for short messages). */
-export function tildify(p: string, home: string = os.homedir()): string {
-  return home && (p === home || p.startsWith(`${home}${path.sep}`)) ? `~${p.slice(home.length)}` : p;
-}
+export { tildify } from './core/paths';

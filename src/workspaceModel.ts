@@ -4,7 +4,7 @@ import * as vscode from 'vscode';
 import { errorMessage } from './core/errors';
 import { readBranch } from './core/git';
 import { resolveGitDir } from './core/gitDir';
-import { resolveMemoryDir, type MemoryDirSource, type ResolvedMemoryDir } from './core/memoryDir';
+import { autoMemoryOffNotice, resolveMemoryDir, type MemoryDirSource, type ResolvedMemoryDir } from './core/memoryDir';
 import { resolvePlansDir } from './core/plans';
 import { CheckpointStore } from './core/store';
 import { ContextKey, type ContextKeys } from './contextKeys';
@@ -57,6 +57,8 @@ const ACTIVE_KEY = 'checkpoint.activeCheckpoints';
 /** Per folder: the time (ISO) up to which saved checkpoints stay hidden from the status bar (its Dismiss). */
 const DISMISSED_KEY = 'checkpoint.dismissedCheckpoints';
 const SECTION = 'checkpoint';
+/** Memory folders whose user was told that Claude Code's auto memory is off. */
+const AUTO_MEMORY_OFF_TOLD_KEY = 'checkpoint.autoMemoryOffTold';
 
 /** What the model knows about one workspace folder. Everything is resolved lazily and cached. */
 class FolderEntry implements vscode.Disposable {
@@ -180,9 +182,11 @@ export class WorkspaceModel implements vscode.Disposable {
     if (!entry.memoryDir) {
       const generation = entry.generation;
       const resolving = (async () => {
-        const resolved = await resolveMemoryDir({ cwd: folder.uri.fsPath, configured: this.setting(folder, 'memoryDirectory') });
+        // The folder's own Claude Code settings count only in a trusted workspace.
+        const resolved = await resolveMemoryDir({ cwd: folder.uri.fsPath, configured: this.setting(folder, 'memoryDirectory'), trusted: this.trusted });
         if (generation === entry.generation && !entry.disposed) {
           entry.resolvedMemoryDir = resolved;
+          this.tellAutoMemoryOff(resolved);
           this.updateMemoryDirSource();
           await this.watchMemoryDir(entry, resolved.dir);
         }
@@ -195,6 +199,17 @@ export class WorkspaceModel implements vscode.Disposable {
       });
     }
     return entry.memoryDir;
+  }
+
+  /** Tells the user, once per memory folder, that Claude Code will not load it (its auto memory is off). */
+  private tellAutoMemoryOff(resolved: ResolvedMemoryDir): void {
+    const notice = autoMemoryOffNotice(resolved);
+    if (!notice) return;
+    const told = this.state.get<string[]>(AUTO_MEMORY_OFF_TOLD_KEY, []);
+    if (told.includes(resolved.dir)) return;
+    void this.state.update(AUTO_MEMORY_OFF_TOLD_KEY, [...told, resolved.dir]);
+    this.log.warn(notice);
+    void vscode.window.showInformationMessage(notice);
   }
 
   /** The memory directory if already resolved (synchronous; for tooltips and tests). */
@@ -239,8 +254,8 @@ export class WorkspaceModel implements vscode.Disposable {
 
   /** A store over the folder's memory directory; git runs only in a trusted workspace. */
   async store(folder: vscode.WorkspaceFolder): Promise<CheckpointStore> {
-    const { dir } = await this.memoryDir(folder);
-    return new CheckpointStore({ memoryDir: dir, cwd: folder.uri.fsPath, allowGit: this.trusted });
+    const { dir, ignoreInGit } = await this.memoryDir(folder);
+    return new CheckpointStore({ memoryDir: dir, cwd: folder.uri.fsPath, allowGit: this.trusted, ignoreInGit });
   }
 
   private onDidChangeConfiguration(e: vscode.ConfigurationChangeEvent): void {
@@ -392,8 +407,9 @@ export class WorkspaceModel implements vscode.Disposable {
   }
 
   private onDidGrantTrust(): void {
-    this.log.info('Workspace trusted: git runs again; re-reading branches.');
+    this.log.info('Workspace trusted: git runs again; re-reading branches and the folders\' Claude Code settings.');
     for (const entry of this.entries.values()) entry.branch = undefined;
+    for (const folder of this.folders()) void this.reresolveMemoryDir(folder);
     this.fire({ kind: 'trust' });
   }
 

@@ -1,3 +1,4 @@
+import { autoMemoryOffNotice } from '../core/memoryDir';
 import { defineCommand } from './command';
 
 export const dirCommand = defineCommand({
@@ -5,11 +6,23 @@ export const dirCommand = defineCommand({
   summary: 'print the memory directory',
   help: `Usage: checkpoint dir [options]
 
-Prints the resolved memory directory.`,
+Prints the resolved memory directory. With --json: { dir, source (setting, env, claude or workspace),
+claudeLoads (whether Claude Code loads checkpoints from there), claude (Claude Code's own memory folder for this
+folder: dir, settingsFile of autoMemoryDirectory, projectRoot its name comes from, autoMemoryOff) }.`,
   options: {},
   positionals: 0,
   async run(ctx) {
     const resolved = await ctx.memoryDir();
-    ctx.print(resolved.dir, { dir: resolved.dir, source: resolved.source });
+    const notice = autoMemoryOffNotice(resolved);
+    if (notice && !ctx.json) ctx.io.err(`Note: ${notice}`);
+    const claude = resolved.claude;
+    ctx.print(resolved.dir, {
+      dir: resolved.dir,
+      source: resolved.source,
+      claudeLoads: resolved.claudeLoads,
+      claude: claude
+        ? { dir: claude.dir, settingsFile: claude.settingsFile ?? null, projectRoot: claude.projectRoot ?? null, autoMemoryOff: claude.autoMemoryOff ?? null }
+        : null,
+    });
   },
 });

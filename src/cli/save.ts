@@ -1,4 +1,5 @@
 import { CheckpointError, UsageError } from '../core/errors';
+import { autoMemoryOffNotice } from '../core/memoryDir';
 import { CheckpointExistsError } from '../core/store';
 import { defineCommand } from './command';
 
@@ -47,6 +48,8 @@ Saves <memory dir>/checkpoint-<name>.md and its line in MEMORY.md.
       throw err;
     }
     for (const w of r.warnings) ctx.io.err(`Warning: ${w}`);
+    const notice = autoMemoryOffNotice(await ctx.memoryDir());
+    if (notice) ctx.io.err(`Note: ${notice}`);
     const cp = r.checkpoint;
     ctx.print(`Checkpoint "${cp.name}" saved. Resume anytime: \`continue ${cp.name}\`\n${r.path}`, {
       name: cp.name,

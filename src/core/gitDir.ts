@@ -1,6 +1,36 @@
 import { promises as fs } from 'node:fs';
 import * as path from 'node:path';
-import { findGitRoot } from './memoryDir';
+import { readSmallFile } from './files';
+
+/** `.git` files and `commondir` are a line or two; anything larger is not one. */
+const GIT_POINTER_MAX_BYTES = 64 * 1024;
+
+/** The folder holding `.git` (a folder or a worktree's file) at or above `start`; undefined when none. */
+export async function findRepositoryTop(start: string): Promise<string | undefined> {
+  let dir = path.resolve(start);
+  for (;;) {
+    if (await fs.lstat(path.join(dir, '.git')).then(() => true, () => false)) return dir;
+    const parent = path.dirname(dir);
+    if (parent === dir) return undefined;
+    dir = parent;
+  }
+}
+
+/** The folder holding `.git` at or above `start`; `start` itself when none. */
+export async function findGitRoot(start: string): Promise<string> {
+  return (await findRepositoryTop(start)) ?? path.resolve(start);
+}
+
+/** The git directory of the checkout whose top folder is `top`: `<top>/.git`, or the `gitdir:` of a `.git` file. */
+async function gitDirOf(top: string): Promise<string | undefined> {
+  const dotGit = path.join(top, '.git');
+  const st = await fs.stat(dotGit).catch(() => undefined);
+  if (!st) return undefined;
+  if (st.isDirectory()) return dotGit;
+  const text = await readSmallFile(dotGit, GIT_POINTER_MAX_BYTES).catch(() => '');
+  const m = /^gitdir:[ \t]*(.+?)[ \t\r]*$/m.exec(text);
+  return m ? path.resolve(top, m[1]) : undefined;
+}
 
 /**
  * The git directory of the repository holding `cwd` (where `HEAD` lives), without running git:
@@ -8,12 +38,27 @@ import { findGitRoot } from './memoryDir';
  * Undefined when `cwd` is not inside a repository.
  */
 export async function resolveGitDir(cwd: string): Promise<string | undefined> {
-  const root = await findGitRoot(cwd);
-  const dotGit = path.join(root, '.git');
-  const st = await fs.stat(dotGit).catch(() => undefined);
-  if (!st) return undefined;
-  if (st.isDirectory()) return dotGit;
-  const text = await fs.readFile(dotGit, 'utf8').catch(() => '');
-  const m = /^gitdir:\s*(.+?)\s*$/m.exec(text);
-  return m ? path.resolve(root, m[1]) : undefined;
+  const top = await findRepositoryTop(cwd);
+  return top === undefined ? undefined : gitDirOf(top);
+}
+
+/**
+ * The main worktree of the repository holding `cwd`, without running git: the top folder of a plain checkout
+ * (also from any subfolder); for a linked worktree (`git worktree add`), whose `.git` file names its gitdir, the
+ * folder of that gitdir's `commondir` (the main repository's `.git`). A submodule (a gitdir without `commondir`)
+ * is its own repository. Undefined outside a repository.
+ */
+export async function resolveMainWorktree(cwd: string): Promise<string | undefined> {
+  const top = await findRepositoryTop(cwd);
+  if (top === undefined) return undefined;
+  const gitDir = await gitDirOf(top);
+  if (gitDir === undefined || gitDir === path.join(top, '.git')) return top;
+  const common = await readSmallFile(path.join(gitDir, 'commondir'), GIT_POINTER_MAX_BYTES).then(
+    (t) => t.split(/\r?\n/)[0].trim(),
+    () => '',
+  );
+  if (!common) return top;
+  const commonDir = path.resolve(gitDir, common);
+  // A repository's common dir is `<main worktree>/.git`; a bare repository's has no worktree of its own.
+  return path.basename(commonDir) === '.git' ? path.dirname(commonDir) : commonDir;
 }

@@ -19,3 +19,8 @@ export function claudeConfigDir(env: NodeJS.ProcessEnv = process.env, home?: str
 export function homeFrom(env: NodeJS.ProcessEnv = process.env): string {
   return env.HOME?.trim() || env.USERPROFILE?.trim() || os.homedir();
 }
+
+/** A path with the home folder shown as `~` (for short messages). */
+export function tildify(p: string, home: string = os.homedir()): string {
+  return home && (p === home || p.startsWith(`${home}${path.sep}`)) ? `~${p.slice(home.length)}` : p;
+}

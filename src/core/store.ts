@@ -74,6 +74,11 @@ export interface StoreOptions {
   allowGit?: boolean;
   now?: () => Date;
   /**
+   * The memory directory is `<folder>/.claude/memory` inside a git repository: when this store creates it, it
+   * writes a `.gitignore` of `*` in it first, so that checkpoints are never committed by accident.
+   */
+  ignoreInGit?: boolean;
+  /**
    * Read checkpoint files with synchronous I/O: for the CLI, a one-shot process where nothing else waits on the
    * thread, and where thousands of small reads are several times faster so. Never in the extension host.
    */
@@ -136,6 +141,7 @@ export class CheckpointStore {
   /** The clock (injected by tests). */
   readonly now: () => Date;
   private readonly syncReads: boolean;
+  private readonly ignoreInGit: boolean;
 
   constructor(opts: StoreOptions) {
     this.memoryDir = path.resolve(opts.memoryDir);
@@ -143,6 +149,13 @@ export class CheckpointStore {
     this.allowGit = opts.allowGit ?? true;
     this.now = opts.now ?? (() => new Date());
     this.syncReads = opts.syncReads ?? false;
+    this.ignoreInGit = opts.ignoreInGit ?? false;
+  }
+
+  /** Runs `fn` holding the memory directory's lock (which creates the directory; see {@link ignoreInGit}). */
+  private async locked<T>(fn: () => Promise<T>): Promise<T> {
+    if (this.ignoreInGit) await createIgnoredDir(this.memoryDir);
+    return withDirLock(this.memoryDir, fn);
   }
 
   get indexPath(): string {
@@ -332,7 +345,7 @@ export class CheckpointStore {
       }
     }
     const content = renderCheckpoint(cp);
-    return withDirLock(this.memoryDir, async () => {
+    return this.locked(async () => {
       await cleanStaleTempFiles(this.memoryDir);
       await assertNotSymlink(file);
       await assertNotSymlink(this.indexPath);
@@ -449,7 +462,7 @@ export class CheckpointStore {
     const name = nameFromFileName(path.basename(trashPath).replace(/~\d+(?=\.md$)/, ''));
     if (!name) throw new CheckpointError(`${trashPath} is not a checkpoint file.`);
     const file = this.pathFor(name);
-    return withDirLock(this.memoryDir, async () => {
+    return this.locked(async () => {
       if (await exists(file)) throw new CheckpointError(`Cannot restore "${name}": a checkpoint of that name exists again.`);
       await assertNotSymlink(this.indexPath);
       const cp = await this.read(trashPath);
@@ -488,7 +501,7 @@ export class CheckpointStore {
     // Look before taking the lock: the lock creates the directory, and a miss must write nothing.
     const before = await this.readIndex();
     if (before === undefined || !indexedNames(before).includes(name)) return false;
-    return withDirLock(this.memoryDir, async () => {
+    return this.locked(async () => {
       const text = await this.readIndex();
       if (text === undefined || !indexedNames(text).includes(name)) return false;
       await assertNotSymlink(this.indexPath);
@@ -511,7 +524,7 @@ export class CheckpointStore {
   }
 
   private async moveToTrash(names: string[], indexNames: string[] | 'all' = names): Promise<string[]> {
-    return withDirLock(this.memoryDir, async () => {
+    return this.locked(async () => {
       await assertNotSymlink(this.indexPath);
       const moved: string[] = [];
       for (const name of names) {
@@ -526,6 +539,23 @@ export class CheckpointStore {
       return moved;
     });
   }
+}
+
+/**
+ * Creates `dir` (when it does not exist yet) with a `.gitignore` of `*` in it: git then ignores the folder and
+ * everything in it, the `.gitignore` included. Whoever creates the folder writes the file; a folder that exists
+ * is left as it is.
+ */
+async function createIgnoredDir(dir: string): Promise<void> {
+  if (await exists(dir)) return;
+  await fs.mkdir(path.dirname(dir), { recursive: true });
+  try {
+    await fs.mkdir(dir);
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'EEXIST') return;
+    throw err;
+  }
+  await fs.writeFile(path.join(dir, '.gitignore'), '*\n', { flag: 'wx' });
 }
 
 const CANONICAL_ISO = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
