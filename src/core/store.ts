@@ -374,7 +374,7 @@ export class CheckpointStore {
     const others = (opts.trash ?? []).map((p) => path.resolve(p)).filter((p) => p !== file);
     for (const p of others) assertInside(this.memoryDir, p);
     const content = renderCheckpoint({ ...cp, name });
-    return withDirLock(this.memoryDir, async () => {
+    return this.locked(async () => {
       await cleanStaleTempFiles(this.memoryDir);
       await assertNotSymlink(file);
       await assertNotSymlink(this.indexPath);
