@@ -87,7 +87,7 @@ function parse(command: Command, args: string[]): { values: Record<string, unkno
   }
 }
 
-async function context(command: Command, args: string[], io: Io, env: NodeJS.ProcessEnv): Promise<CommandContext | undefined> {
+async function context(command: Command, args: string[], io: Io, env: NodeJS.ProcessEnv, workDir: string): Promise<CommandContext | undefined> {
   const { values, positionals } = parse(command, args);
   if (values.help) {
     io.out(commandHelp(command));
@@ -95,7 +95,7 @@ async function context(command: Command, args: string[], io: Io, env: NodeJS.Pro
   }
   if (positionals.length > command.positionals) throw new UsageError(`unexpected argument "${positionals[command.positionals]}"`);
   const json = values.json === true;
-  const cwd = path.resolve(typeof values.cwd === 'string' ? values.cwd : process.cwd());
+  const cwd = path.resolve(workDir, typeof values.cwd === 'string' ? values.cwd : '.');
   if (typeof values.cwd === 'string') {
     const ok = await fs.stat(cwd).then((s) => s.isDirectory(), () => false);
     if (!ok) throw new CheckpointError(`--cwd ${cwd} is not a folder.`);
@@ -119,8 +119,11 @@ async function context(command: Command, args: string[], io: Io, env: NodeJS.Pro
   };
 }
 
-/** Runs the CLI; returns the exit code. Exported for tests; `main` wires it to the process. */
-export async function run(argv: string[], io: Io, env: NodeJS.ProcessEnv = process.env): Promise<number> {
+/**
+ * Runs the CLI; returns the exit code. Exported for tests; `main` wires it to the process. `workDir` stands for the
+ * process's current directory (the default `--cwd`, and what a relative `--cwd` is resolved against).
+ */
+export async function run(argv: string[], io: Io, env: NodeJS.ProcessEnv = process.env, workDir = process.cwd()): Promise<number> {
   const at = commandIndex(argv);
   const name = at >= 0 ? argv[at] : '';
   const rest = at >= 0 ? [...argv.slice(0, at), ...argv.slice(at + 1)] : argv;
@@ -143,7 +146,7 @@ export async function run(argv: string[], io: Io, env: NodeJS.ProcessEnv = proce
       }
       throw new UsageError('a command is required');
     }
-    const ctx = await context(command, rest, io, env);
+    const ctx = await context(command, rest, io, env, workDir);
     if (!ctx) return 0;
     return (await command.run(ctx)) ?? 0;
   } catch (err) {

@@ -1,14 +1,12 @@
 // Shared helpers of the integration suites (not a suite itself: runners load *.test.js only).
 // They run inside a real extension host, drive the extension through commands and await events — never fixed sleeps.
 import * as assert from 'node:assert/strict';
-import { execFileSync } from 'node:child_process';
-import { randomBytes } from 'node:crypto';
-import { existsSync, mkdtempSync, readFileSync, realpathSync, renameSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, rmSync, writeFileSync } from 'node:fs';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
 import type { CheckpointApi } from '../../src/extension';
 import type { CheckpointNode } from '../../src/views/checkpointTree';
+import { ensureCommit, removeDir, tempDir } from '../support/fixtures';
 
 export const EXTENSION_ID = 'checkpoint-dev.checkpoint';
 /** Generous: the extension host of a CI machine can be slow; the wait ends as soon as the event arrives. */
@@ -32,12 +30,98 @@ export function skipSuite(ctx: Mocha.Context, reason: string): never {
 }
 
 /** Why a suite that writes workspace-folder settings or runs git does not run in Restricted Mode. */
-export const NEEDS_TRUST = 'needs a trusted workspace: Restricted Mode ignores folder settings and runs no git';
+const NEEDS_TRUST = 'needs a trusted workspace: Restricted Mode ignores folder settings and runs no git';
 
-export function firstFolder(): vscode.WorkspaceFolder {
-  const folder = vscode.workspace.workspaceFolders?.[0];
-  assert.ok(folder, 'the test workspace has no folder');
-  return folder;
+/** What a suite's tests work with, set by the time its first test (or `setup`) runs. */
+export interface SuiteContext {
+  readonly api: CheckpointApi;
+  /** The workspace's first folder. */
+  readonly folder: vscode.WorkspaceFolder;
+  /** The first folder's path. */
+  readonly cwd: string;
+  /** The suite's memory directory: a temp folder set as the first folder's `checkpoint.memoryDirectory`. */
+  readonly dir: string;
+  /** A new temp folder, removed after the suite. */
+  temp(name: string): string;
+}
+
+export interface SuiteOptions {
+  /** The window the suite runs in; in another one its tests are skipped, saying why. Default: a trusted one. */
+  needs?: 'trusted' | 'restricted' | 'multi-root';
+  /** Give the first folder a temp memory directory (`t.dir`) for the suite, then the default back. Default true. */
+  memoryDir?: boolean;
+  /** Wait until file watching delivers events in the memory directory and git's HEAD (see {@link watchersReady}). */
+  watchers?: boolean;
+}
+
+/** What a suite's body may add to the suite's own before/after. */
+export interface SuiteHooks {
+  /** More set-up, after the suite's own. */
+  setup?: () => Promise<void> | void;
+  /** Clean-up, before the suite's own; runs only when the suite was set up (not when the window skips it). */
+  teardown?: () => Promise<void> | void;
+}
+
+/** Why a window does not run a suite, or undefined when it does. */
+function skipReason(needs: SuiteOptions['needs']): string | undefined {
+  const trusted = vscode.workspace.isTrusted;
+  if (needs === 'restricted') return trusted ? 'needs Restricted Mode: run-integration.mjs --trust' : undefined;
+  if (needs === 'multi-root' && (vscode.workspace.workspaceFolders?.length ?? 0) < 2) return 'needs a multi-root workspace: run-integration.mjs --multi-root';
+  return trusted ? undefined : NEEDS_TRUST;
+}
+
+/**
+ * An integration suite: activates the extension, makes sure every folder's repository has a commit (trusted
+ * windows), gives the first folder a temp memory directory, and undoes all of it afterwards — the before/after
+ * every suite needs, written once. `body` declares the tests (`it`), reads `t` inside them, and may return more
+ * set-up and clean-up.
+ */
+export function suite(title: string, opts: SuiteOptions, body: (t: SuiteContext) => SuiteHooks | void): void {
+  describe(title, function () {
+    this.timeout(SUITE_TIMEOUT);
+    const temps: string[] = [];
+    const ctx = {
+      temp(name: string): string {
+        const dir = tempDir(`checkpoint-it-${name}-`);
+        temps.push(dir);
+        return dir;
+      },
+    } as { -readonly [K in keyof SuiteContext]: SuiteContext[K] };
+    let setUp = false;
+    const slug = title.toLowerCase().replace(/[^a-z0-9]+/g, '-').replace(/^-|-$/g, '').slice(0, 24);
+
+    before(async function () {
+      const reason = skipReason(opts.needs);
+      if (reason) skipSuite(this, reason);
+      ctx.api = await activateExtension();
+      const folders = vscode.workspace.workspaceFolders ?? [];
+      assert.ok(folders[0], 'the test workspace has no folder');
+      ctx.folder = folders[0];
+      ctx.cwd = ctx.folder.uri.fsPath;
+      if (vscode.workspace.isTrusted) for (const f of folders) ensureCommit(f.uri.fsPath);
+      setUp = true;
+      if (opts.memoryDir ?? true) {
+        ctx.dir = ctx.temp(slug);
+        await useMemoryDir(ctx.api, ctx.folder, ctx.dir);
+        // Reading the branch starts the watcher on git's HEAD first: the probe then shows that one is live too.
+        if (opts.watchers) await ctx.api.model.currentBranch(ctx.folder);
+        if (opts.watchers) await watchersReady(ctx.api, ctx.folder, ctx.dir);
+      }
+      await hooks.setup?.();
+    });
+
+    const hooks = body(ctx) ?? {};
+
+    after(async () => {
+      if (!setUp) return; // skipped
+      try {
+        await hooks.teardown?.();
+        if (ctx.dir) await useMemoryDir(ctx.api, ctx.folder, undefined);
+      } finally {
+        for (const dir of temps) removeDir(dir);
+      }
+    });
+  });
 }
 
 /**
@@ -76,34 +160,6 @@ export function waitFor<T>(
     const sub = event(run);
     run();
   });
-}
-
-/** A fresh temp folder (real path, so it compares equal to what the extension resolves). */
-export function tempDir(prefix: string): string {
-  return realpathSync(mkdtempSync(path.join(tmpdir(), `checkpoint-it-${prefix}-`)));
-}
-
-export function git(cwd: string, ...args: string[]): string {
-  return execFileSync('git', args, {
-    cwd,
-    encoding: 'utf8',
-    env: { ...process.env, GIT_TERMINAL_PROMPT: '0' },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  }).trim();
-}
-
-/** Makes sure the repository has a commit (so branches can be switched back and forth). */
-export function ensureCommit(cwd: string): void {
-  try {
-    git(cwd, 'rev-parse', '--verify', '-q', 'HEAD');
-  } catch {
-    git(cwd, '-c', 'user.name=Checkpoint Tests', '-c', 'user.email=tests@example.invalid', '-c', 'commit.gpgsign=false',
-      'commit', '-q', '--allow-empty', '-m', 'initial commit');
-  }
-}
-
-export function currentBranch(cwd: string): string {
-  return git(cwd, 'symbolic-ref', '--short', 'HEAD');
 }
 
 /**
@@ -152,15 +208,6 @@ export function label(api: CheckpointApi, node: CheckpointNode): string {
 
 export async function labels(api: CheckpointApi, folder: vscode.WorkspaceFolder): Promise<string[]> {
   return (await folderChildren(api, folder)).map((n) => label(api, n));
-}
-
-/** MEMORY.md of a memory directory ('' when there is none). */
-export function readIndex(dir: string): string {
-  try {
-    return readFileSync(path.join(dir, 'MEMORY.md'), 'utf8');
-  } catch {
-    return '';
-  }
 }
 
 /** Saves through the command's UI-less form. */
@@ -212,50 +259,4 @@ export async function watchersReady(api: CheckpointApi, folder: vscode.Workspace
   // already queued — the probe's own add among them — have run.
   await api.tree.refreshFile(folder, probe);
   await waitFor(api.tree.onDidChangeTreeData, async () => !(await labels(api, folder)).includes('watcher-probe'), 'the probe to leave the tree');
-}
-
-/** A checkpoint file as the CLI writes it (front matter, then the sections). */
-export function checkpointText(name: string, leftOff: string, saved: Date, branch = 'main'): string {
-  return [
-    '---',
-    `name: ${name}`,
-    `description: ${leftOff}`,
-    'type: checkpoint',
-    `branch: ${branch}`,
-    `saved: ${saved.toISOString()}`,
-    '---',
-    `# Checkpoint: ${name}`,
-    `- **Branch:** \`${branch}\``,
-    `- **Saved:** ${saved.toISOString()}`,
-    '## Left Off',
-    leftOff,
-    '## Done This Session',
-    '- None',
-    '## Failed Approaches',
-    '- None',
-    '## Modified Files',
-    '- None',
-    '',
-  ].join('\n');
-}
-
-/** Writes like the CLI: a `.checkpoint-tmp-*` file in the same directory, renamed over the target. */
-export function atomicWrite(file: string, text: string): void {
-  const tmp = path.join(path.dirname(file), `.checkpoint-tmp-${process.pid}-${randomBytes(6).toString('hex')}`);
-  writeFileSync(tmp, text);
-  renameSync(tmp, file);
-}
-
-/**
- * Runs the extension's own CLI (`dist/cli.js`) in a child process, as an agent or its hook would, and returns its
- * stdout. The extension host's executable runs it as Node (an Electron one with ELECTRON_RUN_AS_NODE).
- */
-export function runCli(...args: string[]): string {
-  const ext = vscode.extensions.getExtension(EXTENSION_ID);
-  assert.ok(ext, `${EXTENSION_ID} is not installed in this extension host`);
-  return execFileSync(process.execPath, [path.join(ext.extensionPath, 'dist', 'cli.js'), ...args], {
-    encoding: 'utf8',
-    env: { ...process.env, ELECTRON_RUN_AS_NODE: '1', GIT_TERMINAL_PROMPT: '0' },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
 }

@@ -1,21 +1,16 @@
 import * as assert from 'node:assert/strict';
-import { existsSync, readFileSync, realpathSync, rmSync } from 'node:fs';
+import { existsSync, readFileSync, realpathSync } from 'node:fs';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
 import type { ResumeResult } from '../../src/core/store';
-import type { CheckpointApi } from '../../src/extension';
 import type { CheckpointNode, FolderNode } from '../../src/views/checkpointTree';
 import type { ModelChange } from '../../src/workspaceModel';
-import {
-  NEEDS_TRUST, SUITE_TIMEOUT, activateExtension, currentBranch, ensureCommit, folderChildren, git, label, labels, readIndex, save, skipSuite, tempDir, useMemoryDir,
-  waitFor,
-} from './helpers';
+import { currentBranch, git, readIndex, restoreBranch } from '../support/fixtures';
+import { folderChildren, label, labels, save, suite, useMemoryDir, waitFor } from './helpers';
 
 // Runs only in a multi-root workspace (code-server runner: --multi-root, which opens a .code-workspace file
 // of two git repositories); in a single-folder window, and in Restricted Mode, every test is skipped.
-describe('Multi-root workspace', function () {
-  this.timeout(SUITE_TIMEOUT);
-  let api: CheckpointApi;
+suite('Multi-root workspace', { needs: 'multi-root', memoryDir: false }, (t) => {
   let first: vscode.WorkspaceFolder;
   let second: vscode.WorkspaceFolder;
   let dirA: string;
@@ -28,7 +23,7 @@ describe('Multi-root workspace', function () {
     await waitFor(vscode.window.onDidChangeActiveTextEditor, () => vscode.window.activeTextEditor === undefined, 'no active editor');
   };
   const roots = async (): Promise<FolderNode[]> => {
-    const nodes = await api.tree.getChildren();
+    const nodes = await t.api.tree.getChildren();
     assert.ok(nodes.every((n) => n.kind === 'folder'), `only folder nodes at the root: ${nodes.map((n) => n.kind).join(', ')}`);
     return nodes as FolderNode[];
   };
@@ -37,38 +32,7 @@ describe('Multi-root workspace', function () {
     assert.ok(node, `a node for ${folder.name}`);
     return node;
   };
-  const source = async (folder: vscode.WorkspaceFolder): Promise<string> => (await api.model.memoryDir(folder)).source;
-
-  before(async function () {
-    if ((vscode.workspace.workspaceFolders?.length ?? 0) < 2) skipSuite(this, 'needs a multi-root workspace: run-integration.mjs --multi-root');
-    if (!vscode.workspace.isTrusted) skipSuite(this, NEEDS_TRUST);
-    api = await activateExtension();
-    [first, second] = vscode.workspace.workspaceFolders!;
-    for (const f of [first, second]) ensureCommit(f.uri.fsPath);
-    await closeEditors();
-    dirA = tempDir('multi-a');
-    dirB = tempDir('multi-b');
-    dirC = tempDir('multi-c');
-    await useMemoryDir(api, first, dirA);
-    await useMemoryDir(api, second, dirB);
-  });
-
-  after(async () => {
-    if (!api) return;
-    await closeEditors();
-    if (currentBranch(second.uri.fsPath) !== 'main') git(second.uri.fsPath, 'checkout', '-q', 'main');
-    try {
-      git(second.uri.fsPath, 'branch', '-q', '-D', other);
-    } catch {
-      // never created
-    }
-    await api.model.setActive(second, undefined);
-    await api.model.setActive(first, undefined);
-    api.model.useFolder(first); // later suites work in the first folder
-    await useMemoryDir(api, second, undefined);
-    await useMemoryDir(api, first, undefined);
-    for (const d of [dirA, dirB, dirC]) rmSync(d, { recursive: true, force: true });
-  });
+  const source = async (folder: vscode.WorkspaceFolder): Promise<string> => (await t.api.model.memoryDir(folder)).source;
 
   it('is the runner\'s .code-workspace file with two folders; CHECKPOINT_TEST_WORKSPACE is the first', () => {
     assert.equal(vscode.workspace.workspaceFolders?.length, 2);
@@ -84,8 +48,8 @@ describe('Multi-root workspace', function () {
     assert.equal(inspect(first)?.workspaceFolderValue, dirA);
     assert.equal(inspect(second)?.workspaceFolderValue, dirB);
     assert.equal(inspect(first)?.workspaceValue, undefined, 'nothing is written to the .code-workspace file');
-    assert.equal((await api.model.memoryDir(first)).dir, dirA);
-    assert.equal((await api.model.memoryDir(second)).dir, dirB);
+    assert.equal((await t.api.model.memoryDir(first)).dir, dirA);
+    assert.equal((await t.api.model.memoryDir(second)).dir, dirB);
     // Each value lives in its folder's .vscode/settings.json.
     const folderSettings = (f: vscode.WorkspaceFolder): Record<string, unknown> =>
       JSON.parse(readFileSync(path.join(f.uri.fsPath, '.vscode', 'settings.json'), 'utf8')) as Record<string, unknown>;
@@ -94,58 +58,58 @@ describe('Multi-root workspace', function () {
 
     // Changing the second folder's setting re-resolves the second folder only.
     const changed: ModelChange[] = [];
-    const sub = api.model.onDidChange((e) => e.kind === 'memoryDir' && changed.push(e));
+    const sub = t.api.model.onDidChange((e) => e.kind === 'memoryDir' && changed.push(e));
     try {
-      await useMemoryDir(api, second, dirC);
+      await useMemoryDir(t.api, second, dirC);
     } finally {
       sub.dispose();
     }
     assert.ok(changed.length > 0);
     assert.ok(changed.every((e) => e.folder?.uri.toString() === second.uri.toString()), 'no memoryDir change for the first folder');
-    assert.equal((await api.model.memoryDir(first)).dir, dirA);
-    await useMemoryDir(api, second, dirB);
+    assert.equal((await t.api.model.memoryDir(first)).dir, dirA);
+    await useMemoryDir(t.api, second, dirB);
   });
 
   it('tells the welcome view "mixed" when the folders store checkpoints in different kinds of places', async () => {
-    assert.equal(api.contextKeys.get('checkpoint.memoryDirSource'), 'setting');
-    await useMemoryDir(api, second, undefined);
-    await waitFor(api.model.onDidChange, async () => (await source(second)) !== 'setting', 'the second folder to use its default memory directory');
-    assert.equal(api.contextKeys.get('checkpoint.memoryDirSource'), 'mixed');
-    await useMemoryDir(api, second, dirB);
-    assert.equal(api.contextKeys.get('checkpoint.memoryDirSource'), 'setting');
+    assert.equal(t.api.contextKeys.get('checkpoint.memoryDirSource'), 'setting');
+    await useMemoryDir(t.api, second, undefined);
+    await waitFor(t.api.model.onDidChange, async () => (await source(second)) !== 'setting', 'the second folder to use its default memory directory');
+    assert.equal(t.api.contextKeys.get('checkpoint.memoryDirSource'), 'mixed');
+    await useMemoryDir(t.api, second, dirB);
+    assert.equal(t.api.contextKeys.get('checkpoint.memoryDirSource'), 'setting');
   });
 
   it('saves with {folder: <second folder>} into the second folder\'s memory directory only', async () => {
-    assert.deepEqual(await api.tree.getChildren(), [], 'no folder has a checkpoint yet: the welcome view shows');
+    assert.deepEqual(await t.api.tree.getChildren(), [], 'no folder has a checkpoint yet: the welcome view shows');
     const saved = await save(second, { name: 'in-second', leftOff: 'B side' });
     assert.equal(saved, path.join(dirB, 'checkpoint-in-second.md'));
     assert.match(readIndex(dirB), /^- \*\*in-second\*\* .* — B side$/m);
     assert.equal(existsSync(path.join(dirA, 'checkpoint-in-second.md')), false);
     assert.equal(readIndex(dirA), '');
-    assert.equal(api.statusBar.state.folder, second.name);
-    assert.equal(api.statusBar.state.name, 'in-second');
+    assert.equal(t.api.statusBar.state.folder, second.name);
+    assert.equal(t.api.statusBar.state.name, 'in-second');
   });
 
   it('shows one node per folder (label = folder name, stable id), the checkpoint under its folder', async () => {
     const nodes = await roots();
-    assert.deepEqual(nodes.map((n) => label(api, n)), [first.name, second.name]);
-    const ids = nodes.map((n) => api.tree.getTreeItem(n).id);
+    assert.deepEqual(nodes.map((n) => label(t.api, n)), [first.name, second.name]);
+    const ids = nodes.map((n) => t.api.tree.getTreeItem(n).id);
     assert.deepEqual(ids, [`folder:${first.uri.toString()}`, `folder:${second.uri.toString()}`]);
-    assert.deepEqual(await labels(api, second), ['in-second']);
-    const underFirst = await folderChildren(api, first);
+    assert.deepEqual(await labels(t.api, second), ['in-second']);
+    const underFirst = await folderChildren(t.api, first);
     assert.deepEqual(underFirst.map((n) => n.kind), ['message'], 'the first folder says it has none');
 
-    const item = (await folderChildren(api, second))[0];
-    assert.equal(api.tree.getTreeItem(item).id, `${second.uri.toString()}#in-second`);
-    assert.equal(api.tree.getParent(item), await folderNode(second));
+    const item = (await folderChildren(t.api, second))[0];
+    assert.equal(t.api.tree.getTreeItem(item).id, `${second.uri.toString()}#in-second`);
+    assert.equal(t.api.tree.getParent(item), await folderNode(second));
     // A screen reader hears the folder and its count, not the tooltip's path.
-    assert.equal(api.tree.getTreeItem(await folderNode(second)).accessibilityInformation?.label, `${second.name}, workspace folder, 1 checkpoint`);
-    assert.equal(api.tree.getTreeItem(await folderNode(first)).accessibilityInformation?.label, `${first.name}, workspace folder, 0 checkpoints`);
+    assert.equal(t.api.tree.getTreeItem(await folderNode(second)).accessibilityInformation?.label, `${second.name}, workspace folder, 1 checkpoint`);
+    assert.equal(t.api.tree.getTreeItem(await folderNode(first)).accessibilityInformation?.label, `${first.name}, workspace folder, 0 checkpoints`);
 
     await vscode.commands.executeCommand('checkpoint.refresh');
-    assert.deepEqual((await roots()).map((n) => api.tree.getTreeItem(n).id), ids, 'the same ids after a full re-scan');
-    const again = (await folderChildren(api, second))[0];
-    assert.equal(api.tree.getTreeItem(again).id, `${second.uri.toString()}#in-second`);
+    assert.deepEqual((await roots()).map((n) => t.api.tree.getTreeItem(n).id), ids, 'the same ids after a full re-scan');
+    const again = (await folderChildren(t.api, second))[0];
+    assert.equal(t.api.tree.getTreeItem(again).id, `${second.uri.toString()}#in-second`);
   });
 
   it('resumes in one folder without touching the other', async () => {
@@ -154,7 +118,7 @@ describe('Multi-root workspace', function () {
     assert.equal(await save(second, { name: 'shared', leftOff: 'B side' }), path.join(dirB, 'checkpoint-shared.md'));
     const fileA = readFileSync(inFirst, 'utf8');
     const indexA = readIndex(dirA);
-    const activeA = api.model.active(first);
+    const activeA = t.api.model.active(first);
 
     const r = await vscode.commands.executeCommand<ResumeResult>('checkpoint.resume', { name: 'shared', folder: second.uri.fsPath });
     assert.ok(r);
@@ -167,19 +131,19 @@ describe('Multi-root workspace', function () {
     assert.equal(readFileSync(inFirst, 'utf8'), fileA, 'the first folder\'s checkpoint of the same name is untouched');
     assert.equal(readIndex(dirA), indexA);
     assert.equal(existsSync(path.join(dirA, '.trash')), false);
-    assert.deepEqual(api.model.active(first), activeA);
-    assert.equal(api.model.active(second)?.path, r.trashPath);
-    assert.ok((await labels(api, first)).includes('shared'));
-    assert.ok(!(await labels(api, second)).includes('shared'));
+    assert.deepEqual(t.api.model.active(first), activeA);
+    assert.equal(t.api.model.active(second)?.path, r.trashPath);
+    assert.ok((await labels(t.api, first)).includes('shared'));
+    assert.ok(!(await labels(t.api, second)).includes('shared'));
 
     assert.equal(await vscode.commands.executeCommand<string>('checkpoint.undo'), path.join(dirB, 'checkpoint-shared.md'));
-    assert.ok((await labels(api, second)).includes('shared'));
+    assert.ok((await labels(t.api, second)).includes('shared'));
     assert.equal(readFileSync(inFirst, 'utf8'), fileA);
     await closeEditors(); // the resumed checkpoint's preview
   });
 
   it('shows in the status bar the folder of the active editor, else the folder last acted on', async () => {
-    const state = (): { folder?: string; name?: string } => ({ folder: api.statusBar.state.folder, name: api.statusBar.state.name });
+    const state = (): { folder?: string; name?: string } => ({ folder: t.api.statusBar.state.folder, name: t.api.statusBar.state.name });
     const openIn = async (folder: vscode.WorkspaceFolder): Promise<void> => {
       await vscode.window.showTextDocument(vscode.Uri.file(path.join(folder.uri.fsPath, 'README.md')));
     };
@@ -189,24 +153,24 @@ describe('Multi-root workspace', function () {
     assert.deepEqual(state(), { folder: second.name, name: 'second-active' }, 'no editor: the folder last acted on');
 
     await openIn(first);
-    await waitFor(api.statusBar.onDidChangeState, () => api.statusBar.state.folder === first.name, 'the status bar to follow the editor to the first folder');
-    assert.equal(api.statusBar.state.name, 'first-active');
+    await waitFor(t.api.statusBar.onDidChangeState, () => t.api.statusBar.state.folder === first.name, 'the status bar to follow the editor to the first folder');
+    assert.equal(t.api.statusBar.state.name, 'first-active');
     // Acting on the second folder while an editor of the first is active: the editor wins.
     await save(second, { name: 'second-again', leftOff: 'B again' });
     assert.deepEqual(state(), { folder: first.name, name: 'first-active' });
 
     await openIn(second);
-    await waitFor(api.statusBar.onDidChangeState, () => api.statusBar.state.folder === second.name, 'the status bar to follow the editor to the second folder');
-    assert.equal(api.statusBar.state.name, 'second-again');
+    await waitFor(t.api.statusBar.onDidChangeState, () => t.api.statusBar.state.folder === second.name, 'the status bar to follow the editor to the second folder');
+    assert.equal(t.api.statusBar.state.name, 'second-again');
 
     // The other folder's branch does not matter: a checkout in the second folder warns only while it is shown.
     git(second.uri.fsPath, 'branch', other);
     assert.equal(await vscode.commands.executeCommand('checkpoint.switchBranch', { folder: second.uri.fsPath, branch: other }), true);
-    await waitFor(api.statusBar.onDidChangeState, () => api.statusBar.state.branchMismatch, 'the status bar to warn about the second folder\'s branch');
-    assert.equal(api.statusBar.state.currentBranch, other);
+    await waitFor(t.api.statusBar.onDidChangeState, () => t.api.statusBar.state.branchMismatch, 'the status bar to warn about the second folder\'s branch');
+    assert.equal(t.api.statusBar.state.currentBranch, other);
     await openIn(first);
-    await waitFor(api.statusBar.onDidChangeState, () => api.statusBar.state.folder === first.name, 'the status bar to follow the editor to the first folder');
-    assert.equal(api.statusBar.state.branchMismatch, false, 'the first folder is on its checkpoint\'s branch');
+    await waitFor(t.api.statusBar.onDidChangeState, () => t.api.statusBar.state.folder === first.name, 'the status bar to follow the editor to the first folder');
+    assert.equal(t.api.statusBar.state.branchMismatch, false, 'the first folder is on its checkpoint\'s branch');
 
     // No editor: back to the folder last used — the first, whose editor was active last.
     await closeEditors();
@@ -216,15 +180,36 @@ describe('Multi-root workspace', function () {
     const r = await vscode.commands.executeCommand<ResumeResult>('checkpoint.resume', { name: 'second-again', folder: second.uri.fsPath, keep: true });
     assert.ok(r);
     assert.deepEqual(state(), { folder: second.name, name: 'second-again' }, 'resuming makes the second folder the one last acted on');
-    assert.equal(api.statusBar.state.branchMismatch, false);
+    assert.equal(t.api.statusBar.state.branchMismatch, false);
     await closeEditors();
   });
 
   it('lists every folder\'s checkpoints in the tree, each under its own node', async () => {
-    const byFolder = async (f: vscode.WorkspaceFolder): Promise<string[]> => (await labels(api, f)).sort();
+    const byFolder = async (f: vscode.WorkspaceFolder): Promise<string[]> => (await labels(t.api, f)).sort();
     assert.deepEqual(await byFolder(first), ['first-active', 'shared']);
     assert.deepEqual(await byFolder(second), ['in-second', 'second-active', 'second-again', 'shared']);
     const node: CheckpointNode = await folderNode(first);
-    assert.equal(api.tree.getTreeItem(node).accessibilityInformation?.label, `${first.name}, workspace folder, 2 checkpoints`);
+    assert.equal(t.api.tree.getTreeItem(node).accessibilityInformation?.label, `${first.name}, workspace folder, 2 checkpoints`);
   });
+
+  return {
+    async setup() {
+      [first, second] = vscode.workspace.workspaceFolders!;
+      await closeEditors();
+      dirA = t.temp('multi-a');
+      dirB = t.temp('multi-b');
+      dirC = t.temp('multi-c');
+      await useMemoryDir(t.api, first, dirA);
+      await useMemoryDir(t.api, second, dirB);
+    },
+    async teardown() {
+      await closeEditors();
+      restoreBranch(second.uri.fsPath, 'main', other);
+      await t.api.model.setActive(second, undefined);
+      await t.api.model.setActive(first, undefined);
+      t.api.model.useFolder(first); // later suites work in the first folder
+      await useMemoryDir(t.api, second, undefined);
+      await useMemoryDir(t.api, first, undefined);
+    },
+  };
 });

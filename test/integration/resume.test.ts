@@ -1,39 +1,17 @@
 import * as assert from 'node:assert/strict';
-import { existsSync, rmSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
 import type { ResumeResult } from '../../src/core/store';
-import type { CheckpointApi } from '../../src/extension';
-import {
-  NEEDS_TRUST, SUITE_TIMEOUT, activateExtension, ensureCommit, firstFolder, labels, readIndex, save, setSetting, skipSuite, tempDir, useMemoryDir,
-} from './helpers';
+import { readIndex } from '../support/fixtures';
+import { labels, save, setSetting, suite } from './helpers';
 
-describe('Checkpoint: Resume, Undo, Delete', function () {
-  this.timeout(SUITE_TIMEOUT);
-  let api: CheckpointApi;
-  let folder: vscode.WorkspaceFolder;
-  let dir: string;
-  const file = (name: string): string => path.join(dir, `checkpoint-${name}.md`);
+suite('Checkpoint: Resume, Undo, Delete', {}, (t) => {
+  const file = (name: string): string => path.join(t.dir, `checkpoint-${name}.md`);
   const resume = (arg?: unknown): Thenable<ResumeResult | undefined> => vscode.commands.executeCommand<ResumeResult | undefined>('checkpoint.resume', arg);
 
-  before(async function () {
-    if (!vscode.workspace.isTrusted) skipSuite(this, NEEDS_TRUST);
-    api = await activateExtension();
-    folder = firstFolder();
-    ensureCommit(folder.uri.fsPath);
-    dir = tempDir('resume');
-    await useMemoryDir(api, folder, dir);
-  });
-
   afterEach(async () => {
-    if (!api) return; // skipped
-    await setSetting(folder, 'afterResume', undefined);
-  });
-
-  after(async () => {
-    if (!api) return; // skipped
-    await useMemoryDir(api, folder, undefined);
-    rmSync(dir, { recursive: true, force: true });
+    if (t.api) await setSetting(t.folder, 'afterResume', undefined);
   });
 
   it('says there is nothing to resume when there is no checkpoint', async () => {
@@ -41,7 +19,7 @@ describe('Checkpoint: Resume, Undo, Delete', function () {
   });
 
   it('resumes the only checkpoint directly, consuming it: file to trash, bullet removed', async () => {
-    await save(folder, { name: 'resume-me', leftOff: 'Where I was', failed: ['Tried X — broke Y'] });
+    await save(t.folder, { name: 'resume-me', leftOff: 'Where I was', failed: ['Tried X — broke Y'] });
     const r = await resume();
     assert.ok(r);
     assert.equal(r.checkpoint.name, 'resume-me');
@@ -49,62 +27,62 @@ describe('Checkpoint: Resume, Undo, Delete', function () {
     assert.equal(r.branchMismatch, false);
     assert.equal(r.consumed, true);
     assert.ok(r.trashPath);
-    assert.ok(r.trashPath.startsWith(path.join(dir, '.trash') + path.sep), r.trashPath);
+    assert.ok(r.trashPath.startsWith(path.join(t.dir, '.trash') + path.sep), r.trashPath);
     assert.ok(existsSync(r.trashPath));
     assert.equal(existsSync(file('resume-me')), false);
-    assert.doesNotMatch(readIndex(dir), /\*\*resume-me\*\*/);
-    assert.ok(!(await labels(api, folder)).includes('resume-me'));
+    assert.doesNotMatch(readIndex(t.dir), /\*\*resume-me\*\*/);
+    assert.ok(!(await labels(t.api, t.folder)).includes('resume-me'));
     // Consumed, and no other checkpoint left: the status bar has nothing to show.
-    assert.equal(api.statusBar.state.visible, false);
+    assert.equal(t.api.statusBar.state.visible, false);
   });
 
   it('Undo puts the consumed file and its bullet back', async () => {
     const restored = await vscode.commands.executeCommand<string>('checkpoint.undo');
     assert.equal(restored, file('resume-me'));
     assert.ok(existsSync(file('resume-me')));
-    assert.match(readIndex(dir), /^- \*\*resume-me\*\* \(.*\) — Where I was$/m);
-    assert.ok((await labels(api, folder)).includes('resume-me'));
-    assert.equal(api.statusBar.state.name, 'resume-me', 'back in the status bar');
+    assert.match(readIndex(t.dir), /^- \*\*resume-me\*\* \(.*\) — Where I was$/m);
+    assert.ok((await labels(t.api, t.folder)).includes('resume-me'));
+    assert.equal(t.api.statusBar.state.name, 'resume-me', 'back in the status bar');
   });
 
   it('keeps the checkpoint when checkpoint.afterResume is "keep"', async () => {
-    await setSetting(folder, 'afterResume', 'keep');
-    const r = await resume({ name: 'resume-me', folder: folder.uri.fsPath });
+    await setSetting(t.folder, 'afterResume', 'keep');
+    const r = await resume({ name: 'resume-me', folder: t.folder.uri.fsPath });
     assert.ok(r);
     assert.equal(r.consumed, false);
     assert.equal(r.trashPath, undefined);
     assert.ok(existsSync(file('resume-me')));
-    assert.match(readIndex(dir), /\*\*resume-me\*\*/);
+    assert.match(readIndex(t.dir), /\*\*resume-me\*\*/);
   });
 
   it('copies a resume prompt built by the core', async () => {
-    const text = await vscode.commands.executeCommand<string>('checkpoint.copyResumePrompt', { name: 'resume-me', folder: folder.uri.fsPath });
+    const text = await vscode.commands.executeCommand<string>('checkpoint.copyResumePrompt', { name: 'resume-me', folder: t.folder.uri.fsPath });
     assert.match(text, /^Resume the work saved in checkpoint "resume-me"/);
     assert.match(text, /Do not retry these failed approaches: Tried X — broke Y/);
   });
 
   it('deletes to trash with the index bullet, and Undo restores it', async () => {
-    const trashPath = await vscode.commands.executeCommand<string>('checkpoint.delete', { name: 'resume-me', folder: folder.uri.fsPath });
+    const trashPath = await vscode.commands.executeCommand<string>('checkpoint.delete', { name: 'resume-me', folder: t.folder.uri.fsPath });
     assert.ok(trashPath && existsSync(trashPath));
-    assert.ok(trashPath.startsWith(path.join(dir, '.trash') + path.sep));
+    assert.ok(trashPath.startsWith(path.join(t.dir, '.trash') + path.sep));
     assert.equal(existsSync(file('resume-me')), false);
-    assert.doesNotMatch(readIndex(dir), /\*\*resume-me\*\*/);
-    assert.equal(api.statusBar.state.visible, false, 'deleting the active checkpoint hides the status bar item');
+    assert.doesNotMatch(readIndex(t.dir), /\*\*resume-me\*\*/);
+    assert.equal(t.api.statusBar.state.visible, false, 'deleting the active checkpoint hides the status bar item');
     assert.equal(await vscode.commands.executeCommand<string>('checkpoint.undo'), file('resume-me'));
-    assert.match(readIndex(dir), /\*\*resume-me\*\*/);
+    assert.match(readIndex(t.dir), /\*\*resume-me\*\*/);
   });
 
   it('deletes all checkpoints of the folder (confirmation skipped) and removes the index section', async () => {
-    await save(folder, { name: 'second', leftOff: 'Another' });
-    const count = await vscode.commands.executeCommand<number>('checkpoint.deleteAll', { folder: folder.uri.fsPath, confirm: false });
+    await save(t.folder, { name: 'second', leftOff: 'Another' });
+    const count = await vscode.commands.executeCommand<number>('checkpoint.deleteAll', { folder: t.folder.uri.fsPath, confirm: false });
     assert.equal(count, 2);
     assert.equal(existsSync(file('resume-me')), false);
     assert.equal(existsSync(file('second')), false);
-    assert.doesNotMatch(readIndex(dir), /## (?:Active )?Checkpoints/);
-    assert.deepEqual(await labels(api, folder), []);
+    assert.doesNotMatch(readIndex(t.dir), /## (?:Active )?Checkpoints/);
+    assert.deepEqual(await labels(t.api, t.folder), []);
   });
 
   it('reports a missing checkpoint without writing anything', async () => {
-    assert.equal(await resume({ name: 'never-saved', folder: folder.uri.fsPath }), undefined);
+    assert.equal(await resume({ name: 'never-saved', folder: t.folder.uri.fsPath }), undefined);
   });
 });

@@ -1,85 +1,59 @@
 import * as assert from 'node:assert/strict';
-import { readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import * as path from 'node:path';
-import * as vscode from 'vscode';
-import type { CheckpointApi } from '../../src/extension';
-import {
-  NEEDS_TRUST, SUITE_TIMEOUT, activateExtension, currentBranch, ensureCommit, escapeRegExp, firstFolder, readIndex, save, skipSuite, tempDir, useMemoryDir,
-} from './helpers';
+import { currentBranch, readIndex } from '../support/fixtures';
+import { escapeRegExp, save, suite } from './helpers';
 
-describe('Checkpoint: Save', function () {
-  this.timeout(SUITE_TIMEOUT);
-  let api: CheckpointApi;
-  let folder: vscode.WorkspaceFolder;
-  let dir: string;
-  const checkpointFiles = (): string[] => readdirSync(dir).filter((f) => f.startsWith('checkpoint-')).sort();
-
-  before(async function () {
-    if (!vscode.workspace.isTrusted) skipSuite(this, NEEDS_TRUST);
-    api = await activateExtension();
-    folder = firstFolder();
-    ensureCommit(folder.uri.fsPath);
-    dir = tempDir('save');
-    await useMemoryDir(api, folder, dir);
-  });
-
-  after(async () => {
-    if (!api) return; // skipped
-    await useMemoryDir(api, folder, undefined);
-    rmSync(dir, { recursive: true, force: true });
-  });
+suite('Checkpoint: Save', {}, (t) => {
+  const checkpointFiles = (): string[] => readdirSync(t.dir).filter((f) => f.startsWith('checkpoint-')).sort();
 
   it('writes the checkpoint file and its MEMORY.md bullet, and makes it the active checkpoint', async () => {
-    const branch = currentBranch(folder.uri.fsPath);
-    const saved = await save(folder, {
+    const branch = currentBranch(t.folder.uri.fsPath);
+    const saved = await save(t.folder, {
       name: 'OAuth Callback',
       leftOff: 'Wiring the callback\ntoken refresh still failing',
       done: ['Added provider entry'],
       failed: ['Cookies — blocked by SameSite'],
     });
-    assert.equal(saved, path.join(dir, 'checkpoint-oauth-callback.md'));
+    assert.equal(saved, path.join(t.dir, 'checkpoint-oauth-callback.md'));
     const text = readFileSync(saved, 'utf8');
     assert.match(text, /^---\nname: oauth-callback\ndescription: Wiring the callback\ntype: checkpoint\n/);
     assert.match(text, new RegExp(`^- \\*\\*Branch:\\*\\* \`${escapeRegExp(branch)}\`$`, 'm'));
     assert.match(text, /^## Left Off\nWiring the callback\ntoken refresh still failing\n## Done This Session\n- Added provider entry\n## Failed Approaches\n- Cookies — blocked by SameSite\n/m);
     assert.match(text, /^## Modified Files$/m);
     assert.match(
-      readIndex(dir),
+      readIndex(t.dir),
       new RegExp(`^## Active Checkpoints\\n- \\*\\*oauth-callback\\*\\* \\(${escapeRegExp(branch)}, [A-Z][a-z]{2} \\d{2}\\) — Wiring the callback$`, 'm'),
     );
-    assert.equal(api.statusBar.state.visible, true);
-    assert.equal(api.statusBar.state.name, 'oauth-callback');
-    assert.equal(api.statusBar.state.savedBranch, branch);
+    assert.equal(t.api.statusBar.state.visible, true);
+    assert.equal(t.api.statusBar.state.name, 'oauth-callback');
+    assert.equal(t.api.statusBar.state.savedBranch, branch);
   });
 
   it('refuses to overwrite an existing checkpoint unless forced', async () => {
-    const file = path.join(dir, 'checkpoint-oauth-callback.md');
+    const file = path.join(t.dir, 'checkpoint-oauth-callback.md');
     const before = readFileSync(file, 'utf8');
-    assert.equal(await save(folder, { name: 'oauth-callback', leftOff: 'Something else' }), undefined);
+    assert.equal(await save(t.folder, { name: 'oauth-callback', leftOff: 'Something else' }), undefined);
     assert.equal(readFileSync(file, 'utf8'), before);
-    assert.equal(await save(folder, { name: 'oauth-callback', leftOff: 'Something else', force: true }), file);
+    assert.equal(await save(t.folder, { name: 'oauth-callback', leftOff: 'Something else', force: true }), file);
     assert.match(readFileSync(file, 'utf8'), /^## Left Off\nSomething else$/m);
-    assert.equal((readIndex(dir).match(/\*\*oauth-callback\*\*/g) ?? []).length, 1);
+    assert.equal((readIndex(t.dir).match(/\*\*oauth-callback\*\*/g) ?? []).length, 1);
   });
 
   it('writes nothing for a name that is empty once sanitized, or without Left Off', async () => {
-    assert.equal(await save(folder, { name: '///', leftOff: 'x' }), undefined);
-    assert.equal(await save(folder, { name: 'no-left-off', leftOff: '   ' }), undefined);
+    assert.equal(await save(t.folder, { name: '///', leftOff: 'x' }), undefined);
+    assert.equal(await save(t.folder, { name: 'no-left-off', leftOff: '   ' }), undefined);
     assert.deepEqual(checkpointFiles(), ['checkpoint-oauth-callback.md']);
   });
 
   it('records the plan and its step', async () => {
-    const plans = tempDir('save-plans');
-    try {
-      const plan = path.join(plans, 'fix-auth-race.md');
-      writeFileSync(plan, '# Plan\n- [x] one\n- [x] two\n- [ ] three\n- [ ] four\n');
-      const saved = await save(folder, { name: 'with-plan', leftOff: 'Step three', plan });
-      assert.ok(saved);
-      const text = readFileSync(saved, 'utf8');
-      assert.match(text, new RegExp(`^plan: ${escapeRegExp(plan)}\\nplanStep: 3\\nplanSteps: 4$`, 'm'));
-      assert.match(text, /\(step 3 of 4\)$/m);
-    } finally {
-      rmSync(plans, { recursive: true, force: true });
-    }
+    const plans = t.temp('save-plans');
+    const plan = path.join(plans, 'fix-auth-race.md');
+    writeFileSync(plan, '# Plan\n- [x] one\n- [x] two\n- [ ] three\n- [ ] four\n');
+    const saved = await save(t.folder, { name: 'with-plan', leftOff: 'Step three', plan });
+    assert.ok(saved);
+    const text = readFileSync(saved, 'utf8');
+    assert.match(text, new RegExp(`^plan: ${escapeRegExp(plan)}\\nplanStep: 3\\nplanSteps: 4$`, 'm'));
+    assert.match(text, /\(step 3 of 4\)$/m);
   });
 });

@@ -1,11 +1,9 @@
 import * as assert from 'node:assert/strict';
-import { existsSync, rmSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
-import type { CheckpointApi } from '../../src/extension';
-import {
-  EXTENSION_ID, NEEDS_TRUST, SUITE_TIMEOUT, activateExtension, ensureCommit, firstFolder, labels, save, setSetting, skipSuite, tempDir, useMemoryDir, waitFor,
-} from './helpers';
+import { removeDir } from '../support/fixtures';
+import { EXTENSION_ID, labels, save, setSetting, suite, useMemoryDir, waitFor } from './helpers';
 
 interface WelcomeEntry {
   view: string;
@@ -13,45 +11,26 @@ interface WelcomeEntry {
   contents: string;
 }
 
-describe('Settings', function () {
-  this.timeout(SUITE_TIMEOUT);
-  let api: CheckpointApi;
-  let folder: vscode.WorkspaceFolder;
+suite('Settings', { memoryDir: false }, (t) => {
+  const relative = '.checkpoint-it-memory';
   let a: string;
   let b: string;
-  const relative = '.checkpoint-it-memory';
-
-  before(async function () {
-    if (!vscode.workspace.isTrusted) skipSuite(this, NEEDS_TRUST);
-    api = await activateExtension();
-    folder = firstFolder();
-    ensureCommit(folder.uri.fsPath);
-    a = tempDir('settings-a');
-    b = tempDir('settings-b');
-  });
-
-  after(async () => {
-    if (!api) return; // skipped
-    await setSetting(folder, 'statusBar.enabled', undefined, vscode.ConfigurationTarget.Workspace);
-    await useMemoryDir(api, folder, undefined);
-    for (const d of [a, b, path.join(folder.uri.fsPath, relative)]) rmSync(d, { recursive: true, force: true });
-  });
 
   it('re-resolves the memory directory when checkpoint.memoryDirectory changes', async () => {
-    await useMemoryDir(api, folder, a);
-    assert.equal(await save(folder, { name: 'in-a', leftOff: 'A' }), path.join(a, 'checkpoint-in-a.md'));
-    assert.deepEqual(await labels(api, folder), ['in-a']);
-    await useMemoryDir(api, folder, b);
-    assert.deepEqual(await labels(api, folder), []);
-    assert.equal(await save(folder, { name: 'in-b', leftOff: 'B' }), path.join(b, 'checkpoint-in-b.md'));
+    await useMemoryDir(t.api, t.folder, a);
+    assert.equal(await save(t.folder, { name: 'in-a', leftOff: 'A' }), path.join(a, 'checkpoint-in-a.md'));
+    assert.deepEqual(await labels(t.api, t.folder), ['in-a']);
+    await useMemoryDir(t.api, t.folder, b);
+    assert.deepEqual(await labels(t.api, t.folder), []);
+    assert.equal(await save(t.folder, { name: 'in-b', leftOff: 'B' }), path.join(b, 'checkpoint-in-b.md'));
     assert.equal(existsSync(path.join(a, 'checkpoint-in-b.md')), false);
-    assert.deepEqual(await labels(api, folder), ['in-b']);
+    assert.deepEqual(await labels(t.api, t.folder), ['in-b']);
   });
 
   it('resolves a relative checkpoint.memoryDirectory against the workspace folder', async () => {
-    const expected = path.join(folder.uri.fsPath, relative);
-    await useMemoryDir(api, folder, relative, expected);
-    assert.equal(await save(folder, { name: 'relative', leftOff: 'R' }), path.join(expected, 'checkpoint-relative.md'));
+    const expected = path.join(t.folder.uri.fsPath, relative);
+    await useMemoryDir(t.api, t.folder, relative, expected);
+    assert.equal(await save(t.folder, { name: 'relative', leftOff: 'R' }), path.join(expected, 'checkpoint-relative.md'));
   });
 
   it('tells the welcome view where this workspace\'s checkpoints are stored (context key checkpoint.memoryDirSource)', async () => {
@@ -74,28 +53,40 @@ describe('Settings', function () {
     // The key: the folders' common source, or 'mixed' (multi-root folders that differ).
     const folders = vscode.workspace.workspaceFolders ?? [];
     const expected = async (): Promise<string> => {
-      const all = new Set(await Promise.all(folders.map(async (f) => (await api.model.memoryDir(f)).source)));
+      const all = new Set(await Promise.all(folders.map(async (f) => (await t.api.model.memoryDir(f)).source)));
       return all.size > 1 ? 'mixed' : [...all][0];
     };
-    const key = (): unknown => api.contextKeys.get('checkpoint.memoryDirSource');
-    await useMemoryDir(api, folder, a);
-    assert.equal((await api.model.memoryDir(folder)).source, 'setting');
+    const key = (): unknown => t.api.contextKeys.get('checkpoint.memoryDirSource');
+    await useMemoryDir(t.api, t.folder, a);
+    assert.equal((await t.api.model.memoryDir(t.folder)).source, 'setting');
     assert.equal(key(), await expected());
     if (folders.length === 1) assert.equal(key(), 'setting');
-    await useMemoryDir(api, folder, undefined);
-    await waitFor(api.model.onDidChange, async () => (await api.model.memoryDir(folder)).source !== 'setting', 'the default memory directory');
+    await useMemoryDir(t.api, t.folder, undefined);
+    await waitFor(t.api.model.onDidChange, async () => (await t.api.model.memoryDir(t.folder)).source !== 'setting', 'the default memory directory');
     assert.equal(key(), await expected());
-    if (folders.length === 1) assert.equal(key(), (await api.model.memoryDir(folder)).source);
-    await useMemoryDir(api, folder, a); // never write to the real default folder
+    if (folders.length === 1) assert.equal(key(), (await t.api.model.memoryDir(t.folder)).source);
+    await useMemoryDir(t.api, t.folder, a); // never write to the real default folder
   });
 
   it('hides the status bar item when checkpoint.statusBar.enabled is false', async () => {
-    await save(folder, { name: 'visible', leftOff: 'V', force: true });
-    assert.equal(api.statusBar.state.visible, true);
-    await setSetting(folder, 'statusBar.enabled', false, vscode.ConfigurationTarget.Workspace);
-    await waitFor(api.statusBar.onDidChangeState, () => !api.statusBar.state.visible, 'the status bar item to hide');
-    await setSetting(folder, 'statusBar.enabled', undefined, vscode.ConfigurationTarget.Workspace);
-    await waitFor(api.statusBar.onDidChangeState, () => api.statusBar.state.visible, 'the status bar item to show again');
-    assert.equal(api.statusBar.state.name, 'visible');
+    await save(t.folder, { name: 'visible', leftOff: 'V', force: true });
+    assert.equal(t.api.statusBar.state.visible, true);
+    await setSetting(t.folder, 'statusBar.enabled', false, vscode.ConfigurationTarget.Workspace);
+    await waitFor(t.api.statusBar.onDidChangeState, () => !t.api.statusBar.state.visible, 'the status bar item to hide');
+    await setSetting(t.folder, 'statusBar.enabled', undefined, vscode.ConfigurationTarget.Workspace);
+    await waitFor(t.api.statusBar.onDidChangeState, () => t.api.statusBar.state.visible, 'the status bar item to show again');
+    assert.equal(t.api.statusBar.state.name, 'visible');
   });
+
+  return {
+    setup() {
+      a = t.temp('settings-a');
+      b = t.temp('settings-b');
+    },
+    async teardown() {
+      await setSetting(t.folder, 'statusBar.enabled', undefined, vscode.ConfigurationTarget.Workspace);
+      await useMemoryDir(t.api, t.folder, undefined);
+      removeDir(path.join(t.folder.uri.fsPath, relative));
+    },
+  };
 });

@@ -2,11 +2,9 @@ import * as assert from 'node:assert/strict';
 import { rmSync, writeFileSync } from 'node:fs';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
-import type { CheckpointApi } from '../../src/extension';
 import type { CheckpointNode } from '../../src/views/checkpointTree';
-import {
-  NEEDS_TRUST, SUITE_TIMEOUT, activateExtension, atomicWrite, checkpointText, ensureCommit, firstFolder, folderChildren, label, save, skipSuite, tempDir, useMemoryDir, waitFor, watchersReady,
-} from './helpers';
+import { atomicWrite, checkpointText } from '../support/fixtures';
+import { folderChildren, label, save, suite, useMemoryDir, waitFor, watchersReady } from './helpers';
 
 /** Checkpoint files in the memory directory when the tree first scans it. */
 const N = 200;
@@ -15,10 +13,7 @@ const BARRIERS = 7;
 
 // Issue 5's budget "tree refresh after one checkpoint file changes: files re-read 1", measured in the real extension
 // host through the tree's diagnostic counter (`api.tree.stats`), with files written on disk as the CLI or an agent would.
-describe('Checkpoints view re-reads only the changed file', function () {
-  this.timeout(SUITE_TIMEOUT);
-  let api: CheckpointApi;
-  let folder: vscode.WorkspaceFolder;
+suite('Checkpoints view re-reads only the changed file', { memoryDir: false }, (t) => {
   let dir: string;
   let scanReads = 0;
   let scans = 0;
@@ -28,13 +23,13 @@ describe('Checkpoints view re-reads only the changed file', function () {
   let eventSub: vscode.Disposable | undefined;
 
   const file = (name: string): string => path.join(dir, `checkpoint-${name}.md`);
-  const reads = (): number => api.tree.stats.filesRead;
-  const items = async (): Promise<CheckpointNode[]> => (await folderChildren(api, folder)).filter((n) => n.kind === 'checkpoint');
-  const find = async (name: string): Promise<CheckpointNode | undefined> => (await items()).find((n) => label(api, n) === name);
+  const reads = (): number => t.api.tree.stats.filesRead;
+  const items = async (): Promise<CheckpointNode[]> => (await folderChildren(t.api, t.folder)).filter((n) => n.kind === 'checkpoint');
+  const find = async (name: string): Promise<CheckpointNode | undefined> => (await items()).find((n) => label(t.api, n) === name);
   const tooltip = (node: CheckpointNode | undefined): string => {
     if (!node) return '';
-    const t = api.tree.getTreeItem(node).tooltip;
-    return t instanceof vscode.MarkdownString ? t.value : String(t ?? '');
+    const tip = t.api.tree.getTreeItem(node).tooltip;
+    return tip instanceof vscode.MarkdownString ? tip.value : String(tip ?? '');
   };
 
   /**
@@ -47,40 +42,8 @@ describe('Checkpoints view re-reads only the changed file', function () {
     assert.ok(nextBarrier < BARRIERS, 'a barrier file left');
     const name = `barrier-${nextBarrier++}`;
     rmSync(file(name));
-    await waitFor(api.tree.onDidChangeTreeData, async () => (await find(name)) === undefined, `${name} to leave the tree`);
+    await waitFor(t.api.tree.onDidChangeTreeData, async () => (await find(name)) === undefined, `${name} to leave the tree`);
   };
-
-  before(async function () {
-    if (!vscode.workspace.isTrusted) skipSuite(this, NEEDS_TRUST);
-    api = await activateExtension();
-    folder = firstFolder();
-    ensureCommit(folder.uri.fsPath);
-    // What earlier suites left: let the tree finish scanning every folder before counting.
-    await api.tree.getChildren();
-    await folderChildren(api, folder);
-    dir = tempDir('reads');
-    const base = Date.now() - 3_600_000;
-    for (let i = 0; i < N; i++) {
-      const name = i < BARRIERS ? `barrier-${i}` : `cp-${String(i).padStart(3, '0')}`;
-      atomicWrite(file(name), checkpointText(name, `step ${i}`, new Date(base + i * 1000)));
-    }
-    const before = { reads: reads(), scans: api.tree.stats.scans };
-    await useMemoryDir(api, folder, dir);
-    await waitFor(api.tree.onDidChangeTreeData, async () => (await items()).length === N, `the tree to show all ${N} checkpoints`);
-    scanReads = reads() - before.reads;
-    scans = api.tree.stats.scans - before.scans;
-    await watchersReady(api, folder, dir);
-    eventSub = api.model.onDidChangeFiles((e) => {
-      if (path.dirname(e.path) === dir) events.push(path.basename(e.path));
-    });
-  });
-
-  after(async () => {
-    eventSub?.dispose();
-    if (!api) return; // skipped
-    await useMemoryDir(api, folder, undefined);
-    if (dir) rmSync(dir, { recursive: true, force: true });
-  });
 
   it(`reads each of the ${N} files once in the first scan`, () => {
     assert.equal(scans, 1, 'one scan of the directory');
@@ -91,10 +54,10 @@ describe('Checkpoints view re-reads only the changed file', function () {
     const start = reads();
     events.length = 0;
     const target = file('cp-100');
-    atomicWrite(target, checkpointText('cp-100', 'editedByAnAgent', new Date()));
-    await waitFor(api.tree.onDidChangeTreeData, async () => tooltip(await find('cp-100')).includes('editedByAnAgent'), 'the rewritten file in the tooltip');
+    atomicWrite(target, checkpointText('cp-100', 'editedByAnAgent', { saved: new Date() }));
+    await waitFor(t.api.tree.onDidChangeTreeData, async () => tooltip(await find('cp-100')).includes('editedByAnAgent'), 'the rewritten file in the tooltip');
     // It was saved an hour ago; now just now.
-    assert.equal(api.tree.getTreeItem((await find('cp-100'))!).description, 'main · just now');
+    assert.equal(t.api.tree.getTreeItem((await find('cp-100'))!).description, 'main · just now');
     await settle();
     assert.equal(reads() - start, 1, `files read after one rewrite (events: ${events.join(', ')})`);
     assert.ok(events.includes('checkpoint-cp-100.md'), `an event for the file (events: ${events.join(', ')})`);
@@ -105,8 +68,8 @@ describe('Checkpoints view re-reads only the changed file', function () {
   it('reads one file when one is created on disk', async () => {
     const start = reads();
     events.length = 0;
-    atomicWrite(file('new-one'), checkpointText('new-one', 'createdByTheCli', new Date()));
-    await waitFor(api.tree.onDidChangeTreeData, async () => tooltip(await find('new-one')).includes('createdByTheCli'), 'the new file in the tree');
+    atomicWrite(file('new-one'), checkpointText('new-one', 'createdByTheCli', { saved: new Date() }));
+    await waitFor(t.api.tree.onDidChangeTreeData, async () => tooltip(await find('new-one')).includes('createdByTheCli'), 'the new file in the tree');
     await settle();
     assert.equal(reads() - start, 1, `files read after one creation (events: ${events.join(', ')})`);
     assert.deepEqual(events.filter((e) => e.startsWith('.checkpoint-tmp-')), [], 'no event for the temp file');
@@ -116,8 +79,8 @@ describe('Checkpoints view re-reads only the changed file', function () {
   it('reads one file when one is written in place (VS Code reports a create and a change)', async () => {
     const start = reads();
     events.length = 0;
-    writeFileSync(file('in-place'), checkpointText('in-place', 'writtenInPlace', new Date()));
-    await waitFor(api.tree.onDidChangeTreeData, async () => tooltip(await find('in-place')).includes('writtenInPlace'), 'the new file in the tree');
+    writeFileSync(file('in-place'), checkpointText('in-place', 'writtenInPlace', { saved: new Date() }));
+    await waitFor(t.api.tree.onDidChangeTreeData, async () => tooltip(await find('in-place')).includes('writtenInPlace'), 'the new file in the tree');
     await settle();
     assert.equal(reads() - start, 1, `files read after one write (events: ${events.join(', ')})`);
   });
@@ -126,7 +89,7 @@ describe('Checkpoints view re-reads only the changed file', function () {
     const start = reads();
     const count = (await items()).length;
     rmSync(file('cp-150'));
-    await waitFor(api.tree.onDidChangeTreeData, async () => (await find('cp-150')) === undefined, 'the deleted file to leave the tree');
+    await waitFor(t.api.tree.onDidChangeTreeData, async () => (await find('cp-150')) === undefined, 'the deleted file to leave the tree');
     await settle();
     assert.equal(reads() - start, 0);
     assert.equal((await items()).length, count - 2); // cp-150 and the barrier
@@ -135,7 +98,7 @@ describe('Checkpoints view re-reads only the changed file', function () {
   it('reads nothing for a temp file left behind (a writer killed before its rename)', async () => {
     const start = reads();
     events.length = 0;
-    writeFileSync(path.join(dir, `.checkpoint-tmp-${process.pid}-leftover`), checkpointText('leftover', 'half written', new Date()));
+    writeFileSync(path.join(dir, `.checkpoint-tmp-${process.pid}-leftover`), checkpointText('leftover', 'half written', { saved: new Date() }));
     await settle();
     assert.equal(reads() - start, 0);
     assert.deepEqual(events.filter((e) => e.startsWith('.checkpoint-tmp-')), []);
@@ -145,9 +108,36 @@ describe('Checkpoints view re-reads only the changed file', function () {
   it('reads the file once when this extension saves it (its own refresh, then the watcher\'s event)', async () => {
     const start = reads();
     events.length = 0;
-    await save(folder, { name: 'saved-here', leftOff: 'savedFromTheEditor' });
+    await save(t.folder, { name: 'saved-here', leftOff: 'savedFromTheEditor' });
     assert.ok(tooltip(await find('saved-here')).includes('savedFromTheEditor'), 'the tree shows the save when the command returns');
     await settle();
     assert.equal(reads() - start, 1, `files read after one save (events: ${events.join(', ')})`);
   });
+
+  return {
+    async setup() {
+      // What earlier suites left: let the tree finish scanning every folder before counting.
+      await t.api.tree.getChildren();
+      await folderChildren(t.api, t.folder);
+      dir = t.temp('reads');
+      const base = Date.now() - 3_600_000;
+      for (let i = 0; i < N; i++) {
+        const name = i < BARRIERS ? `barrier-${i}` : `cp-${String(i).padStart(3, '0')}`;
+        atomicWrite(file(name), checkpointText(name, `step ${i}`, { saved: new Date(base + i * 1000) }));
+      }
+      const before = { reads: reads(), scans: t.api.tree.stats.scans };
+      await useMemoryDir(t.api, t.folder, dir);
+      await waitFor(t.api.tree.onDidChangeTreeData, async () => (await items()).length === N, `the tree to show all ${N} checkpoints`);
+      scanReads = reads() - before.reads;
+      scans = t.api.tree.stats.scans - before.scans;
+      await watchersReady(t.api, t.folder, dir);
+      eventSub = t.api.model.onDidChangeFiles((e) => {
+        if (path.dirname(e.path) === dir) events.push(path.basename(e.path));
+      });
+    },
+    async teardown() {
+      eventSub?.dispose();
+      await useMemoryDir(t.api, t.folder, undefined);
+    },
+  };
 });

@@ -1,24 +1,15 @@
 import { after, test } from 'node:test';
 import * as assert from 'node:assert/strict';
-import { spawnSync } from 'node:child_process';
 import { existsSync, readFileSync, readdirSync, rmSync, writeFileSync, mkdirSync } from 'node:fs';
 import * as path from 'node:path';
-import { git, makeRepo, removeDir, tempDir } from '../support/fixtures';
-
-const CLI = path.resolve(__dirname, '..', '..', '..', 'dist', 'cli.js');
+import { CLI, git, isolatedEnv, makeRepo, removeDir, runCliSync, tempDir, type ProcessResult } from '../support/fixtures';
 
 /** HOME for CLI runs that do not name one: an empty temp folder, so the real home is never read. */
 const defaultHome = tempDir('checkpoint-home-');
 after(() => removeDir(defaultHome));
 
-function cli(args: string[], opts: { cwd?: string; env?: NodeJS.ProcessEnv } = {}): { code: number; out: string; err: string } {
-  const home = opts.env?.HOME ?? defaultHome;
-  const r = spawnSync(process.execPath, [CLI, ...args], {
-    cwd: opts.cwd,
-    encoding: 'utf8',
-    env: { PATH: process.env.PATH, HOME: home, ...opts.env },
-  });
-  return { code: r.status ?? -1, out: r.stdout, err: r.stderr };
+function cli(args: string[], opts: { cwd?: string; home?: string; env?: NodeJS.ProcessEnv } = {}): ProcessResult {
+  return runCliSync(args, { cwd: opts.cwd, env: isolatedEnv(opts.home ?? defaultHome, opts.env) });
 }
 
 test('the CLI is built', () => {
@@ -154,11 +145,11 @@ test('memory directory: --dir, env, Claude folder, fallback', () => {
   const ws = makeRepo();
   const home = tempDir();
   try {
-    assert.equal(cli(['dir'], { cwd: ws, env: { HOME: home } }).out.trim(), path.join(ws, '.claude', 'memory'));
+    assert.equal(cli(['dir'], { cwd: ws, home }).out.trim(), path.join(ws, '.claude', 'memory'));
     mkdirSync(path.join(home, '.claude'));
-    assert.equal(cli(['dir'], { cwd: ws, env: { HOME: home } }).out.trim(), path.join(home, '.claude', 'projects', ws.replace(/[^A-Za-z0-9]/g, '-'), 'memory'));
-    assert.equal(cli(['dir', '--cwd', ws], { env: { HOME: home, CHECKPOINT_MEMORY_DIR: '/tmp/x-mem' } }).out.trim(), '/tmp/x-mem');
-    assert.equal(cli(['dir', '--dir', 'rel', '--json'], { cwd: ws, env: { HOME: home } }).out.includes(path.join(ws, 'rel')), true);
+    assert.equal(cli(['dir'], { cwd: ws, home }).out.trim(), path.join(home, '.claude', 'projects', ws.replace(/[^A-Za-z0-9]/g, '-'), 'memory'));
+    assert.equal(cli(['dir', '--cwd', ws], { home, env: { CHECKPOINT_MEMORY_DIR: '/tmp/x-mem' } }).out.trim(), '/tmp/x-mem');
+    assert.equal(cli(['dir', '--dir', 'rel', '--json'], { cwd: ws, home }).out.includes(path.join(ws, 'rel')), true);
   } finally {
     removeDir(ws);
     removeDir(home);

@@ -6,8 +6,7 @@ import * as assert from 'node:assert/strict';
 import { chmodSync, closeSync, existsSync, openSync, readFileSync, readdirSync, watch, writeFileSync, writeSync, mkdirSync } from 'node:fs';
 import { execFileSync } from 'node:child_process';
 import * as path from 'node:path';
-import { makeRepo, removeDir, tempDir } from '../support/fixtures';
-import { isolatedEnv, runCli, type ProcessResult } from '../support/processes';
+import { runCli, workspace, type ProcessResult, type Workspace } from '../support/fixtures';
 import { CheckpointStore } from '../../src/core/store';
 import { parseCheckpoint } from '../../src/core/checkpoint';
 import { indexedNames, removeFromIndex, RESUME_LINE } from '../../src/core/memoryIndex';
@@ -41,13 +40,11 @@ const USER_DOC = [
   'Trailing text without a final newline',
 ].join('');
 
-function setup(): { repo: string; home: string; mem: string; env: NodeJS.ProcessEnv; done: () => void } {
-  const repo = makeRepo();
-  const home = tempDir('checkpoint-home-');
-  const mem = path.join(tempDir('checkpoint-mem-'), 'memory');
-  mkdirSync(mem, { recursive: true });
-  writeFileSync(path.join(mem, 'MEMORY.md'), USER_DOC);
-  return { repo, home, mem, env: isolatedEnv(home), done: () => [repo, home, path.dirname(mem)].forEach(removeDir) };
+function setup(): Workspace {
+  const ws = workspace();
+  mkdirSync(ws.mem, { recursive: true });
+  writeFileSync(path.join(ws.mem, 'MEMORY.md'), USER_DOC);
+  return ws;
 }
 
 const fileOf = (mem: string, name: string): string => path.join(mem, `checkpoint-${name}.md`);

@@ -6,8 +6,7 @@ import * as assert from 'node:assert/strict';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, readFileSync, readdirSync, utimesSync, watch, writeFileSync, mkdirSync } from 'node:fs';
 import * as path from 'node:path';
-import { makeRepo, removeDir, tempDir } from '../support/fixtures';
-import { CLI, finished, isolatedEnv, runCli, type ProcessResult } from '../support/processes';
+import { CLI, finished, runCli, workspace, type ProcessResult } from '../support/fixtures';
 import { parseCheckpoint } from '../../src/core/checkpoint';
 import { formatBullet, removeFromIndex, upsertIndex } from '../../src/core/memoryIndex';
 import { TEMP_PREFIX } from '../../src/core/files';
@@ -49,14 +48,12 @@ interface Fixture {
 }
 
 function fixture(): Fixture {
-  const repo = makeRepo();
-  const home = tempDir('checkpoint-home-');
-  const mem = path.join(tempDir('checkpoint-mem-'), 'memory');
+  const { repo, mem, env, done } = workspace();
   mkdirSync(mem, { recursive: true });
   const notes = Array.from({ length: INDEX_NOTE_LINES }, (_, i) => `note ${i} ${'y'.repeat(90)}\r\n`).join('');
   const userDoc = `# Big memory\r\n\r\n${notes}## Other\r\n- **big** (main, Nov 01) — a user bullet with our name, outside the section`;
   writeFileSync(path.join(mem, 'MEMORY.md'), userDoc);
-  return { repo, mem, env: isolatedEnv(home), userDoc, done: () => [repo, home, path.dirname(mem)].forEach(removeDir) };
+  return { repo, mem, env, userDoc, done };
 }
 
 function startSave(f: Fixture, tag: string): ChildProcess {

@@ -6,8 +6,9 @@ import { execFileSync, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { chmodSync, existsSync, linkSync, mkdirSync, readFileSync, readdirSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import * as path from 'node:path';
-import { git, makeRepo, removeDir, tempDir } from '../support/fixtures';
-import { CLI, finished, isolatedEnv, mapLimit, runCli, snapshotTree, type ProcessResult } from '../support/processes';
+import {
+  CLI, checkpointText, finished, git, mapLimit, snapshotTree, workspace, type ProcessResult, type Workspace,
+} from '../support/fixtures';
 import { CheckpointStore } from '../../src/core/store';
 import { CheckpointError } from '../../src/core/errors';
 import { readBranch, switchBranch } from '../../src/core/git';
@@ -15,37 +16,18 @@ import { readActivePlan } from '../../src/core/jsonCheckpoints';
 import { readPlanProgress, resolvePlansDir } from '../../src/core/plans';
 import { MAX_NAME_LENGTH } from '../../src/core/names';
 
-interface World {
-  root: string;
-  repo: string;
-  mem: string;
+interface World extends Workspace {
+  /** A folder beside the workspace holding `secret.md`: nothing may ever be written or read there. */
   outside: string;
-  env: NodeJS.ProcessEnv;
-  cli: (args: string[], opts?: { mem?: string; env?: NodeJS.ProcessEnv }) => Promise<ProcessResult>;
-  done: () => void;
 }
 
-/** A temp root holding a repository, a home folder, a memory directory (not created yet) and an "outside" folder. */
+/** A workspace (repository, home folder, memory directory not created yet) and an "outside" folder. */
 function world(opts: { commit?: boolean } = {}): World {
-  const root = tempDir('checkpoint-hostile-');
-  const repo = makeRepo({ dir: path.join(root, 'repo'), commit: opts.commit });
-  const home = path.join(root, 'home');
-  mkdirSync(home);
-  const outside = path.join(root, 'outside');
+  const ws = workspace(opts);
+  const outside = path.join(ws.root, 'outside');
   mkdirSync(outside);
   writeFileSync(path.join(outside, 'secret.md'), 'secret\n');
-  const mem = path.join(root, 'mem');
-  const env = isolatedEnv(home);
-  return {
-    root,
-    repo,
-    mem,
-    outside,
-    env,
-    // --dir and --cwd right after the command, so that they stay options when the arguments end with `-- <name>`.
-    cli: ([command, ...rest], o = {}) => runCli([command, '--dir', o.mem ?? mem, '--cwd', repo, ...rest], { env: o.env ?? env }),
-    done: () => removeDir(root),
-  };
+  return { ...ws, outside };
 }
 
 /** CLI processes run at once where their order does not matter. */
@@ -53,10 +35,6 @@ const PARALLEL = 4;
 const json = (r: ProcessResult): any => JSON.parse(r.out); // eslint-disable-line @typescript-eslint/no-explicit-any
 // eslint-disable-next-line no-control-regex
 const CONTROL = /[\u0000-\u0008\u000b-\u001f\u007f]/;
-
-/** A valid checkpoint file's text. */
-const checkpointText = (name: string, leftOff = `left off in ${name}`, extra = ''): string =>
-  `---\nname: ${name}\ndescription: ${leftOff}\ntype: checkpoint\nbranch: main\nsaved: 2026-11-20T10:00:00.000Z\n${extra}---\n# Checkpoint: ${name}\n## Left Off\n${leftOff}\n## Done This Session\nNone\n## Failed Approaches\nNone\n## Modified Files\nNone\n`;
 
 // ---- names ---------------------------------------------------------------------------------------------------
 

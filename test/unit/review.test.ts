@@ -1,20 +1,17 @@
 // Regression tests for defects found in review: each names what it fixes.
 import { test } from 'node:test';
 import * as assert from 'node:assert/strict';
-import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, statSync, writeFileSync, chmodSync } from 'node:fs';
 import * as path from 'node:path';
 import { upsertIndex, removeFromIndex, indexedNames } from '../../src/core/memoryIndex';
 import { branchWarning } from '../../src/core/resumeText';
-import { git, makeRepo, removeDir, tempDir } from '../support/fixtures';
+import { git, isolatedEnv, makeRepo, removeDir, runCliSync, tempDir, type ProcessResult } from '../support/fixtures';
 
-const CLI = path.resolve(__dirname, '..', '..', '..', 'dist', 'cli.js');
 const home = tempDir('checkpoint-home-');
 process.on('exit', () => removeDir(home));
 
-function cli(args: string[], cwd: string): { code: number; out: string; err: string } {
-  const r = spawnSync(process.execPath, [CLI, ...args], { cwd, encoding: 'utf8', env: { PATH: process.env.PATH, HOME: home } });
-  return { code: r.status ?? -1, out: r.stdout, err: r.stderr };
+function cli(args: string[], cwd: string): ProcessResult {
+  return runCliSync(args, { cwd, env: isolatedEnv(home) });
 }
 
 test('an unclosed code fence in Left Off does not hide the sections after it', () => {
