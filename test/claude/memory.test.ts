@@ -6,8 +6,7 @@ import * as assert from 'node:assert/strict';
 import { existsSync, mkdirSync, realpathSync, writeFileSync } from 'node:fs';
 import * as path from 'node:path';
 import { runClaude, type ClaudeSession } from '../support/claudeCode';
-import { git, makeRepo, removeDir, tempDir } from '../support/fixtures';
-import { runCli } from '../support/processes';
+import { git, makeRepo, removeDir, runCli, tempDir } from '../support/fixtures';
 
 const temps: string[] = [];
 after(() => temps.forEach(removeDir));

@@ -1,37 +1,19 @@
 import * as assert from 'node:assert/strict';
 import { existsSync } from 'node:fs';
 import * as path from 'node:path';
-import * as vscode from 'vscode';
-import type { CheckpointApi } from '../../src/extension';
 import { claudeCode, runClaude } from '../support/claudeCode';
-import { NEEDS_TRUST, activateExtension, currentBranch, ensureCommit, escapeRegExp, firstFolder, runCli, save, skipSuite, useMemoryDir } from './helpers';
+import { currentBranch, runCliSync } from '../support/fixtures';
+import { escapeRegExp, save, suite, useMemoryDir } from './helpers';
 
 /** The first install of the client downloads ~370 MB; a run takes seconds. */
 const CLAUDE_TIMEOUT = 15 * 60_000;
 
-describe('Claude Code loads a checkpoint saved in the editor', function () {
-  this.timeout(CLAUDE_TIMEOUT);
-  let api: CheckpointApi | undefined;
-  let folder: vscode.WorkspaceFolder;
+suite('Claude Code loads a checkpoint saved in the editor', { memoryDir: false, timeout: CLAUDE_TIMEOUT }, (t) => {
   let saved: string | undefined;
 
-  before(async function () {
-    if (!vscode.workspace.isTrusted) skipSuite(this, NEEDS_TRUST);
-    api = await activateExtension();
-    folder = firstFolder();
-    ensureCommit(folder.uri.fsPath);
-    // The default memory directory: Claude Code's folder for this repository under the window's CLAUDE_CONFIG_DIR.
-    await useMemoryDir(api, folder, undefined);
-    await claudeCode();
-  });
-
-  after(() => {
-    if (saved) runCli('delete', 'editor-save', '--cwd', folder.uri.fsPath);
-  });
-
   it('the checkpoint saved with Checkpoint: Save is in the MEMORY.md Claude Code loads for the folder', async () => {
-    const cwd = folder.uri.fsPath;
-    saved = await save(folder, { name: 'editor-save', leftOff: 'Saved from the editor; Claude Code picks it up' });
+    const cwd = t.cwd;
+    saved = await save(t.folder, { name: 'editor-save', leftOff: 'Saved from the editor; Claude Code picks it up' });
     assert.ok(saved, 'Checkpoint: Save wrote nothing');
     const home = process.env.HOME;
     assert.ok(home, 'the window has a HOME');
@@ -45,4 +27,15 @@ describe('Claude Code loads a checkpoint saved in the editor', function () {
     assert.match(s.memory[0].content, bullet, `the MEMORY.md Claude Code loaded (${s.memory[0].path}):\n${s.memory[0].content}`);
     assert.ok(s.memoryDir && existsSync(path.join(s.memoryDir, 'checkpoint-editor-save.md')), `checkpoint-editor-save.md is not in ${s.memoryDir ?? '(no memory folder)'}`);
   });
+
+  return {
+    async setup() {
+      // The default memory directory: Claude Code's folder for this repository under the window's CLAUDE_CONFIG_DIR.
+      await useMemoryDir(t.api, t.folder, undefined);
+      await claudeCode();
+    },
+    teardown() {
+      if (saved) runCliSync(['delete', 'editor-save', '--cwd', t.cwd], { env: process.env });
+    },
+  };
 });

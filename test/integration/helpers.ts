@@ -52,6 +52,8 @@ export interface SuiteOptions {
   memoryDir?: boolean;
   /** Wait until file watching delivers events in the memory directory and git's HEAD (see {@link watchersReady}). */
   watchers?: boolean;
+  /** Milliseconds for each test and hook (default {@link SUITE_TIMEOUT}). */
+  timeout?: number;
 }
 
 /** What a suite's body may add to the suite's own before/after. */
@@ -78,7 +80,7 @@ function skipReason(needs: SuiteOptions['needs']): string | undefined {
  */
 export function suite(title: string, opts: SuiteOptions, body: (t: SuiteContext) => SuiteHooks | void): void {
   describe(title, function () {
-    this.timeout(SUITE_TIMEOUT);
+    this.timeout(opts.timeout ?? SUITE_TIMEOUT);
     const temps: string[] = [];
     const ctx = {
       temp(name: string): string {
