@@ -1,5 +1,6 @@
 import { formatMonthDay } from './dates';
 import { oneLine, type Checkpoint } from './checkpoint';
+import { CLAUDE_INDEX_MAX_CHARS, CLAUDE_INDEX_MAX_LINES, linesClaudeLoads } from './claudeBudget';
 
 /** The file name of the index in the memory directory. */
 export const INDEX_FILE = 'MEMORY.md';
@@ -8,9 +9,6 @@ export const SECTION_HEADING = '## Active Checkpoints';
 /** What a new MEMORY.md starts with (the skill's heading). */
 export const NEW_INDEX_HEADING = '# Project Memory';
 export const RESUME_LINE = 'Resume any: `continue` or `continue {name}`';
-/** Claude Code reads only this much of MEMORY.md. */
-export const INDEX_LINE_BUDGET = 200;
-export const INDEX_BYTE_BUDGET = 25 * 1024;
 
 interface Line {
   text: string;
@@ -206,27 +204,43 @@ function removeRange(lines: Line[], from: number, to: number): void {
   if (endsBare && from > 0) lines[from - 1].eol = '';
 }
 
+const BUDGET = `Claude Code loads only the first ${CLAUDE_INDEX_MAX_LINES} lines / ${CLAUDE_INDEX_MAX_CHARS.toLocaleString('en-US')} characters of MEMORY.md`;
+const quote = (text: string, max = 60): string => JSON.stringify(text.length > max ? `${text.slice(0, max)}…` : text);
+
 /**
- * Warns when a checkpoint bullet lies beyond what Claude Code reads. The last bullet of the section is the one
- * furthest down, so it is the one checked: a new bullet at the top can push an older one past the budget.
+ * Warns when, after an index write, Claude Code would not load a checkpoint bullet, or would no longer load a line
+ * of the file it loaded before the write (`before`: the lines before it; undefined for a new file).
  */
-function budgetWarning(lines: Line[]): string | undefined {
+function budgetWarning(before: Line[] | undefined, lines: Line[]): string | undefined {
+  const loaded = linesClaudeLoads(lines);
   const mask = literalMask(lines);
   const s = findSection(lines, mask);
-  if (!s) return undefined;
-  let last = -1;
-  for (let i = s.start + 1; i < s.end; i++) if (!mask[i] && bulletName(lines[i]) !== undefined) last = i;
-  if (last < 0) return undefined;
-  let bytes = 0;
-  for (let i = 0; i <= last; i++) bytes += Buffer.byteLength(lines[i].text + lines[i].eol, 'utf8');
-  if (last + 1 > INDEX_LINE_BUDGET || bytes > INDEX_BYTE_BUDGET) {
+  const hidden: number[] = [];
+  if (s) for (let i = s.start + 1; i < s.end; i++) if (!mask[i] && !loaded[i] && bulletName(lines[i]) !== undefined) hidden.push(i);
+  if (hidden.length) {
+    const names = hidden.slice(0, 3).map((i) => quote(oneLine(bulletName(lines[i]) ?? ''))).join(', ');
+    const more = hidden.length > 3 ? ` and ${hidden.length - 3} more` : '';
     return (
-      `The index entry for "${bulletName(lines[last])}" is at line ${last + 1} of MEMORY.md (${bytes} bytes in); ` +
-      `Claude Code reads only the first ${INDEX_LINE_BUDGET} lines / ${INDEX_BYTE_BUDGET / 1024} KB, so the agent will not see it. ` +
-      'Move the Checkpoints section up, trim MEMORY.md, or delete old checkpoints.'
+      `The index entry for ${names}${more} is at line ${hidden[0] + 1} of MEMORY.md, past what the agent sees: ${BUDGET}. ` +
+      'Move the checkpoint section up, trim MEMORY.md, or delete old checkpoints.'
     );
   }
-  return undefined;
+  if (!before) return undefined;
+  // Lines the write pushed out: loaded before, not after (the text outside the section is the same, moved down).
+  const wasLoaded = new Map<string, number>();
+  linesClaudeLoads(before).forEach((ok, i) => {
+    if (ok && !isBlank(before[i])) wasLoaded.set(before[i].text, (wasLoaded.get(before[i].text) ?? 0) + 1);
+  });
+  loaded.forEach((ok, i) => {
+    const n = wasLoaded.get(lines[i].text);
+    if (ok && n) wasLoaded.set(lines[i].text, n - 1);
+  });
+  const pushed = lines.findIndex((l, i) => !loaded[i] && (wasLoaded.get(l.text) ?? 0) > 0);
+  if (pushed < 0) return undefined;
+  return (
+    `Line ${pushed + 1} of MEMORY.md (${quote(oneLine(lines[pushed].text))}) is now past what the agent sees: ${BUDGET}. ` +
+    'Trim MEMORY.md or delete old checkpoints.'
+  );
 }
 
 /**
@@ -244,6 +258,7 @@ export function upsertIndex(text: string | undefined, name: string, bullet: stri
     return { ...edit, text: BOM + edit.text };
   }
   const lines = splitLines(text);
+  const before = lines.map((l) => ({ ...l }));
   const eol = detectEol(lines);
   normalizeSections(lines, eol);
   const mask = literalMask(lines);
@@ -279,7 +294,7 @@ export function upsertIndex(text: string | undefined, name: string, bullet: stri
       lines.unshift(...block);
     }
   }
-  return { text: joinLines(lines), budgetWarning: budgetWarning(lines) };
+  return { text: joinLines(lines), budgetWarning: budgetWarning(before, lines) };
 }
 
 /**

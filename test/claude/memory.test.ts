@@ -6,7 +6,7 @@ import * as assert from 'node:assert/strict';
 import { existsSync, mkdirSync, realpathSync, writeFileSync } from 'node:fs';
 import * as path from 'node:path';
 import { runClaude, type ClaudeSession } from '../support/claudeCode';
-import { git, makeRepo, removeDir, runCli, tempDir } from '../support/fixtures';
+import { makeRepo, removeDir, runCli, tempDir } from '../support/fixtures';
 
 const temps: string[] = [];
 after(() => temps.forEach(removeDir));
@@ -104,6 +104,69 @@ describe('Claude Code loads the checkpoint the CLI saved', () => {
     assert.ok(saved.path.startsWith(configDir + path.sep), `saved to ${saved.path}, outside ${configDir}`);
     const s = await runClaude({ cwd: project, home, configDir });
     assertLoaded(s, saved, 'config-dir', 'Saved under a custom config folder');
+  });
+});
+
+// Claude Code 2.1.328 loads MEMORY.md trimmed, its first 200 lines, then cut at the last line end within 25,000
+// characters, with a note of what it left out. The product warns when a save pushes what the agent should see past that.
+describe('A long MEMORY.md: the budget warning names what Claude Code leaves out', () => {
+  /** Writes MEMORY.md into the folder the product resolves for `project` (checkpoint dir). */
+  async function writeIndex(project: string, env: NodeJS.ProcessEnv, lines: string[]): Promise<string> {
+    const r = await runCli(['dir'], { cwd: project, env });
+    assert.equal(r.code, 0, r.err);
+    const dir = r.out.trim();
+    mkdirSync(dir, { recursive: true });
+    writeFileSync(path.join(dir, 'MEMORY.md'), lines.join('\n') + '\n');
+    return dir;
+  }
+  const RESUME = 'Resume any: `continue` or `continue {name}`';
+  const FIRST = '- **first** (main, Nov 20) — Parser rewrite half done; the tokenizer tests pass, the grammar ones do not';
+  /** Writes MEMORY.md, saves "second" with the CLI, and returns the save and the MEMORY.md Claude Code loaded. */
+  async function saveOver(index: string[]): Promise<{ saved: Saved; loaded: string }> {
+    const home = makeHome();
+    const project = repo();
+    const env = cliEnv(home);
+    await writeIndex(project, env, index);
+    const saved = await save(project, env, 'second', 'Grammar tests next');
+    const s = await runClaude({ cwd: project, home });
+    assert.equal(s.memory.length, 1, describeSession(s));
+    const loaded = s.memory[0].content;
+    assert.match(loaded, bulletRe('second', saved.branch, 'Grammar tests next'));
+    return { saved, loaded };
+  }
+  const notes = (n: number, width = 12): string[] => Array.from({ length: n }, (_, i) => `- note ${String(i + 1).padStart(3, '0')} ${'x'.repeat(Math.max(0, width - 11))}`);
+
+  test('a checkpoint bullet pushed from line 200 to 201 is the one the warning names and Claude Code does not see', async () => {
+    // Lines 1-198 notes, 199 the section heading, 200 the bullet of "first" (the last line Claude Code loads).
+    const { saved, loaded } = await saveOver(['# Project Memory', '', ...notes(195), '', '## Checkpoints', FIRST, '', RESUME]);
+    assert.doesNotMatch(loaded, /^- \*\*first\*\*/m, 'Claude Code cuts the bullet at line 201');
+    assert.match(loaded, /^> WARNING: MEMORY\.md is 203 lines \(limit: 200\)\. .* starting at line 201 \("- \*\*first\*\*/m);
+    assert.match(saved.err, /^Warning: .*"first".*MEMORY\.md/m, `the save warns that "first" is past what Claude Code loads; stderr:\n${saved.err}`);
+  });
+
+  test('a note of the user pushed past line 200 by a new bullet is warned about', async () => {
+    // 200 lines, all loaded: the section at the top, the user's notes below it up to line 200.
+    const { saved, loaded } = await saveOver(['# Project Memory', '', '## Checkpoints', FIRST, '', RESUME, '', '## Notes', ...notes(192)]);
+    assert.ok(loaded.includes(FIRST), 'both bullets are loaded');
+    assert.doesNotMatch(loaded, /^- note 192/m, 'Claude Code cuts the last note, now at line 201');
+    assert.match(saved.err, /^Warning: .*MEMORY\.md/m, `the save warns that a line of MEMORY.md is now past what Claude Code loads; stderr:\n${saved.err}`);
+  });
+
+  test('a checkpoint bullet pushed past 25,000 characters is the one the warning names and Claude Code does not see', async () => {
+    // Under 200 lines; "first" ends 10 characters before the 25,000th, so the new bullet above it pushes it out.
+    const head = ['# Project Memory', ''];
+    const tail = ['', '## Checkpoints', FIRST];
+    const fixed = [...head, ...tail].join('\n').length + 1; // + the newline after the notes
+    const width = 199;
+    const count = Math.floor((25_000 - 10 - fixed) / (width + 1));
+    const filler = notes(count, width);
+    const short = 25_000 - 10 - fixed - count * (width + 1); // the last note's length makes the total exact
+    filler.push(`- last ${'y'.repeat(Math.max(0, short - 7))}`.slice(0, short));
+    const lines = [...head, ...filler, ...tail];
+    assert.equal(lines.join('\n').length, 25_000 - 10);
+    const { saved, loaded } = await saveOver([...lines, '', RESUME]);
+    assert.doesNotMatch(loaded, /^- \*\*first\*\*/m, 'Claude Code cuts the bullet that now ends past 25,000 characters');
+    assert.match(saved.err, /^Warning: .*"first".*MEMORY\.md/m, `the save warns that "first" is past what Claude Code loads; stderr:\n${saved.err}`);
   });
 });
 

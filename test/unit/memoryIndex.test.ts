@@ -117,7 +117,26 @@ test('warns when the bullet lies beyond what Claude Code reads', () => {
   assert.match(upsertIndex(long, 'a', b('a')).budgetWarning ?? '', /first 200 lines/);
   assert.equal(upsertIndex(undefined, 'a', b('a')).budgetWarning, undefined);
   const wide = '# M\n' + 'x'.repeat(30 * 1024) + '\n## Active Checkpoints\n';
-  assert.match(upsertIndex(wide, 'a', b('a')).budgetWarning ?? '', /25 KB/);
+  assert.match(upsertIndex(wide, 'a', b('a')).budgetWarning ?? '', /"a" is at line 4 .*25,000 characters/);
+});
+
+test('the budget is what Claude Code loads: 25,000 characters, not bytes, after trimming leading blank lines', () => {
+  // 24,000 three-byte characters: 72 KB, but within Claude Code's 25,000 characters.
+  const wide = '# M\n' + '界'.repeat(24_000) + '\n## Active Checkpoints\n';
+  assert.equal(upsertIndex(wide, 'a', b('a')).budgetWarning, undefined);
+  // 198 lines after 3 blank ones: the bullet is line 200 of what Claude Code counts.
+  const notes = Array.from({ length: 197 }, (_, i) => `line ${i}`).join('\n');
+  assert.equal(upsertIndex(`\n\n\n# M\n${notes}\n## Active Checkpoints\n`, 'a', b('a')).budgetWarning, undefined);
+});
+
+test('warns when a new bullet pushes a line of the user past what Claude Code loads, not when it was past already', () => {
+  const notes = (n: number): string => Array.from({ length: n }, (_, i) => `note ${i + 1}`).join('\n');
+  const at200 = `# M\n## Active Checkpoints\n${b('a')}\n\n${RESUME_LINE}\n${notes(195)}\n`;
+  assert.match(upsertIndex(at200, 'b', b('b')).budgetWarning ?? '', /^Line 201 of MEMORY\.md \("note 195"\) is now past what the agent sees/);
+  const past = `# M\n## Active Checkpoints\n${b('a')}\n\n${RESUME_LINE}\n${notes(200)}\n`;
+  assert.match(upsertIndex(past, 'b', b('b')).budgetWarning ?? '', /^Line 201 of MEMORY\.md \("note 195"\)/);
+  // Editing a bullet in place pushes nothing; a file already over the budget is not news.
+  assert.equal(upsertIndex(past, 'a', b('a')).budgetWarning, undefined);
 });
 
 test('formatBullet', () => {
