@@ -6,7 +6,7 @@ import * as assert from 'node:assert/strict';
 import { existsSync, mkdirSync, realpathSync, writeFileSync } from 'node:fs';
 import * as path from 'node:path';
 import { runClaude, type ClaudeSession } from '../support/claudeCode';
-import { makeRepo, removeDir, runCli, tempDir } from '../support/fixtures';
+import { git, makeRepo, removeDir, runCli, tempDir } from '../support/fixtures';
 
 const temps: string[] = [];
 after(() => temps.forEach(removeDir));
@@ -95,6 +95,27 @@ describe('Claude Code loads the checkpoint the CLI saved', () => {
     assertLoaded(s, saved, 'api-routes', 'Routes wired; auth middleware next');
   });
 
+  test('in a linked git worktree (Claude Code loads the main worktree\'s memory)', async () => {
+    const home = makeHome();
+    const project = repo();
+    const worktree = path.join(path.dirname(project), 'project-login');
+    git(project, 'worktree', 'add', '-q', '-b', 'feature/login', worktree);
+    const saved = await save(worktree, cliEnv(home), 'login-form', 'Form validates; submit handler next');
+    assert.equal(saved.branch, 'feature/login');
+    const s = await runClaude({ cwd: worktree, home });
+    assertLoaded(s, saved, 'login-form', 'Form validates; submit handler next');
+  });
+
+  test('with autoMemoryDirectory in ~/.claude/settings.json', async () => {
+    const home = makeHome();
+    writeFileSync(path.join(home, '.claude', 'settings.json'), JSON.stringify({ autoMemoryDirectory: '~/agent-memory' }, null, 2));
+    const project = repo();
+    const saved = await save(project, cliEnv(home), 'custom-memory', 'Saved where the user keeps agent memory');
+    const s = await runClaude({ cwd: project, home });
+    assertLoaded(s, saved, 'custom-memory', 'Saved where the user keeps agent memory');
+    assert.equal(s.memoryDir?.replace(/\/$/, ''), path.join(home, 'agent-memory'));
+  });
+
   test('with CLAUDE_CONFIG_DIR (no ~/.claude)', async () => {
     const home = makeHome({ claude: false });
     const configDir = path.join(temp('checkpoint-claude-config-'), 'claude-config');
@@ -104,6 +125,22 @@ describe('Claude Code loads the checkpoint the CLI saved', () => {
     assert.ok(saved.path.startsWith(configDir + path.sep), `saved to ${saved.path}, outside ${configDir}`);
     const s = await runClaude({ cwd: project, home, configDir });
     assertLoaded(s, saved, 'config-dir', 'Saved under a custom config folder');
+  });
+});
+
+describe('The index is the section the session-checkpoint skill reads', () => {
+  test('Claude Code sees the checkpoint under "## Active Checkpoints", with the resume line', async () => {
+    const home = makeHome();
+    const project = repo();
+    const saved = await save(project, cliEnv(home), 'oauth-callback', 'Callback wired; refresh failing');
+    const s = await runClaude({ cwd: project, home });
+    const content = assertLoaded(s, saved, 'oauth-callback', 'Callback wired; refresh failing');
+    const lines = content.split('\n');
+    const bullet = lines.findIndex((l) => bulletRe('oauth-callback', saved.branch, 'Callback wired; refresh failing').test(l));
+    const heading = lines.slice(0, bullet).reverse().find((l) => /^#{1,6} /.test(l));
+    assert.equal(heading, '## Active Checkpoints', `the bullet is under ${JSON.stringify(heading)} in what Claude Code loaded:\n${content}`);
+    assert.equal(lines.filter((l) => /^#{1,6} .*Checkpoints/.test(l)).length, 1, `one checkpoint section:\n${content}`);
+    assert.ok(lines.slice(bullet).includes('Resume any: `continue` or `continue {name}`'), `the resume line follows the bullets:\n${content}`);
   });
 });
 
