@@ -197,6 +197,7 @@ await esbuild.build({
   target: 'node20',
   minify: true,
   mainFields: ['main', 'module'],
+  alias: { 'jsonc-parser': 'jsonc-parser/lib/esm/main.js' },
   outfile: coreBundle,
   logLevel: 'warning',
 });

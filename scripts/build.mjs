@@ -23,6 +23,8 @@ const common = {
   absWorkingDir: root,
   // Prefer CommonJS builds of dependencies; their ESM entries pull in extra code.
   mainFields: ['main', 'module'],
+  // jsonc-parser's CommonJS build is a UMD wrapper whose require() calls esbuild cannot follow: use its ESM build.
+  alias: { 'jsonc-parser': 'jsonc-parser/lib/esm/main.js' },
 };
 
 const results = await Promise.all([

@@ -28,6 +28,10 @@ export interface Checkpoint {
   modifiedFiles: string[];
   /** The checkpoints this one was combined from (front matter `sources`, the `## Sources` table). */
   sources?: CheckpointSource[];
+  /** Saved by a hook (before Claude Code compacted its context), not by a person or an agent's request. */
+  auto?: boolean;
+  /** The agent session an automatic checkpoint belongs to (its older automatic ones are replaced). */
+  session?: string;
 }
 
 /** One checkpoint a combined checkpoint was made from: a row of its `## Sources` table. */
@@ -108,6 +112,8 @@ export function renderCheckpoint(cp: Checkpoint): string {
     `branch: ${yamlString(cp.branch)}`,
     `saved: ${saved.toISOString()}`,
   ];
+  if (cp.auto) fm.push('auto: true');
+  if (cp.session) fm.push(`session: ${yamlString(cp.session)}`);
   const lines = [`# Checkpoint: ${cp.name}`, `- **Branch:** \`${cp.branch || NO_BRANCH}\``, `- **Saved:** ${formatLocalDateTime(saved)}`];
   if (cp.plan) {
     fm.push(`plan: ${yamlString(cp.plan)}`);
@@ -406,6 +412,8 @@ export function parseCheckpoint(text: string, fallbackName: string, fallbackSave
   };
   const sources = parseSources((fm as Record<string, unknown> | undefined)?.sources, b.sections.sources);
   if (sources) cp.sources = sources;
+  if (fm?.auto === true) cp.auto = true;
+  if (typeof fm?.session === 'string' && fm.session) cp.session = fm.session;
   const plan = asString(fm?.plan) ?? b.plan;
   if (plan) {
     cp.plan = plan;

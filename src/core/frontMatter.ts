@@ -92,6 +92,9 @@ function simpleValue(raw: string): unknown {
     return new Date(Date.UTC(+t[1], +t[2] - 1, +t[3], +t[4], +t[5], +t[6], ms));
   }
   if (FM_PLAIN.test(raw) && !raw.endsWith(' ') && !FM_NOT_STRING.test(raw)) return raw;
+  // js-yaml reads these two lower-case words as booleans (`auto: true` of an automatic checkpoint).
+  if (raw === 'true') return true;
+  if (raw === 'false') return false;
   return UNSUPPORTED;
 }
 

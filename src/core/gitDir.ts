@@ -62,3 +62,18 @@ export async function resolveMainWorktree(cwd: string): Promise<string | undefin
   // A repository's common dir is `<main worktree>/.git`; a bare repository's has no worktree of its own.
   return path.basename(commonDir) === '.git' ? path.dirname(commonDir) : commonDir;
 }
+
+/**
+ * The current branch read from `HEAD` without running git (for a hook that runs at every agent start): the branch
+ * name, `HEAD (detached at <sha7>)` when detached (as git.ts writes it), '' when unknown.
+ */
+export async function readHeadBranch(cwd: string): Promise<string> {
+  const gitDir = await resolveGitDir(cwd).catch(() => undefined);
+  if (!gitDir) return '';
+  // Only a small regular file is read: a repository decides what `HEAD` is.
+  const head = await readSmallFile(path.join(gitDir, 'HEAD'), 4096).catch(() => '');
+  const ref = /^ref: refs\/heads\/(\S+)\s*$/.exec(head);
+  if (ref) return ref[1];
+  const sha = /^([0-9a-f]{40,64})\s*$/.exec(head);
+  return sha ? `HEAD (detached at ${sha[1].slice(0, 7)})` : '';
+}

@@ -9,7 +9,9 @@ import { readJsonCheckpoints, type JsonCheckpointFile } from './jsonCheckpoints'
 import { preloadLock, withDirLock } from './lock';
 import { formatBullet, indexedNames, INDEX_FILE, removeFromIndex, upsertIndex } from './memoryIndex';
 import { fileNameFor, nameFromFileName, printable, validateName } from './names';
+import { recordResume } from './pending';
 import { readPlanProgress } from './plans';
+import { recordLastCheckpoint } from './stateIndex';
 
 /** Listing reads only this much of each file: front matter and the first sections are at the top. */
 export const LIST_READ_BYTES = 64 * 1024;
@@ -46,6 +48,8 @@ export interface SaveInput {
   force?: boolean;
   /** Given instead of asking git (for example in Restricted Mode). */
   git?: { branch: string; modifiedFiles: string[] };
+  /** Saved by a hook: marked `auto: true`, with the agent session it belongs to. */
+  auto?: { session?: string };
 }
 
 export interface SaveResult {
@@ -64,6 +68,8 @@ export interface ResumeResult {
   /** Where the consumed file went (for Undo). */
   trashPath?: string;
   source: 'markdown' | 'json';
+  /** Problems that did not stop the resume (its record for `pending` could not be written). */
+  warnings?: string[];
 }
 
 export interface StoreOptions {
@@ -332,6 +338,10 @@ export class CheckpointStore {
       questions: input.questions ?? [],
       modifiedFiles: git.modifiedFiles,
     };
+    if (input.auto) {
+      cp.auto = true;
+      if (input.auto.session) cp.session = input.auto.session;
+    }
     const planPath = input.plan?.trim() ? path.resolve(this.cwd, input.plan.trim()) : undefined;
     // A plan path that leads nowhere is not a known plan: the checkpoint is saved without it (an agent's hook
     // must not lose the checkpoint over a moved plan), and the warning says so.
@@ -345,7 +355,7 @@ export class CheckpointStore {
       }
     }
     const content = renderCheckpoint(cp);
-    return this.locked(async () => {
+    const result = await this.locked(async (): Promise<SaveResult> => {
       await cleanStaleTempFiles(this.memoryDir);
       await assertNotSymlink(file);
       await assertNotSymlink(this.indexPath);
@@ -360,6 +370,12 @@ export class CheckpointStore {
       if (edit.budgetWarning) warnings.push(edit.budgetWarning);
       return { checkpoint: cp, path: file, overwritten, warnings };
     });
+    // A plan-scoped checkpoint is the plan's last one (seed 003's `.claude/state-index.json`, when it exists).
+    if (cp.plan) {
+      const warning = await recordLastCheckpoint(this.cwd, cp.saved);
+      if (warning) warnings.push(warning);
+    }
+    return result;
   }
 
   /**
@@ -431,6 +447,9 @@ export class CheckpointStore {
       result.trashPath = await this.moveToTrash([name]).then((p) => p[0]);
       result.consumed = true;
     }
+    // What was saved before this resume is no longer pending (`checkpoint pending`, the session-start hook).
+    const warning = await recordResume(this.memoryDir, name, this.now());
+    if (warning) result.warnings = [warning];
     return result;
   }
 

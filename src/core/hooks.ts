@@ -1,0 +1,208 @@
+import * as path from 'node:path';
+import { promises as fs } from 'node:fs';
+import type { Checkpoint } from './checkpoint';
+import { formatLocalDate, formatLocalDateTime, formatRelative } from './dates';
+import { errorMessage } from './errors';
+import { agentLine, shellWord } from './escape';
+import { readHeadBranch } from './gitDir';
+import { branchDiffers, readGitState } from './git';
+import { nameFromFileName } from './names';
+import { findPending } from './pending';
+import { formatStep } from './plans';
+import { resolveActivePlanFile } from './stateIndex';
+import { LIST_READ_BYTES, type CheckpointStore } from './store';
+import { lastUserIntent } from './transcript';
+
+/** The Claude Code hook events `checkpoint hook <event>` handles, and the event names Claude Code uses. */
+export const HOOK_EVENTS = { 'session-start': 'SessionStart', 'pre-compact': 'PreCompact', 'session-end': 'SessionEnd' } as const;
+export type HookEvent = keyof typeof HOOK_EVENTS;
+
+export const isHookEvent = (s: string): s is HookEvent => Object.prototype.hasOwnProperty.call(HOOK_EVENTS, s);
+
+/** A hook gives up (and exits 0) after this long: it must never hold the agent up. */
+export const HOOK_TIMEOUT_MS = 5000;
+/** SessionStart's additionalContext stays under this many bytes. */
+export const CONTEXT_MAX_BYTES = 2048;
+/** One automatic checkpoint per session per this long (PreCompact may fire several times). */
+export const AUTO_DEBOUNCE_MS = 2 * 60 * 1000;
+export const AUTO_PREFIX = 'auto-';
+/** Hook input larger than this is not JSON from Claude Code: it is not parsed. */
+export const HOOK_INPUT_MAX_BYTES = 1024 * 1024;
+
+/** What the hook reads from the JSON Claude Code sends on stdin (other fields are ignored). */
+export interface HookInput {
+  sessionId?: string;
+  cwd?: string;
+  transcriptPath?: string;
+  hookEventName?: string;
+  /** SessionStart: startup, resume, clear, compact. */
+  source?: string;
+  /** PreCompact: manual, auto. */
+  trigger?: string;
+  /** SessionEnd: clear, logout, prompt_input_exit, other. */
+  reason?: string;
+}
+
+const str = (v: unknown, max = 4096): string | undefined => (typeof v === 'string' && v.length <= max && !v.includes('\u0000') ? v : undefined);
+
+/** Parses the hook's stdin. Anything that is not a JSON object gives an empty input and the reason. */
+export function parseHookInput(text: string): { input: HookInput; problem?: string } {
+  if (text.trim() === '') return { input: {}, problem: 'no hook input on stdin' };
+  let data: unknown;
+  try {
+    data = JSON.parse(text);
+  } catch (err) {
+    return { input: {}, problem: `the hook input on stdin is not JSON (${errorMessage(err)})` };
+  }
+  if (data === null || typeof data !== 'object' || Array.isArray(data)) return { input: {}, problem: 'the hook input on stdin is not a JSON object' };
+  const d = data as Record<string, unknown>;
+  const input: HookInput = {
+    sessionId: str(d.session_id, 200),
+    cwd: str(d.cwd),
+    transcriptPath: str(d.transcript_path),
+    hookEventName: str(d.hook_event_name, 100),
+    source: str(d.source, 100),
+    trigger: str(d.trigger, 100),
+    reason: str(d.reason, 100),
+  };
+  for (const k of Object.keys(input) as (keyof HookInput)[]) if (input[k] === undefined) delete input[k];
+  return { input };
+}
+
+/** The folder a hook works in: `--cwd`, else the session's `cwd` when it is a folder, else the process's. */
+export async function hookFolder(input: HookInput, given: string | undefined, fallback: string): Promise<string> {
+  if (given) return path.resolve(given);
+  if (input.cwd && path.isAbsolute(input.cwd) && (await fs.stat(input.cwd).then((s) => s.isDirectory(), () => false))) return path.resolve(input.cwd);
+  return path.resolve(fallback);
+}
+
+/** Cuts a line to at most `maxBytes` of UTF-8 (whole characters, "…" when cut). */
+function fitBytes(line: string, maxBytes: number): string {
+  if (Buffer.byteLength(line) <= maxBytes) return line;
+  let out = '';
+  let bytes = 3; // the "…"
+  for (const ch of line) {
+    const b = Buffer.byteLength(ch);
+    if (bytes + b > maxBytes) break;
+    out += ch;
+    bytes += b;
+  }
+  return `${out.trimEnd()}…`;
+}
+
+/**
+ * The SessionStart context for a pending checkpoint: every value one escaped line, the whole under
+ * {@link CONTEXT_MAX_BYTES}. `resumeCommand` is the command line that resumes it.
+ */
+export function sessionStartText(cp: Checkpoint, ctx: { currentBranch: string; resumeCommand: string; now?: Date }): string {
+  const saved = new Date(cp.saved);
+  const when = Number.isNaN(saved.getTime()) ? 'at an unknown time' : `${formatLocalDateTime(saved)} (${formatRelative(cp.saved, ctx.now)})`;
+  const branch = cp.branch ? ` on branch ${agentLine(cp.branch, 120)}` : '';
+  const lines: [string, number][] = [
+    [`A checkpoint of earlier work is waiting to be resumed: "${agentLine(cp.name, 80)}", saved ${when}${branch}${cp.auto ? ', automatically before the context was compacted' : ''}.`, 320],
+  ];
+  if (branchDiffers(cp.branch, ctx.currentBranch)) {
+    lines.push([`Warning: the current branch is ${agentLine(ctx.currentBranch, 120)}, not ${agentLine(cp.branch, 120)}. Ask the user before switching (git switch ${shellWord(agentLine(cp.branch, 120))}).`, 330]);
+  }
+  lines.push([`Left off: ${agentLine(cp.leftOff || cp.description || 'None', 600) || 'None'}`, 520]);
+  if (cp.failed.length) lines.push([`Failed approaches (do not retry): ${cp.failed.map((f) => agentLine(f, 200)).join(' | ')}`, 500]);
+  if (cp.plan) {
+    const step = cp.planStep !== undefined && cp.planSteps !== undefined ? ` (${formatStep(cp.planStep, cp.planSteps)})` : '';
+    lines.push([`Plan: ${agentLine(cp.plan, 200)}${step}`, 240]);
+  }
+  lines.push([`To resume it, run \`${ctx.resumeCommand}\` and follow what it prints; if the user wants something else, leave it.`, 300]);
+  const text = lines.map(([l, max]) => fitBytes(l, max)).join('\n');
+  return fitBytes(text, CONTEXT_MAX_BYTES);
+}
+
+/** The exact stdout of a SessionStart hook that adds `context` (Claude Code's documented JSON output). */
+export function sessionStartOutput(context: string): string {
+  return JSON.stringify({ hookSpecificOutput: { hookEventName: 'SessionStart', additionalContext: context } });
+}
+
+/** The context SessionStart adds for the folder's pending checkpoint, or undefined when none is pending. */
+export async function sessionStartContext(store: CheckpointStore, opts: { resumeArgs?: string[]; now?: Date } = {}): Promise<string | undefined> {
+  const pending = await findPending(store);
+  if (!pending) return undefined;
+  // Git is not run: reading HEAD is enough for the branch, and this runs at every agent start.
+  const [cp, currentBranch] = await Promise.all([store.read(pending.checkpoint.path), readHeadBranch(store.cwd)]);
+  const command = ['checkpoint', 'resume', cp.name, ...(opts.resumeArgs ?? [])].map(shellWord).join(' ');
+  return sessionStartText(cp, { currentBranch, resumeCommand: command, now: opts.now });
+}
+
+const pad = (n: number): string => String(n).padStart(2, '0');
+
+/** `auto-YYYY-MM-DD-HHMM` in local time. */
+export function autoName(d: Date): string {
+  return `${AUTO_PREFIX}${formatLocalDate(d)}-${pad(d.getHours())}${pad(d.getMinutes())}`;
+}
+
+export interface AutoSaveResult {
+  /** The name saved, or undefined when nothing was saved. */
+  saved?: string;
+  /** Why nothing was saved. */
+  skipped?: string;
+  /** Older automatic checkpoints of the session, moved to the trash. */
+  replaced: string[];
+  warnings: string[];
+}
+
+/** The automatic checkpoints in the memory directory that belong to `session`, newest first. */
+async function autoCheckpointsOf(store: CheckpointStore, session: string): Promise<Checkpoint[]> {
+  const files = (await store.files()).filter((f) => nameFromFileName(path.basename(f))?.startsWith(AUTO_PREFIX));
+  const found: Checkpoint[] = [];
+  for (const f of files) {
+    const cp = await store.read(f, LIST_READ_BYTES).catch(() => undefined);
+    if (cp?.auto && cp.session === session) found.push(cp);
+  }
+  return found.sort((a, b) => Date.parse(b.saved) - Date.parse(a.saved));
+}
+
+/**
+ * Saves `auto-<YYYY-MM-DD-HHMM>` for a hook: branch and modified files from git, Left Off the last thing the user
+ * asked (from the transcript), the active plan of `.claude/state-index.json`. At most one per session per
+ * {@link AUTO_DEBOUNCE_MS}; the session's older automatic checkpoints then go to the trash (never deleted).
+ * `onlyWhenChanged`: save only when git reports modified files (SessionEnd).
+ */
+export async function autoSave(
+  store: CheckpointStore,
+  input: HookInput,
+  opts: { now?: Date; env?: NodeJS.ProcessEnv; onlyWhenChanged?: boolean; reason?: string } = {},
+): Promise<AutoSaveResult> {
+  const now = opts.now ?? new Date();
+  const session = agentLine(input.sessionId ?? '', 200) || 'unknown-session';
+  const result: AutoSaveResult = { replaced: [], warnings: [] };
+  const previous = await autoCheckpointsOf(store, session);
+  const last = previous[0];
+  if (last && now.getTime() - Date.parse(last.saved) < AUTO_DEBOUNCE_MS && now.getTime() >= Date.parse(last.saved)) {
+    result.skipped = `"${last.name}" was saved for this session less than 2 minutes ago`;
+    return result;
+  }
+  const [git, intent, plan] = await Promise.all([
+    readGitState(store.cwd),
+    input.transcriptPath ? lastUserIntent(input.transcriptPath) : Promise.resolve(undefined),
+    resolveActivePlanFile(store.cwd, { env: opts.env }).catch(() => undefined),
+  ]);
+  if (opts.onlyWhenChanged && git.modifiedFiles.length === 0) {
+    result.skipped = 'no files were changed';
+    return result;
+  }
+  const reason = opts.reason ?? 'before the context was compacted';
+  const leftOff = intent ?? `Saved automatically ${reason}; no user message was found in the transcript.`;
+  const base = autoName(now);
+  const taken = new Set((await store.files()).map((f) => nameFromFileName(path.basename(f))));
+  let name = base;
+  for (let n = 2; taken.has(name); n++) name = `${base}-${n}`;
+  const saved = await store.save({ name, leftOff, plan, git: { branch: git.branch, modifiedFiles: git.modifiedFiles }, auto: { session } });
+  result.saved = saved.checkpoint.name;
+  result.warnings.push(...saved.warnings);
+  for (const old of previous) {
+    try {
+      await store.delete(old.name);
+      result.replaced.push(old.name);
+    } catch (err) {
+      result.warnings.push(`The older automatic checkpoint "${old.name}" was kept: ${errorMessage(err)}`);
+    }
+  }
+  return result;
+}

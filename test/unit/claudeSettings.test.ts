@@ -1,0 +1,143 @@
+import { after, test } from 'node:test';
+import * as assert from 'node:assert/strict';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import * as path from 'node:path';
+import { parse } from 'jsonc-parser';
+import {
+  claudeTargets,
+  connectClaude,
+  connectSettingsText,
+  disconnectClaude,
+  disconnectSettingsText,
+  isProductCommand,
+  plannedHooks,
+} from '../../src/core/claudeSettings';
+import { SKILL_TEXT } from '../../src/core/skill';
+import { removeDir, tempDir } from '../support/fixtures';
+
+const temps: string[] = [];
+after(() => temps.forEach(removeDir));
+
+const LAUNCHER = "'/home/me/.vscode/data/checkpoint/bin/checkpoint'";
+const hooks = plannedHooks(LAUNCHER);
+
+/** A settings file as a user has it: comments, other hooks (one sharing SessionStart), other settings, tabs. */
+const USER_SETTINGS = `{
+\t// my settings
+\t"model": "opus",
+\t"permissions": { "allow": ["Bash(npm test)"] },
+\t"hooks": {
+\t\t"SessionStart": [
+\t\t\t{ "matcher": "startup", "hooks": [{ "type": "command", "command": "echo hello" }] }
+\t\t],
+\t\t"PreToolUse": [
+\t\t\t{ "matcher": "Bash", "hooks": [{ "type": "command", "command": "./guard.sh" }] } /* keep me */
+\t\t]
+\t}
+}
+`;
+
+test('Connect on no settings file: the documented hooks structure, and nothing else', () => {
+  const r = connectSettingsText(undefined, hooks);
+  assert.equal(r.changed, true);
+  assert.deepEqual(JSON.parse(r.text), {
+    hooks: {
+      SessionStart: [{ matcher: 'startup|resume|clear|compact', hooks: [{ type: 'command', command: `${LAUNCHER} hook session-start`, timeout: 10 }] }],
+      PreCompact: [{ hooks: [{ type: 'command', command: `${LAUNCHER} hook pre-compact`, timeout: 10 }] }],
+    },
+  });
+});
+
+test('Connect keeps other hooks, settings and comments; twice changes nothing; Disconnect restores the file byte for byte', () => {
+  const once = connectSettingsText(USER_SETTINGS, hooks);
+  assert.ok(once.text.includes('// my settings') && once.text.includes('/* keep me */'));
+  const data = parse(once.text) as { model: string; permissions: unknown; hooks: Record<string, { matcher?: string; hooks: { command: string }[] }[]> };
+  assert.equal(data.model, 'opus');
+  assert.deepEqual(data.permissions, { allow: ['Bash(npm test)'] });
+  assert.deepEqual(data.hooks.SessionStart.map((g) => g.hooks[0].command), ['echo hello', `${LAUNCHER} hook session-start`]);
+  assert.deepEqual(data.hooks.PreToolUse[0].hooks[0].command, './guard.sh');
+  assert.deepEqual(data.hooks.PreCompact[0].hooks[0].command, `${LAUNCHER} hook pre-compact`);
+  const twice = connectSettingsText(once.text, hooks);
+  assert.equal(twice.changed, false);
+  assert.equal(twice.text, once.text);
+  const off = disconnectSettingsText(once.text);
+  assert.equal(off.removed, 2);
+  assert.equal(off.text, USER_SETTINGS);
+});
+
+test('Connect after the launcher moved updates its own entries instead of adding more', () => {
+  const first = connectSettingsText(USER_SETTINGS, plannedHooks('checkpoint')).text;
+  const moved = connectSettingsText(first, hooks);
+  const data = parse(moved.text) as { hooks: Record<string, { hooks: { command: string }[] }[]> };
+  assert.deepEqual(data.hooks.SessionStart.flatMap((g) => g.hooks.map((h) => h.command)), ['echo hello', `${LAUNCHER} hook session-start`]);
+  assert.equal(data.hooks.PreCompact.length, 1);
+});
+
+test('Disconnect removes only the product\'s entry from a group it shares with another hook', () => {
+  const shared = JSON.stringify(
+    { hooks: { PreCompact: [{ hooks: [{ type: 'command', command: './backup.sh' }, { type: 'command', command: 'checkpoint hook pre-compact', timeout: 10 }] }] } },
+    null,
+    2,
+  );
+  const off = disconnectSettingsText(shared);
+  assert.equal(off.removed, 1);
+  assert.deepEqual(JSON.parse(off.text), { hooks: { PreCompact: [{ hooks: [{ type: 'command', command: './backup.sh' }] }] } });
+});
+
+test('only the product\'s commands are recognized as its own', () => {
+  for (const c of ['checkpoint hook session-start', `${LAUNCHER} hook pre-compact`, '"C:\\Users\\me\\bin\\checkpoint.cmd" hook session-end', '/usr/local/bin/checkpoint hook pre-compact']) assert.ok(isProductCommand(c), c);
+  for (const c of ['mycheckpoint hook session-start', 'checkpoint hook stop', 'checkpoint save x', 'echo checkpoint hook', 5, undefined]) assert.ok(!isProductCommand(c), String(c));
+});
+
+test('the optional SessionEnd hook is added only when asked for', () => {
+  assert.ok(!connectSettingsText(undefined, hooks).text.includes('SessionEnd'));
+  const data = JSON.parse(connectSettingsText(undefined, plannedHooks('checkpoint', { sessionEnd: true })).text) as { hooks: Record<string, unknown> };
+  assert.deepEqual(Object.keys(data.hooks), ['SessionStart', 'PreCompact', 'SessionEnd']);
+});
+
+test('a settings file that is not valid JSON: a clear error, and the file is untouched', async () => {
+  const folder = tempDir();
+  temps.push(folder);
+  const targets = claudeTargets('workspace', folder);
+  mkdirSync(path.dirname(targets.settingsFile), { recursive: true });
+  for (const bad of ['{ "hooks": { "SessionStart": [ }', '{"a": 1} trailing', '[1, 2]', '{"hooks": []}']) {
+    writeFileSync(targets.settingsFile, bad);
+    await assert.rejects(connectClaude(targets, 'checkpoint'), (err: Error) => {
+      assert.match(err.message, /settings\.json.*(not valid JSON \(.*line \d+, column \d+\)|not a JSON object|"hooks" is not an object).*left as it is/);
+      return true;
+    });
+    assert.equal(readFileSync(targets.settingsFile, 'utf8'), bad);
+    assert.equal(existsSync(targets.skillFile), false, 'nothing else is written either');
+  }
+});
+
+test('connectClaude writes the settings and the skill; disconnectClaude removes both, and keeps a skill the user changed', async () => {
+  const folder = tempDir();
+  temps.push(folder);
+  const targets = claudeTargets('workspace', folder);
+  assert.equal(targets.settingsFile, path.join(folder, '.claude', 'settings.json'));
+  assert.equal(targets.skillFile, path.join(folder, '.claude', 'skills', 'checkpoint', 'SKILL.md'));
+  mkdirSync(path.dirname(targets.settingsFile), { recursive: true });
+  writeFileSync(targets.settingsFile, USER_SETTINGS);
+  const r = await connectClaude(targets, LAUNCHER);
+  assert.deepEqual([r.settingsChanged, r.skillWritten, r.added.length], [true, true, 2]);
+  assert.equal(readFileSync(targets.skillFile, 'utf8'), SKILL_TEXT);
+  const again = await connectClaude(targets, LAUNCHER);
+  assert.deepEqual([again.settingsChanged, again.skillWritten, again.added.length], [false, false, 0]);
+  const off = await disconnectClaude(targets);
+  assert.deepEqual([off.removedHooks, off.skillRemoved], [2, true]);
+  assert.equal(readFileSync(targets.settingsFile, 'utf8'), USER_SETTINGS);
+  assert.equal(existsSync(path.dirname(targets.skillFile)), false);
+
+  await connectClaude(targets, LAUNCHER);
+  writeFileSync(targets.skillFile, `${SKILL_TEXT}\nMy own note.\n`);
+  const kept = await disconnectClaude(targets);
+  assert.equal(kept.skillRemoved, false);
+  assert.match(kept.skillKept ?? '', /was changed after it was installed/);
+  assert.ok(existsSync(targets.skillFile));
+});
+
+test('user scope: Claude Code\'s configuration folder ($CLAUDE_CONFIG_DIR, else ~/.claude)', () => {
+  assert.equal(claudeTargets('user', '/w', { HOME: '/h' }).settingsFile, path.join('/h', '.claude', 'settings.json'));
+  assert.equal(claudeTargets('user', '/w', { HOME: '/h', CLAUDE_CONFIG_DIR: '/c' }).skillFile, path.join('/c', 'skills', 'checkpoint', 'SKILL.md'));
+});
