@@ -6,8 +6,11 @@ import { resolveMemoryDir, type ResolvedMemoryDir } from './core/memoryDir';
 import { CheckpointStore } from './core/store';
 import type { Command, CommandContext, Io, Options } from './cli/command';
 import { combineCommand } from './cli/combine';
+import { agentLine } from './core/escape';
 import { deleteCommand } from './cli/delete';
 import { dirCommand } from './cli/dir';
+import { hookCommand } from './cli/hook';
+import { pendingCommand } from './cli/pending';
 import { listCommand } from './cli/list';
 import { resumeCommand } from './cli/resume';
 import { saveCommand } from './cli/save';
@@ -22,6 +25,8 @@ const COMMANDS: Record<string, Command> = {
   delete: deleteCommand,
   combine: combineCommand,
   dir: dirCommand,
+  pending: pendingCommand,
+  hook: hookCommand,
 };
 
 /** Set by the bundler from package.json (scripts/build.mjs); absent when the CLI runs from the tsc output. */
@@ -150,6 +155,10 @@ export async function run(argv: string[], io: Io, env: NodeJS.ProcessEnv = proce
     if (!ctx) return 0;
     return (await command.run(ctx)) ?? 0;
   } catch (err) {
+    if (command?.neverFails) {
+      io.err(`checkpoint ${name}: ${agentLine(errorMessage(err), 1000)}; nothing done.`);
+      return 0;
+    }
     if (err instanceof UsageError) {
       io.err(`checkpoint: ${err.message}\n${command ? command.help.split('\n')[0] : 'Usage: checkpoint <command> [options]'}\nRun "checkpoint ${command ? `${name} ` : ''}--help" for more.`);
       return 2;
@@ -160,10 +169,11 @@ export async function run(argv: string[], io: Io, env: NodeJS.ProcessEnv = proce
 }
 
 if (require.main === module) {
-  void run(
-    process.argv.slice(2),
-    { out: (s) => process.stdout.write(`${s}\n`), err: (s) => process.stderr.write(`${s}\n`) },
-  ).then((code) => {
+  void run(process.argv.slice(2), {
+    out: (s) => process.stdout.write(`${s}\n`),
+    err: (s) => process.stderr.write(`${s}\n`),
+    abandon: () => process.stdout.write('', () => process.exit(0)),
+  }).then((code) => {
     process.exitCode = code;
   });
 }

@@ -15,6 +15,10 @@ export type Values<O extends Options> = { [K in keyof O]?: OptionValue<O[K]> } &
 export interface Io {
   out: (s: string) => void;
   err: (s: string) => void;
+  /** The whole of stdin (`hook` reads the hook's JSON there); default: the process's stdin. */
+  stdin?: () => Promise<string>;
+  /** Called when a command gave up after its time limit, so the process ends without waiting for the work. */
+  abandon?: () => void;
 }
 
 /** What a command runs with; the memory directory and the store are resolved on first use. */
@@ -47,6 +51,11 @@ export interface Command<O extends Options = Options> {
   positionals: number;
   /** Returns the exit code (default 0). Throw `UsageError` for exit 2, `CheckpointError` (or any error) for 1. */
   run(ctx: CommandContext<O>): Promise<number | void>;
+  /**
+   * Never fails (an agent's hook): every problem, bad usage included, goes to stderr as one line and the exit code
+   * is 0.
+   */
+  neverFails?: boolean;
 }
 
 /** Types a command's `run` by its own options. */

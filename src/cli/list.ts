@@ -2,7 +2,7 @@ import { formatRelative } from '../core/dates';
 import type { CheckpointSummary } from '../core/store';
 import { defineCommand } from './command';
 
-function listJson(c: CheckpointSummary): Record<string, unknown> {
+export function listJson(c: CheckpointSummary): Record<string, unknown> {
   const o: Record<string, unknown> = {
     name: c.name,
     path: c.path,
@@ -17,7 +17,7 @@ function listJson(c: CheckpointSummary): Record<string, unknown> {
   return o;
 }
 
-function listLine(c: CheckpointSummary): string {
+export function listLine(c: CheckpointSummary): string {
   if (c.unreadable) return `${c.name}  (unreadable: ${c.unreadable})  ${c.path}`;
   const where = [c.branch || 'no branch', formatRelative(c.saved)].join(' · ');
   return `${c.name}  [${where}]  ${c.description}`;

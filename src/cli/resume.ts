@@ -32,6 +32,7 @@ Without a name: the only checkpoint; with several, names them and exits 1.
       }
       throw err;
     }
+    for (const w of r.warnings ?? []) ctx.io.err(`Warning: ${w}`);
     ctx.print(resumeSummary(r.checkpoint, r), {
       name: r.checkpoint.name,
       branch: r.checkpoint.branch,

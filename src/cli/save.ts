@@ -1,5 +1,6 @@
 import { CheckpointError, UsageError } from '../core/errors';
 import { autoMemoryOffNotice } from '../core/memoryDir';
+import { resolveActivePlanFile } from '../core/stateIndex';
 import { CheckpointExistsError } from '../core/store';
 import { defineCommand } from './command';
 
@@ -40,7 +41,8 @@ Saves <memory dir>/checkpoint-<name>.md and its line in MEMORY.md.
         failed: values.failed,
         decisions: values.decision,
         questions: values.question,
-        plan: values.plan,
+        // No plan given: the active plan of .claude/state-index.json, when it names a plan file that exists.
+        plan: values.plan ?? (await resolveActivePlanFile(ctx.cwd, { env: ctx.env })),
         force: values.force === true,
       });
     } catch (err) {

@@ -1,0 +1,87 @@
+import { resolveMemoryDir } from '../core/memoryDir';
+import { errorMessage } from '../core/errors';
+import { agentLine } from '../core/escape';
+import { HOOK_EVENTS, HOOK_INPUT_MAX_BYTES, HOOK_TIMEOUT_MS, autoSave, hookFolder, isHookEvent, parseHookInput, sessionStartContext, sessionStartOutput } from '../core/hooks';
+import { CheckpointStore } from '../core/store';
+import { defineCommand, type Io } from './command';
+
+/** Reads stdin up to `max` bytes (more is not hook input: nothing); a terminal gives nothing. */
+function readStdin(max: number): Promise<string> {
+  if (process.stdin.isTTY) return Promise.resolve('');
+  return new Promise((resolve) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    process.stdin.on('data', (d: Buffer) => {
+      size += d.length;
+      if (size <= max) chunks.push(d);
+    });
+    process.stdin.on('end', () => resolve(size <= max ? Buffer.concat(chunks).toString('utf8') : ''));
+    process.stdin.on('error', () => resolve(''));
+  });
+}
+
+const events = Object.keys(HOOK_EVENTS).join(', ');
+
+/**
+ * `checkpoint hook <event>` for Claude Code hooks. It never fails the agent: every problem goes to stderr as one
+ * line and the exit code is 0 (exit 2 would block PreCompact); after {@link HOOK_TIMEOUT_MS} it gives up. Stdout
+ * carries only what Claude Code documents for the event: SessionStart's JSON with additionalContext, else nothing.
+ */
+export const hookCommand = defineCommand({
+  synopsis: 'hook <event>',
+  summary: `for Claude Code hooks (${events}): reads the hook's JSON on stdin`,
+  help: `Usage: checkpoint hook <event> [options]
+
+For Claude Code hooks: reads the hook's JSON from stdin (session_id, cwd, transcript_path, …). It never fails
+the agent: problems go to stderr and the exit code is 0; it gives up after ${HOOK_TIMEOUT_MS / 1000} s.
+  session-start   prints the pending checkpoint as SessionStart's additionalContext (nothing when none)
+  pre-compact     saves auto-<YYYY-MM-DD-HHMM>: branch, modified files, the last user message as Left Off;
+                  one per session per 2 minutes; the session's older automatic ones go to the trash
+  session-end     the same as pre-compact, when git reports modified files`,
+  options: {},
+  positionals: 1,
+  neverFails: true,
+  async run(ctx) {
+    const event = ctx.positionals[0] ?? '';
+    const label = `checkpoint hook ${agentLine(event, 40)}`;
+    // Everything a hook prints to stderr is one line (it may quote stdin or a file name).
+    const io: Io = { ...ctx.io, err: (line) => ctx.io.err(agentLine(line, 1000)) };
+    let timer: NodeJS.Timeout | undefined;
+    const timeout = new Promise<'timeout'>((resolve) => {
+      timer = setTimeout(() => resolve('timeout'), HOOK_TIMEOUT_MS);
+    });
+    const work = async (): Promise<void> => {
+      if (!isHookEvent(event)) {
+        io.err(`${label}: unknown event (use ${events}); nothing done.`);
+        return;
+      }
+      const { input, problem } = parseHookInput(await (ctx.io.stdin ?? (() => readStdin(HOOK_INPUT_MAX_BYTES)))());
+      if (problem) io.err(`${label}: ${problem}; going on without it.`);
+      const cwd = await hookFolder(input, ctx.values.cwd, ctx.cwd);
+      const resolved = await resolveMemoryDir({ cwd, configured: ctx.values.dir, env: ctx.env });
+      const store = new CheckpointStore({ memoryDir: resolved.dir, cwd, syncReads: true });
+      if (event === 'session-start') {
+        const context = await sessionStartContext(store, { resumeArgs: ctx.values.dir ? ['--dir', resolved.dir] : [] });
+        if (context) io.out(sessionStartOutput(context));
+        return;
+      }
+      const r = await autoSave(store, input, {
+        env: ctx.env,
+        onlyWhenChanged: event === 'session-end',
+        reason: event === 'session-end' ? 'when the session ended' : undefined,
+      });
+      for (const w of r.warnings) io.err(`${label}: ${w}`);
+      if (r.skipped) io.err(`${label}: nothing saved: ${r.skipped}.`);
+    };
+    try {
+      if ((await Promise.race([work().then(() => 'done' as const), timeout])) === 'timeout') {
+        io.err(`${label}: gave up after ${HOOK_TIMEOUT_MS / 1000} s.`);
+        ctx.io.abandon?.();
+      }
+    } catch (err) {
+      io.err(`${label}: ${errorMessage(err)}`);
+    } finally {
+      clearTimeout(timer);
+    }
+  },
+});
