@@ -3,8 +3,7 @@ import * as assert from 'node:assert/strict';
 import { spawn, spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import * as path from 'node:path';
-import { git, makeRepo, removeDir, tempDir } from '../support/fixtures';
-import { CLI, finished, isolatedEnv } from '../support/processes';
+import { CLI, finished, git, isolatedEnv, makeRepo, removeDir, tempDir } from '../support/fixtures';
 
 // `checkpoint hook <event>` fed the JSON Claude Code sends (fixtures written from its hook documentation, with the
 // fields of newer versions it does not know), checked against the output Claude Code documents for each event.

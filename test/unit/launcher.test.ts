@@ -4,8 +4,7 @@ import { spawnSync } from 'node:child_process';
 import { lstatSync, mkdirSync, readFileSync, readlinkSync, symlinkSync, writeFileSync } from 'node:fs';
 import * as path from 'node:path';
 import { installLauncher, posixLauncher, windowsLauncher, writeLaunchers } from '../../src/core/launcher';
-import { makeRepo, removeDir, tempDir } from '../support/fixtures';
-import { CLI } from '../support/processes';
+import { CLI, makeRepo, removeDir, tempDir } from '../support/fixtures';
 
 const temps: string[] = [];
 after(() => temps.forEach(removeDir));

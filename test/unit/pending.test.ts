@@ -3,8 +3,7 @@ import * as assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import * as path from 'node:path';
-import { makeRepo, removeDir, tempDir } from '../support/fixtures';
-import { CLI, isolatedEnv } from '../support/processes';
+import { CLI, isolatedEnv, makeRepo, removeDir, tempDir } from '../support/fixtures';
 import { STATE_FILE } from '../../src/core/pending';
 
 const temps: string[] = [];

@@ -2,8 +2,7 @@ import { test } from 'node:test';
 import * as assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import { SKILL_TEXT } from '../../src/core/skill';
-import { removeDir, tempDir } from '../support/fixtures';
-import { CLI, isolatedEnv } from '../support/processes';
+import { CLI, isolatedEnv, removeDir, tempDir } from '../support/fixtures';
 
 /** Every `checkpoint …` command line the skill shows the agent (in code spans and code blocks). */
 function commandLines(text: string): string[] {
