@@ -1,4 +1,4 @@
-// Bundles the extension and the CLI with esbuild and type-checks the project.
+// Bundles the extension, the CLI and the CLI's MCP server with esbuild and type-checks the project.
 // Usage: node scripts/build.mjs [--production] [--no-typecheck] [--metafile]
 import * as esbuild from 'esbuild';
 import { execFileSync } from 'node:child_process';
@@ -27,6 +27,14 @@ const common = {
   alias: { 'jsonc-parser': 'jsonc-parser/lib/esm/main.js' },
 };
 
+/** `checkpoint mcp` requires src/mcpServer.ts at run time as dist/mcpServer.js: the MCP SDK stays out of dist/cli.js. */
+const mcpServerApart = {
+  name: 'mcp-server-apart',
+  setup(build) {
+    build.onResolve({ filter: /[\\/]mcpServer$/ }, () => ({ path: './mcpServer.js', external: true }));
+  },
+};
+
 const results = await Promise.all([
   esbuild.build({ ...common, entryPoints: ['src/extension.ts'], outfile: 'dist/extension.js', external: ['vscode'] }),
   esbuild.build({
@@ -35,7 +43,9 @@ const results = await Promise.all([
     outfile: 'dist/cli.js',
     banner: { js: '#!/usr/bin/env node' },
     define: { CHECKPOINT_VERSION: JSON.stringify(version) },
+    plugins: [mcpServerApart],
   }),
+  esbuild.build({ ...common, entryPoints: ['src/mcpServer.ts'], outfile: 'dist/mcpServer.js', define: { CHECKPOINT_VERSION: JSON.stringify(version) } }),
 ]);
 
 // The CLI is run directly as `checkpoint` (package.json `bin`): make it executable.
@@ -45,6 +55,7 @@ if (args.has('--metafile')) {
   mkdirSync(join(root, 'out'), { recursive: true });
   writeFileSync(join(root, 'out', 'meta-extension.json'), JSON.stringify(results[0].metafile));
   writeFileSync(join(root, 'out', 'meta-cli.json'), JSON.stringify(results[1].metafile));
+  writeFileSync(join(root, 'out', 'meta-mcp.json'), JSON.stringify(results[2].metafile));
 }
 
 if (!args.has('--no-typecheck')) {

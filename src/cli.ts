@@ -12,6 +12,7 @@ import { dirCommand } from './cli/dir';
 import { hookCommand } from './cli/hook';
 import { pendingCommand } from './cli/pending';
 import { listCommand } from './cli/list';
+import { mcpCommand } from './cli/mcp';
 import { resumeCommand } from './cli/resume';
 import { saveCommand } from './cli/save';
 import { showCommand } from './cli/show';
@@ -27,6 +28,7 @@ const COMMANDS: Record<string, Command> = {
   dir: dirCommand,
   pending: pendingCommand,
   hook: hookCommand,
+  mcp: mcpCommand,
 };
 
 /** Set by the bundler from package.json (scripts/build.mjs); absent when the CLI runs from the tsc output. */

@@ -1,0 +1,268 @@
+import * as z from 'zod/mini';
+import type { Checkpoint } from './core/checkpoint';
+import { formatLocalDateTime, formatRelative } from './core/dates';
+import { CheckpointError, errorMessage } from './core/errors';
+import { printable } from './core/names';
+import { formatStep } from './core/plans';
+import { resumeSummary } from './core/resumeText';
+import {
+  AmbiguousCheckpointError,
+  CheckpointExistsError,
+  OrphanRemovedError,
+  type CheckpointSummary,
+  type ResumeResult,
+  type SaveInput,
+  type SaveResult,
+} from './core/store';
+
+// The checkpoint tools an AI agent calls: names, model-facing descriptions, input schemas, confirmation texts and
+// result texts, in one place for both doors an agent comes through: the MCP server (`checkpoint mcp`) and VS Code's
+// language-model tools. Each door only supplies the folder's checkpoints ({@link ToolTarget}) and its transport.
+
+/** What a tool works on: one folder's checkpoints (the core's CheckpointStore, or the editor's folder object). */
+export interface ToolTarget {
+  readonly memoryDir: string;
+  save(input: SaveInput): Promise<SaveResult>;
+  list(): Promise<CheckpointSummary[]>;
+  show(name: string): Promise<Checkpoint & { path: string }>;
+  resume(name: string | undefined, opts: { keep?: boolean }): Promise<ResumeResult>;
+  currentBranch(): Promise<string>;
+}
+
+/** Limits that keep a checkpoint small and a runaway call harmless. */
+const MAX_TEXT = 4000;
+const MAX_ITEM = 1000;
+const MAX_ITEMS = 50;
+
+const cwdField = z.optional(
+  z.string().check(
+    z.minLength(1),
+    z.maxLength(4096),
+    z.describe('Absolute path of the project folder whose checkpoints to use. Leave it out to use the project the tool runs in.'),
+  ),
+);
+const items = (what: string) =>
+  z.optional(z.array(z.string().check(z.maxLength(MAX_ITEM))).check(z.maxLength(MAX_ITEMS), z.describe(what)));
+const nameField = (what: string) => z.string().check(z.minLength(1), z.maxLength(200), z.describe(what));
+
+export const SaveToolInput = z.object({
+  name: nameField('Short name for the checkpoint, such as "oauth-callback" (lowercase letters, digits, ".", "_", "-"; other characters are dropped).'),
+  leftOff: z.string().check(
+    z.minLength(1),
+    z.maxLength(MAX_TEXT),
+    z.describe('Where work stopped and what comes next, in 1-3 lines. The first line is the one-line summary shown in lists.'),
+  ),
+  done: items('What was done this session, one item each.'),
+  failed: items('Approaches that failed and why, one item each, so that nobody retries them.'),
+  decisions: items('Decisions taken and their reasons, one item each.'),
+  questions: items('Open questions, one item each.'),
+  plan: z.optional(
+    z.string().check(
+      z.minLength(1),
+      z.maxLength(4096),
+      z.describe('Path of the Markdown plan being followed (absolute, ~/..., or relative to the project); its checklist gives "step N of M".'),
+    ),
+  ),
+  force: z.optional(z.boolean().check(z.describe('Replace an existing checkpoint of that name (the previous one goes to the trash). Default false.'))),
+  cwd: cwdField,
+});
+export const ListToolInput = z.object({ cwd: cwdField });
+export const ShowToolInput = z.object({ name: nameField('Name of the checkpoint, as listed by checkpoint_list.'), cwd: cwdField });
+export const ResumeToolInput = z.object({
+  name: z.optional(nameField('Name of the checkpoint, as listed by checkpoint_list. Leave it out when there is only one.')),
+  keep: z.optional(z.boolean().check(z.describe('Keep the checkpoint instead of consuming it (moving it to the trash). Default false.'))),
+  cwd: cwdField,
+});
+
+export type SaveToolArgs = z.infer<typeof SaveToolInput>;
+export type ListToolArgs = z.infer<typeof ListToolInput>;
+export type ShowToolArgs = z.infer<typeof ShowToolInput>;
+export type ResumeToolArgs = z.infer<typeof ResumeToolInput>;
+
+export interface AgentTool<S extends z.ZodMiniObject = z.ZodMiniObject> {
+  /** The tool's name for MCP and for VS Code's `languageModelTools`. */
+  name: string;
+  /** VS Code's `toolReferenceName`: what a user types after `#` in chat. */
+  referenceName: string;
+  title: string;
+  /** What the model reads to decide when and how to call the tool. */
+  description: string;
+  input: S;
+  /** Only reads: MCP `readOnlyHint`; no confirmation in VS Code. */
+  readOnly: boolean;
+  /** Moves a file out of the list (resume consumes): MCP `destructiveHint`. */
+  destructive: boolean;
+  /** What the user confirms before a writing tool runs: what will be written or consumed, and where. */
+  confirmation?: (input: z.infer<S>, memoryDir: string) => { title: string; message: string };
+  /** Runs the tool; returns the text the model reads. A CheckpointError's message is the tool error to show. */
+  run: (target: ToolTarget, input: z.infer<S>) => Promise<string>;
+}
+
+const describeTool = <S extends z.ZodMiniObject>(tool: AgentTool<S>): AgentTool<S> => tool;
+
+export const saveTool = describeTool({
+  name: 'checkpoint_save',
+  referenceName: 'checkpoint',
+  title: 'Save Checkpoint',
+  description:
+    'Save a checkpoint: a short note of where work stopped, so that this or a later agent session (or the user) can pick it up again. ' +
+    'Call it before the context is compacted, when a session ends, or before switching task or branch. Give what was left off ' +
+    '(and what comes next), what was done, approaches that failed and why, decisions, open questions and the plan being followed. ' +
+    'The git branch, the time and the modified files are recorded automatically. It writes checkpoint-<name>.md in the project\'s ' +
+    'agent memory folder and its line in MEMORY.md there. An existing checkpoint of the same name is only replaced with force: true.',
+  input: SaveToolInput,
+  readOnly: false,
+  destructive: false,
+  confirmation: (input, memoryDir) => ({
+    title: 'Save checkpoint?',
+    message:
+      `Save checkpoint "${printable(input.name, 64)}" (left off: "${printable(input.leftOff, 120)}") to ${memoryDir}, with the current branch ` +
+      `and modified files, and add it to MEMORY.md there.${input.force ? ' An existing checkpoint of that name goes to the trash.' : ''}`,
+  }),
+  run: async (target, input) => {
+    let r: SaveResult;
+    try {
+      r = await target.save({
+        name: input.name,
+        leftOff: input.leftOff,
+        done: input.done,
+        failed: input.failed,
+        decisions: input.decisions,
+        questions: input.questions,
+        plan: input.plan,
+        force: input.force === true,
+      });
+    } catch (err) {
+      if (err instanceof CheckpointExistsError) {
+        throw new CheckpointError(`${err.message} Call checkpoint_save with another name, or with force: true to replace it (the previous one goes to the trash).`);
+      }
+      throw err;
+    }
+    const cp = r.checkpoint;
+    const files = cp.modifiedFiles.length;
+    const facts = [cp.branch ? `branch ${cp.branch}` : 'no git branch', `${files} modified file${files === 1 ? '' : 's'}`];
+    if (cp.plan) facts.push(`plan ${cp.plan}${cp.planStep !== undefined && cp.planSteps !== undefined ? `, ${formatStep(cp.planStep, cp.planSteps)}` : ''}`);
+    const lines = [
+      `Saved checkpoint "${cp.name}" (${facts.join(', ')})${r.overwritten ? ', replacing the previous one (now in the trash)' : ''}.`,
+      `File: ${r.path}`,
+      `To pick it up later: checkpoint_resume with name "${cp.name}", or tell the agent: continue ${cp.name}`,
+    ];
+    for (const w of r.warnings) lines.push(`Warning: ${w}`);
+    return lines.join('\n');
+  },
+});
+
+export const listTool = describeTool({
+  name: 'checkpoint_list',
+  referenceName: 'checkpoints',
+  title: 'List Checkpoints',
+  description:
+    'List the saved checkpoints of the project, newest first: name, git branch, when it was saved, the plan step and the one-line ' +
+    'summary of where work stopped. Use it to find a checkpoint to show or resume. Changes nothing.',
+  input: ListToolInput,
+  readOnly: true,
+  destructive: false,
+  run: async (target) => {
+    const items = await target.list();
+    if (items.length === 0) return `No saved checkpoints found. (Memory folder: ${target.memoryDir})`;
+    const lines = [`${items.length} checkpoint${items.length === 1 ? '' : 's'}, newest first (memory folder: ${target.memoryDir}):`];
+    for (const c of items) lines.push(listLine(c));
+    return lines.join('\n');
+  },
+});
+
+export const showTool = describeTool({
+  name: 'checkpoint_show',
+  referenceName: 'checkpointShow',
+  title: 'Show Checkpoint',
+  description:
+    'Show one checkpoint in full without consuming it: where work stopped, what was done, approaches that failed, decisions, open ' +
+    'questions, the plan and its step, the modified files, and whether the current git branch differs from the saved one. Changes nothing.',
+  input: ShowToolInput,
+  readOnly: true,
+  destructive: false,
+  run: async (target, input) => {
+    const cp = await target.show(input.name);
+    return `${resumeSummary(cp, { currentBranch: await target.currentBranch() })}\n\nFile: ${cp.path}`;
+  },
+});
+
+export const resumeTool = describeTool({
+  name: 'checkpoint_resume',
+  referenceName: 'checkpointResume',
+  title: 'Resume Checkpoint',
+  description:
+    'Resume a checkpoint to pick up where work stopped: returns what was left off, approaches that failed before (do not retry them), ' +
+    'the plan and its current step, the files that were in flight, and a warning when the current git branch differs from the one it ' +
+    'was saved on. The checkpoint is then consumed: moved to the trash of the memory folder and taken out of MEMORY.md (the user can ' +
+    'restore it) unless keep is true. Without a name it resumes the only checkpoint; when there are several, the error lists them.',
+  input: ResumeToolInput,
+  readOnly: false,
+  destructive: true,
+  confirmation: (input, memoryDir) => ({
+    title: 'Resume checkpoint?',
+    message: `Resume checkpoint ${input.name ? `"${printable(input.name, 64)}"` : '(the only one)'} from ${memoryDir}${
+      input.keep ? ' and keep it.' : ', then move it to the trash there and remove its line from MEMORY.md (it can be restored).'
+    }`,
+  }),
+  run: async (target, input) => {
+    let r: ResumeResult;
+    try {
+      r = await target.resume(input.name, { keep: input.keep === true });
+    } catch (err) {
+      if (err instanceof OrphanRemovedError) return `${err.message} Nothing to resume under that name; checkpoint_list shows the others.`;
+      if (err instanceof AmbiguousCheckpointError) {
+        throw new CheckpointError(
+          `There are ${err.candidates.length} checkpoints; call checkpoint_resume again with one name:\n${err.candidates.map(listLine).join('\n')}`,
+        );
+      }
+      throw err;
+    }
+    const cp = r.checkpoint;
+    const lines = [resumeSummary(cp, r), ''];
+    if (cp.failed.length) lines.push('Do not retry the previously failed approaches above.');
+    if (r.consumed) lines.push(`The checkpoint was consumed: moved to ${r.trashPath} (restore it with: checkpoint restore ${cp.name}).`);
+    else lines.push(`The checkpoint was kept: ${r.path}`);
+    return lines.join('\n');
+  },
+});
+
+/** The four tools, in the order they are listed. */
+export const AGENT_TOOLS: readonly AgentTool[] = [saveTool, listTool, showTool, resumeTool] as unknown as AgentTool[];
+
+/** One checkpoint as a line of a list the model reads. */
+function listLine(c: CheckpointSummary): string {
+  if (c.unreadable) return `- ${c.name} (unreadable: ${printable(c.unreadable, 200)}) ${c.path}`;
+  const saved = new Date(c.saved);
+  const facts = [c.branch || 'no branch', `saved ${formatLocalDateTime(saved)} (${formatRelative(c.saved)})`];
+  if (c.plan) facts.push(`plan ${c.plan}${c.planStep !== undefined && c.planSteps !== undefined ? ` ${formatStep(c.planStep, c.planSteps)}` : ''}`);
+  if (c.source === 'json') facts.push('plan history, read-only');
+  return `- ${c.name} [${facts.join('; ')}] ${c.description || '(no summary)'}`;
+}
+
+/**
+ * Checks a tool's raw input against its schema; throws a CheckpointError that names each bad field. For hosts that
+ * do not validate input themselves (VS Code passes the model's input as it is).
+ */
+export function parseToolInput<S extends z.ZodMiniObject>(tool: AgentTool<S>, raw: unknown): z.infer<S> {
+  const r = z.safeParse(tool.input, raw ?? {});
+  if (r.success) return r.data;
+  const problems = r.error.issues.map((i) => `${i.path.length ? `${i.path.join('.')}: ` : ''}${issueText(i)}`);
+  throw new CheckpointError(`Invalid arguments for ${tool.name}: ${problems.join('; ')}`);
+}
+
+/** zod/mini carries no messages of its own (no locale loaded): a short one from the issue's code. */
+function issueText(i: z.core.$ZodIssue): string {
+  switch (i.code) {
+    case 'invalid_type':
+      return `expected ${i.expected}`;
+    case 'too_small':
+      return i.origin === 'string' ? `must not be empty` : `expected at least ${String(i.minimum)}`;
+    case 'too_big':
+      return i.origin === 'string' ? `longer than ${String(i.maximum)} characters` : `more than ${String(i.maximum)} items`;
+    case 'unrecognized_keys':
+      return `unknown field${i.keys.length === 1 ? '' : 's'} ${i.keys.join(', ')}`;
+    default:
+      return i.message || errorMessage(i.code);
+  }
+}

@@ -1,0 +1,21 @@
+import { defineCommand } from './command';
+
+export const mcpCommand = defineCommand({
+  synopsis: 'mcp',
+  summary: 'serve save, list, show and resume as MCP tools over stdio (for AI agents)',
+  help: `Usage: checkpoint mcp [--dir DIR] [--cwd DIR]
+
+Serves the tools checkpoint_save, checkpoint_list, checkpoint_show and checkpoint_resume as an MCP server on
+stdin/stdout for AI agents (Claude Code, Copilot, Cline, Cursor…), until the client disconnects. Each call uses
+the project its "cwd" argument names, else --cwd, else the client's first root folder, else the current directory.
+  --dir DIR   memory directory for every call
+  --cwd DIR   project folder for calls that name none`,
+  options: {},
+  positionals: 0,
+  async run(ctx) {
+    // The server and the MCP SDK are a bundle of their own (dist/mcpServer.js), loaded only here: every other
+    // command starts without them.
+    const { runMcpServer } = require('../mcpServer') as typeof import('../mcpServer');
+    return runMcpServer({ cwd: ctx.values.cwd !== undefined ? ctx.cwd : undefined, dir: ctx.values.dir, env: ctx.env });
+  },
+});

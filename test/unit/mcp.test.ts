@@ -1,0 +1,267 @@
+// `checkpoint mcp`: the built CLI runs as a child process, driven over stdio by the MCP SDK's own client, against
+// real git repositories in temp folders.
+import { after, test } from 'node:test';
+import * as assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import { existsSync, mkdirSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
+import * as path from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { ReadBuffer, serializeMessage } from '@modelcontextprotocol/sdk/shared/stdio.js';
+import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
+import { ListRootsRequestSchema, type CallToolResult, type JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
+import { git, makeRepo, removeDir, tempDir } from '../support/fixtures';
+import { CLI, isolatedEnv, snapshotTree } from '../support/processes';
+
+const cleanup: string[] = [];
+after(() => cleanup.forEach(removeDir));
+const temp = (prefix?: string): string => {
+  const dir = tempDir(prefix);
+  cleanup.push(dir);
+  return dir;
+};
+const repo = (): string => {
+  const dir = makeRepo();
+  cleanup.push(dir);
+  return dir;
+};
+
+/** An MCP client connected to `node dist/cli.js mcp …args` started in `cwd`. */
+async function connect(opts: { cwd: string; args?: string[]; home?: string; roots?: string[] }): Promise<{ client: Client; stderr: () => string }> {
+  const transport = new StdioClientTransport({
+    command: process.execPath,
+    args: [CLI, 'mcp', ...(opts.args ?? [])],
+    cwd: opts.cwd,
+    env: isolatedEnv(opts.home ?? temp('checkpoint-home-')) as Record<string, string>,
+    stderr: 'pipe',
+  });
+  let err = '';
+  transport.stderr?.on('data', (d: Buffer) => (err += d.toString()));
+  const client = new Client({ name: 'checkpoint-test', version: '1.0.0' }, { capabilities: opts.roots ? { roots: {} } : {} });
+  if (opts.roots) {
+    const roots = opts.roots;
+    client.setRequestHandler(ListRootsRequestSchema, () => ({ roots: roots.map((r) => ({ uri: pathToFileURL(r).href, name: path.basename(r) })) }));
+  }
+  await client.connect(transport);
+  return { client, stderr: () => err };
+}
+
+const text = (r: unknown): string => (r as CallToolResult).content.map((c) => (c.type === 'text' ? c.text : '')).join('\n');
+const isError = (r: unknown): boolean => (r as CallToolResult).isError === true;
+
+test('tools/list: the four tools, with model-facing descriptions, input schemas and read-only hints', async () => {
+  const { client } = await connect({ cwd: repo() });
+  try {
+    const { tools } = await client.listTools();
+    const byName = new Map(tools.map((t) => [t.name, t]));
+    assert.deepEqual([...byName.keys()].sort(), ['checkpoint_list', 'checkpoint_resume', 'checkpoint_save', 'checkpoint_show']);
+    for (const t of tools) assert.ok((t.description ?? '').length > 80, `${t.name} has a description a model can act on`);
+    const save = byName.get('checkpoint_save')!;
+    assert.deepEqual(save.inputSchema.required, ['name', 'leftOff']);
+    assert.deepEqual(Object.keys(save.inputSchema.properties ?? {}).sort(), ['cwd', 'decisions', 'done', 'failed', 'force', 'leftOff', 'name', 'plan', 'questions']);
+    assert.equal((save.inputSchema.properties as Record<string, { type: string }>).done.type, 'array');
+    assert.deepEqual(byName.get('checkpoint_show')!.inputSchema.required, ['name']);
+    assert.equal(byName.get('checkpoint_resume')!.inputSchema.required, undefined, 'resume works without a name');
+    assert.equal(byName.get('checkpoint_list')!.annotations?.readOnlyHint, true);
+    assert.equal(byName.get('checkpoint_show')!.annotations?.readOnlyHint, true);
+    assert.equal(byName.get('checkpoint_save')!.annotations?.readOnlyHint, false);
+    assert.equal(byName.get('checkpoint_resume')!.annotations?.readOnlyHint, false);
+  } finally {
+    await client.close();
+  }
+});
+
+test('save, list, show and resume through the tools: branch, plan step, failed approaches, files in flight, consumed', async () => {
+  const dir = repo();
+  git(dir, 'checkout', '-q', '-b', 'feature/oauth');
+  writeFileSync(path.join(dir, 'callback.ts'), 'export {};\n');
+  writeFileSync(path.join(dir, 'plan.md'), '# Plan\n- [x] registry\n- [ ] callback\n- [ ] refresh\n');
+  const home = temp('checkpoint-home-');
+  const mem = path.join(dir, '.claude', 'memory');
+  const { client } = await connect({ cwd: dir, home });
+  try {
+    const saved = await client.callTool({
+      name: 'checkpoint_save',
+      arguments: {
+        name: 'OAuth Callback',
+        leftOff: 'Wiring the OAuth callback; token refresh still failing',
+        done: ['Added provider registry entry'],
+        failed: ['Storing tokens in cookies — blocked by SameSite'],
+        decisions: ['Refresh on the server'],
+        questions: ['Rotate refresh tokens?'],
+        plan: 'plan.md',
+      },
+    });
+    assert.equal(isError(saved), false, text(saved));
+    assert.match(text(saved), /Saved checkpoint "oauth-callback" \(branch feature\/oauth, \d+ modified files?, plan .*plan\.md, step 2 of 3\)/);
+    const file = path.join(mem, 'checkpoint-oauth-callback.md');
+    const written = readFileSync(file, 'utf8');
+    assert.match(written, /^## Failed Approaches\n- Storing tokens in cookies — blocked by SameSite$/m);
+    assert.match(written, /^- callback\.ts$/m);
+    assert.match(readFileSync(path.join(mem, 'MEMORY.md'), 'utf8'), /^- \*\*oauth-callback\*\* \(feature\/oauth, .*\) — Wiring the OAuth callback; token refresh still failing$/m);
+
+    const again = await client.callTool({ name: 'checkpoint_save', arguments: { name: 'oauth-callback', leftOff: 'other' } });
+    assert.equal(isError(again), true);
+    assert.match(text(again), /already exists.*force: true/s);
+    assert.equal(readFileSync(file, 'utf8'), written, 'the existing checkpoint is untouched');
+
+    const list = text(await client.callTool({ name: 'checkpoint_list', arguments: {} }));
+    assert.match(list, /^- oauth-callback \[feature\/oauth; saved .*step 2 of 3\] Wiring the OAuth callback/m);
+
+    git(dir, 'checkout', '-q', 'main');
+    const show = text(await client.callTool({ name: 'checkpoint_show', arguments: { name: 'oauth-callback' } }));
+    assert.match(show, /Warning: You're on `main` but checkpoint was saved on `feature\/oauth`/);
+    assert.match(show, /Previously failed: Storing tokens in cookies/);
+    assert.ok(existsSync(file), 'show does not consume');
+
+    const resumed = await client.callTool({ name: 'checkpoint_resume', arguments: { name: 'oauth-callback' } });
+    const r = text(resumed);
+    assert.equal(isError(resumed), false, r);
+    assert.match(r, /Left off:\nWiring the OAuth callback; token refresh still failing/);
+    assert.match(r, /Warning: You're on `main` but checkpoint was saved on `feature\/oauth`\. Switch with: git checkout feature\/oauth/);
+    assert.match(r, /Plan: .*plan\.md \(step 2 of 3\)/);
+    assert.match(r, /⚠ Previously failed: Storing tokens in cookies — blocked by SameSite/);
+    assert.match(r, /Modified files \(\d+\):\n(- .*\n)*- callback\.ts/);
+    assert.match(r, /consumed: moved to .*\.trash/);
+    assert.equal(existsSync(file), false, 'resume consumes the checkpoint');
+    assert.doesNotMatch(readFileSync(path.join(mem, 'MEMORY.md'), 'utf8'), /oauth-callback/);
+
+    const none = await client.callTool({ name: 'checkpoint_resume', arguments: {} });
+    assert.equal(isError(none), true);
+    assert.match(text(none), /No saved checkpoints found\./);
+    assert.match(text(await client.callTool({ name: 'checkpoint_list', arguments: {} })), /^No saved checkpoints found\./);
+  } finally {
+    await client.close();
+  }
+});
+
+test('resume without a name when there are several: a tool error that lists them; keep leaves it in place', async () => {
+  const dir = repo();
+  const { client } = await connect({ cwd: dir });
+  try {
+    for (const name of ['first', 'second']) await client.callTool({ name: 'checkpoint_save', arguments: { name, leftOff: `${name} step` } });
+    const r = await client.callTool({ name: 'checkpoint_resume', arguments: {} });
+    assert.equal(isError(r), true);
+    assert.match(text(r), /There are 2 checkpoints; call checkpoint_resume again with one name:\n- (first|second) \[.*\n- (first|second) \[/);
+    const kept = await client.callTool({ name: 'checkpoint_resume', arguments: { name: 'first', keep: true } });
+    assert.match(text(kept), /The checkpoint was kept/);
+    assert.ok(existsSync(path.join(dir, '.claude', 'memory', 'checkpoint-first.md')));
+  } finally {
+    await client.close();
+  }
+});
+
+test('bad arguments: a clear tool error, and nothing is written', async () => {
+  const dir = repo();
+  const mem = path.join(temp(), 'mem');
+  const { client } = await connect({ cwd: dir, args: ['--dir', mem] });
+  try {
+    const bad: [Record<string, unknown>, RegExp][] = [
+      [{ name: 'x', done: 'not a list' }, /leftOff[\s\S]*done|done[\s\S]*leftOff/],
+      [{ name: '', leftOff: 'x' }, /name/],
+      [{ name: '///', leftOff: 'x' }, /"\/\/\/" is not a usable checkpoint name/],
+      [{ name: 'ok', leftOff: 'x', cwd: path.join(dir, 'missing') }, /is not a folder/],
+    ];
+    for (const [args, message] of bad) {
+      const r = await client.callTool({ name: 'checkpoint_save', arguments: args });
+      assert.equal(isError(r), true, JSON.stringify(args));
+      assert.match(text(r), message);
+    }
+    const show = await client.callTool({ name: 'checkpoint_show', arguments: { name: 'nope' } });
+    assert.equal(isError(show), true);
+    assert.match(text(show), /No checkpoint named "nope"/);
+    const traversal = await client.callTool({ name: 'checkpoint_show', arguments: { name: '../../etc/passwd' } });
+    assert.equal(isError(traversal), true);
+    assert.equal(existsSync(mem), false, 'nothing was written');
+  } finally {
+    await client.close();
+  }
+});
+
+test('the memory folder is resolved per call: the cwd a call passes, else the client\'s root, else the server\'s folder', async () => {
+  const a = repo();
+  const b = repo();
+  const c = repo();
+  const { client } = await connect({ cwd: a });
+  try {
+    await client.callTool({ name: 'checkpoint_save', arguments: { name: 'in-a', leftOff: 'a' } });
+    await client.callTool({ name: 'checkpoint_save', arguments: { name: 'in-b', leftOff: 'b', cwd: b } });
+    assert.ok(existsSync(path.join(a, '.claude', 'memory', 'checkpoint-in-a.md')));
+    assert.ok(existsSync(path.join(b, '.claude', 'memory', 'checkpoint-in-b.md')));
+    assert.equal(existsSync(path.join(a, '.claude', 'memory', 'checkpoint-in-b.md')), false);
+    assert.match(text(await client.callTool({ name: 'checkpoint_list', arguments: { cwd: b } })), /in-b/);
+  } finally {
+    await client.close();
+  }
+  const withRoots = await connect({ cwd: a, roots: [c] });
+  try {
+    await withRoots.client.callTool({ name: 'checkpoint_save', arguments: { name: 'in-c', leftOff: 'c' } });
+    assert.ok(existsSync(path.join(c, '.claude', 'memory', 'checkpoint-in-c.md')), 'saved in the client\'s root');
+  } finally {
+    await withRoots.client.close();
+  }
+});
+
+/** A client transport over a child process this test holds, so it can cut the pipes and read the exit code. */
+class ChildTransport implements Transport {
+  onmessage?: (m: JSONRPCMessage) => void;
+  onclose?: () => void;
+  onerror?: (e: Error) => void;
+  private readonly buffer = new ReadBuffer();
+  constructor(readonly child: ReturnType<typeof spawn>) {}
+  async start(): Promise<void> {
+    this.child.stdout!.on('data', (d: Buffer) => {
+      this.buffer.append(d);
+      for (let m = this.buffer.readMessage(); m; m = this.buffer.readMessage()) this.onmessage?.(m);
+    });
+  }
+  async send(m: JSONRPCMessage): Promise<void> {
+    this.child.stdin!.write(serializeMessage(m));
+  }
+  async close(): Promise<void> {
+    this.onclose?.();
+  }
+}
+
+test('a client that disconnects mid-call: the save is written whole (file and index line), the server exits 0 and frees the folder', async () => {
+  const dir = repo();
+  // Enough modified files that git and the write are still running when the client goes.
+  for (let i = 0; i < 300; i++) writeFileSync(path.join(dir, `f${i}.txt`), String(i));
+  const mem = path.join(temp(), 'mem');
+  const child = spawn(process.execPath, [CLI, 'mcp', '--dir', mem], { cwd: dir, env: isolatedEnv(temp('checkpoint-home-')), stdio: ['pipe', 'pipe', 'pipe'] });
+  let err = '';
+  child.stderr!.on('data', (d: Buffer) => (err += d.toString()));
+  const exited = new Promise<{ code: number | null; err: string }>((resolve) => child.once('close', (code) => resolve({ code, err })));
+  after(() => child.kill('SIGKILL'));
+  const transport = new ChildTransport(child);
+  const client = new Client({ name: 'checkpoint-test', version: '1.0.0' });
+  await client.connect(transport);
+  const call = client.callTool({ name: 'checkpoint_save', arguments: { name: 'cut', leftOff: 'the client went away' } });
+  call.catch(() => undefined);
+  // Gone before any reply: both pipes closed right after the request was sent.
+  child.stdin!.end();
+  child.stdout!.destroy();
+  const result = await exited;
+  await client.close();
+  assert.equal(result.code, 0, result.err);
+  assert.doesNotMatch(result.err, /Error|EPIPE/);
+  const file = path.join(mem, 'checkpoint-cut.md');
+  assert.ok(existsSync(file), 'the call that had arrived was completed');
+  assert.match(readFileSync(file, 'utf8'), /## Left Off\nthe client went away/);
+  assert.match(readFileSync(path.join(mem, 'MEMORY.md'), 'utf8'), /^- \*\*cut\*\* /m);
+  const leftovers = readdirSync(mem).filter((f) => f.includes('.tmp') || f.endsWith('.lock'));
+  assert.deepEqual(leftovers, [], 'no temp file or lock left behind');
+  const before = snapshotTree(mem);
+
+  // The folder is free for the next server.
+  mkdirSync(path.join(dir, 'next'), { recursive: true });
+  const { client: next } = await connect({ cwd: dir, args: ['--dir', mem] });
+  try {
+    const r = await next.callTool({ name: 'checkpoint_save', arguments: { name: 'after', leftOff: 'still works' } });
+    assert.equal(isError(r), false, text(r));
+  } finally {
+    await next.close();
+  }
+  assert.notDeepEqual(snapshotTree(mem), before);
+});
