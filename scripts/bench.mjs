@@ -3,7 +3,7 @@
 // (alternating which goes first) after a warm-up, prints a table and writes docs/PERFORMANCE.md.
 // Exits 0 even when a budget is missed: misses are printed as MISS and recorded in the report.
 //
-// Usage: node scripts/bench.mjs [--runs N] [--only save,list,upsert,bundle,activate,tree]
+// Usage: node scripts/bench.mjs [--runs N] [--only save,mcp,list,upsert,bundle,activate,tree]
 //                               [--no-build] [--no-vscode] [--vscode-runs N] [--no-write] [--keep] [--before REV]
 // --before REV also builds the CLI of git revision REV (git archive, into the temp folder) and runs it in the same
 // interleaved loops, for before/after rows.
@@ -153,6 +153,7 @@ const bundleDist = join(tmp, 'bundle', 'dist');
 mkdirSync(bundleDist, { recursive: true });
 copyFileSync(distCli, join(bundleDist, 'cli.js'));
 copyFileSync(distExt, join(bundleDist, 'extension.js'));
+copyFileSync(join(root, 'dist', 'mcpServer.js'), join(bundleDist, 'mcpServer.js'));
 copyFileSync(join(root, 'package.json'), join(tmp, 'bundle', 'package.json'));
 const cli = join(bundleDist, 'cli.js');
 
@@ -205,22 +206,31 @@ await esbuild.stop?.();
 const core = require(coreBundle);
 
 // ---- save ---------------------------------------------------------------------------------------------------
+let saveRepo;
+const ensureSaveRepo = () => {
+  if (!saveRepo) {
+    log('save: generating a git repository of 3,000 files with 200 modified');
+    saveRepo = makeGitRepo(join(tmp, 'repo'), { files: 3000, modified: 200 });
+  }
+  return saveRepo;
+};
+/** A memory directory of 20 checkpoints where the checkpoint `bench` (re-saved by each run) has its bullet already. */
+const memFor = (who) => {
+  const dir = join(tmp, `save-memory-${who}`);
+  makeCheckpointDir(dir, core, 20);
+  const index = join(dir, 'MEMORY.md');
+  // The checkpoint being re-saved has its bullet already (both sides rewrite a bullet in place).
+  writeFileSync(index, readFileSync(index, 'utf8').replace('## Active Checkpoints\n', '## Active Checkpoints\n- **bench** (feature/bench, Jan 01) — first\n'));
+  writeFileSync(join(dir, 'checkpoint-bench.md'), '---\nname: bench\n---\n# Checkpoint: bench\n');
+  return dir;
+};
+const saveArgsFor = (i, bundle, mem) => [bundle, 'save', 'bench', '--left-off', `Wiring the bench, run ${i}\nsecond line`, '--done', 'fixtures', '--done', 'floor script', '--failed', 'sync reads — too slow', '--force', '--dir', mem];
 if (want('save')) {
-  log('save: generating a git repository of 3,000 files with 200 modified');
-  const repo = makeGitRepo(join(tmp, 'repo'), { files: 3000, modified: 200 });
-  const memFor = (who) => {
-    const dir = join(tmp, `save-memory-${who}`);
-    makeCheckpointDir(dir, core, 20);
-    const index = join(dir, 'MEMORY.md');
-    // The checkpoint being re-saved has its bullet already (both sides rewrite a bullet in place).
-    writeFileSync(index, readFileSync(index, 'utf8').replace('## Active Checkpoints\n', '## Active Checkpoints\n- **bench** (feature/bench, Jan 01) — first\n'));
-    writeFileSync(join(dir, 'checkpoint-bench.md'), '---\nname: bench\n---\n# Checkpoint: bench\n');
-    return dir;
-  };
+  const repo = ensureSaveRepo();
   const memCli = memFor('cli');
   const memFloor = memFor('floor');
   const memBefore = memFor('before');
-  const saveArgs = (i, bundle = cli, mem = memCli) => [bundle, 'save', 'bench', '--left-off', `Wiring the bench, run ${i}\nsecond line`, '--done', 'fixtures', '--done', 'floor script', '--failed', 'sync reads — too slow', '--force', '--dir', mem];
+  const saveArgs = (i, bundle = cli, mem = memCli) => saveArgsFor(i, bundle, mem);
   // Check once that the CLI does the real work (branch, 200 files, the bullet).
   const check = spawnSync(node, [...saveArgs(0), '--json'], { cwd: repo, encoding: 'utf8' });
   if (check.status !== 0) throw new Error(`checkpoint save failed: ${check.stderr}`);
@@ -237,6 +247,88 @@ if (want('save')) {
   const floorName = 'node: rev-parse + status + temp/rename write + MEMORY.md rewrite';
   ratioRow(name, floorName, res, 1.3);
   beforeRow(name, floorName, res, 1.3);
+}
+
+// ---- MCP server ---------------------------------------------------------------------------------------------
+/** A `checkpoint mcp` process spoken to in JSON-RPC lines (no client library: only the server's time is measured). */
+function mcpServer(cwd, args = []) {
+  const child = spawn(node, [cli, 'mcp', ...args], { cwd, stdio: ['pipe', 'pipe', 'pipe'] });
+  let buf = '';
+  let err = '';
+  const waiting = new Map();
+  child.stderr.on('data', (d) => (err += d));
+  child.stdout.setEncoding('utf8').on('data', (d) => {
+    buf += d;
+    for (let nl = buf.indexOf('\n'); nl >= 0; nl = buf.indexOf('\n')) {
+      const msg = JSON.parse(buf.slice(0, nl));
+      buf = buf.slice(nl + 1);
+      const w = waiting.get(msg.id);
+      if (w) {
+        waiting.delete(msg.id);
+        if (msg.error) w.reject(new Error(`${msg.error.message}\n${err}`));
+        else w.resolve(msg.result);
+      }
+    }
+  });
+  let id = 0;
+  const request = (method, params) =>
+    new Promise((resolve, reject) => {
+      waiting.set(++id, { resolve, reject });
+      child.stdin.write(`${JSON.stringify({ jsonrpc: '2.0', id, method, params })}\n`);
+    });
+  const notify = (method) => child.stdin.write(`${JSON.stringify({ jsonrpc: '2.0', method })}\n`);
+  const closed = new Promise((resolve) => child.on('close', resolve));
+  return {
+    async initialize() {
+      await request('initialize', { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'bench', version: '1' } });
+      notify('notifications/initialized');
+    },
+    request,
+    async stop() {
+      child.stdin.end();
+      await closed;
+    },
+  };
+}
+
+if (want('mcp')) {
+  const repo = ensureSaveRepo();
+  const memCli = memFor('mcp-cli');
+  const memMcp = memFor('mcp-server');
+  const saveCall = (i) => ({
+    name: 'checkpoint_save',
+    arguments: { name: 'bench', leftOff: `Wiring the bench, run ${i}\nsecond line`, done: ['fixtures', 'floor script'], failed: ['sync reads — too slow'], force: true },
+  });
+  const cliSave = (i) => timeProcess([node, saveArgsFor(i, cli, memCli), { cwd: repo }]);
+
+  log(`mcp: ${RUNS} interleaved runs of server start to the first tools/list reply, against the CLI's save`);
+  const start = await interleave(cliSave, async () => {
+    const t0 = now();
+    const server = mcpServer(repo, ['--dir', memMcp]);
+    await server.initialize();
+    const { tools } = await server.request('tools/list', {});
+    const ms = now() - t0;
+    if (tools.length !== 4) throw new Error(`tools/list returned ${tools.length} tools`);
+    await server.stop();
+    return ms;
+  });
+  ratioRow('MCP: server start to the first tools/list reply', 'the CLI: checkpoint save (same repository)', start, 1.5);
+
+  const server = mcpServer(repo, ['--dir', memMcp]);
+  await server.initialize();
+  // Check once that the server does the real work (branch, 200 files).
+  const check = await server.request('tools/call', saveCall(0));
+  if (check.isError || !/branch feature\/bench, 200 modified files/.test(check.content[0].text)) throw new Error(`checkpoint_save: ${JSON.stringify(check)}`);
+  log(`mcp: ${RUNS} interleaved checkpoint_save round trips against the CLI's save`);
+  const roundTrip = await interleave(cliSave, async (i) => {
+    const t0 = now();
+    const r = await server.request('tools/call', saveCall(i));
+    const ms = now() - t0;
+    if (r.isError) throw new Error(r.content[0].text);
+    return ms;
+  });
+  await server.stop();
+  ratioRow('MCP: checkpoint_save round trip (running server)', 'the CLI: checkpoint save (same repository)', roundTrip, 1.5);
 }
 
 // ---- list ---------------------------------------------------------------------------------------------------
@@ -293,6 +385,7 @@ if (want('bundle')) {
   if (!minified) notes.push('The bundles measured were not minified (built with --no-build from a development build).');
   valueRow('bundle size dist/extension.js (minified)', `${(extSize / KB).toFixed(1)} KB`, '≤ 200 KB', extSize <= 200 * KB);
   valueRow('bundle size dist/cli.js (minified)', `${(cliSize / KB).toFixed(1)} KB`, undefined, undefined);
+  valueRow('bundle size dist/mcpServer.js (minified; loaded only by checkpoint mcp)', `${(statSync(join(bundleDist, 'mcpServer.js')).size / KB).toFixed(1)} KB`, undefined, undefined);
 
   log('bundle: require() times (fresh process each)');
   const loads = { cli: [], ext: [], before: [] };
