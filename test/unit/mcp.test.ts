@@ -11,8 +11,7 @@ import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
 import { ReadBuffer, serializeMessage } from '@modelcontextprotocol/sdk/shared/stdio.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import { ListRootsRequestSchema, type CallToolResult, type JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
-import { git, makeRepo, removeDir, tempDir } from '../support/fixtures';
-import { CLI, isolatedEnv, snapshotTree } from '../support/processes';
+import { CLI, git, isolatedEnv, makeRepo, removeDir, snapshotTree, tempDir } from '../support/fixtures';
 
 const cleanup: string[] = [];
 after(() => cleanup.forEach(removeDir));
