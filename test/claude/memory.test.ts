@@ -5,8 +5,11 @@ import { after, describe, test } from 'node:test';
 import * as assert from 'node:assert/strict';
 import { existsSync, mkdirSync, realpathSync, writeFileSync } from 'node:fs';
 import * as path from 'node:path';
+import { claudeTargets, connectClaude } from '../../src/core/claudeSettings';
+import { shellWord } from '../../src/core/escape';
+import { writeLaunchers } from '../../src/core/launcher';
 import { runClaude, type ClaudeSession } from '../support/claudeCode';
-import { git, makeRepo, removeDir, runCli, tempDir } from '../support/fixtures';
+import { CLI, git, makeRepo, removeDir, runCli, tempDir } from '../support/fixtures';
 
 const temps: string[] = [];
 after(() => temps.forEach(removeDir));
@@ -208,6 +211,19 @@ describe('A long MEMORY.md: the budget warning names what Claude Code leaves out
 });
 
 describe('Claude Code runs the SessionStart hooks of the folder', () => {
+  test('the hook Connect Claude Code installs brings the pending checkpoint into the session', async () => {
+    const home = makeHome();
+    const project = repo();
+    const saved = await save(project, cliEnv(home), 'parser-rewrite', 'Tokenizer done; grammar tests next');
+    // What Connect Claude Code does (the same core), with the `checkpoint` launcher the extension writes.
+    const launchers = await writeLaunchers(path.join(temp('checkpoint-claude-bin-'), 'bin'), { execPath: process.execPath, cliPath: CLI });
+    await connectClaude(claudeTargets('workspace', project, cliEnv(home)), shellWord(launchers.posix));
+    const s = await runClaude({ cwd: project, home });
+    const context = s.hookContexts.join('\n');
+    assert.match(context, /parser-rewrite/, `Claude Code got no pending checkpoint from the SessionStart hook (saved to ${saved.path}):\n${context || '(no hook context)'}`);
+    assert.match(context, /Tokenizer done; grammar tests next/);
+  });
+
   test('a hook in .claude/settings.json gets the session and its additionalContext reaches the session', async () => {
     const home = makeHome();
     const project = repo();
