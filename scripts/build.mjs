@@ -1,4 +1,4 @@
-// Bundles the extension, the CLI and the CLI's MCP server with esbuild and type-checks the project.
+// Bundles the extension, the CLI, the CLI's MCP server and the commit module with esbuild and type-checks the project.
 // Usage: node scripts/build.mjs [--production] [--no-typecheck] [--metafile]
 import * as esbuild from 'esbuild';
 import { execFileSync } from 'node:child_process';
@@ -35,17 +35,29 @@ const mcpServerApart = {
   },
 };
 
+/**
+ * Save and Commit requires src/core/commit.ts at run time as dist/commit.js (src/commitModule.ts): simple-git stays
+ * out of dist/cli.js and dist/extension.js.
+ */
+const commitApart = {
+  name: 'commit-apart',
+  setup(build) {
+    build.onResolve({ filter: /^\.\/core\/commit$/ }, () => ({ path: './commit.js', external: true }));
+  },
+};
+
 const results = await Promise.all([
-  esbuild.build({ ...common, entryPoints: ['src/extension.ts'], outfile: 'dist/extension.js', external: ['vscode'] }),
+  esbuild.build({ ...common, entryPoints: ['src/extension.ts'], outfile: 'dist/extension.js', external: ['vscode'], plugins: [commitApart] }),
   esbuild.build({
     ...common,
     entryPoints: ['src/cli.ts'],
     outfile: 'dist/cli.js',
     banner: { js: '#!/usr/bin/env node' },
     define: { CHECKPOINT_VERSION: JSON.stringify(version) },
-    plugins: [mcpServerApart],
+    plugins: [mcpServerApart, commitApart],
   }),
   esbuild.build({ ...common, entryPoints: ['src/mcpServer.ts'], outfile: 'dist/mcpServer.js', define: { CHECKPOINT_VERSION: JSON.stringify(version) } }),
+  esbuild.build({ ...common, entryPoints: ['src/core/commit.ts'], outfile: 'dist/commit.js' }),
 ]);
 
 // The CLI is run directly as `checkpoint` (package.json `bin`): make it executable.

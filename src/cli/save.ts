@@ -2,6 +2,8 @@ import { CheckpointError, UsageError } from '../core/errors';
 import { autoMemoryOffNotice } from '../core/memoryDir';
 import { resolveActivePlanFile } from '../core/stateIndex';
 import { CheckpointExistsError } from '../core/store';
+import type { SaveAndCommitResult } from '../core/commit';
+import { loadCommitModule } from '../commitModule';
 import { defineCommand } from './command';
 
 export const saveCommand = defineCommand({
@@ -16,7 +18,13 @@ Saves <memory dir>/checkpoint-<name>.md and its line in MEMORY.md.
   --decision TEXT   a decision and its reason (repeatable)
   --question TEXT   an open question (repeatable)
   --plan PATH       the plan file; step N of M is read from its checklist
-  --force           overwrite an existing checkpoint of that name`,
+  --force           overwrite an existing checkpoint of that name
+  --commit          then commit the work tree: checkpoint(<name>): <left off>, Done as the body; likely secrets
+                    (.env*, *.pem, *.key, id_rsa*, *.p12) and the memory folder are left out (and listed).
+                    When git refuses (nothing to commit, a failing pre-commit hook, a detached HEAD, a merge or
+                    rebase in progress, no user.email), the checkpoint stays saved, the index is left as it was,
+                    and the exit code is 1.
+  --push            with --commit: then push (to the upstream, else origin, setting the upstream)`,
   options: {
     'left-off': { type: 'string' },
     done: { type: 'string', multiple: true },
@@ -25,16 +33,20 @@ Saves <memory dir>/checkpoint-<name>.md and its line in MEMORY.md.
     question: { type: 'string', multiple: true },
     plan: { type: 'string' },
     force: { type: 'boolean' },
+    commit: { type: 'boolean' },
+    push: { type: 'boolean' },
   },
   positionals: 1,
   async run(ctx) {
     const [name] = ctx.positionals;
     if (name === undefined) throw new UsageError('save needs a name: checkpoint save <name>');
     const { values } = ctx;
+    if (values.push && !values.commit) throw new UsageError('--push goes with --commit: checkpoint save <name> --commit --push');
     const store = await ctx.store();
     let r;
+    let committed: SaveAndCommitResult | undefined;
     try {
-      r = await store.save({
+      const input = {
         name,
         leftOff: values['left-off'],
         done: values.done,
@@ -44,7 +56,14 @@ Saves <memory dir>/checkpoint-<name>.md and its line in MEMORY.md.
         // No plan given: the active plan of .claude/state-index.json, when it names a plan file that exists.
         plan: values.plan ?? (await resolveActivePlanFile(ctx.cwd, { env: ctx.env })),
         force: values.force === true,
-      });
+      };
+      if (values.commit) {
+        const { saveAndCommit } = loadCommitModule();
+        committed = await saveAndCommit(store, input, { push: values.push === true });
+        r = committed.save;
+      } else {
+        r = await store.save(input);
+      }
     } catch (err) {
       if (err instanceof CheckpointExistsError) throw new CheckpointError(`${err.message} Use --force to overwrite it.`);
       throw err;
@@ -53,12 +72,29 @@ Saves <memory dir>/checkpoint-<name>.md and its line in MEMORY.md.
     const notice = autoMemoryOffNotice(await ctx.memoryDir());
     if (notice) ctx.io.err(`Note: ${notice}`);
     const cp = r.checkpoint;
-    ctx.print(`Checkpoint "${cp.name}" saved. Resume anytime: \`continue ${cp.name}\`\n${r.path}`, {
-      name: cp.name,
-      path: r.path,
-      branch: cp.branch,
-      saved: cp.saved,
-      modifiedFiles: cp.modifiedFiles,
-    });
+    const lines = [`Checkpoint "${cp.name}" saved. Resume anytime: \`continue ${cp.name}\``, r.path];
+    const data: Record<string, unknown> = { name: cp.name, path: r.path, branch: cp.branch, saved: cp.saved, modifiedFiles: cp.modifiedFiles };
+    if (!committed) {
+      ctx.print(lines.join('\n'), data);
+      return 0;
+    }
+    const c = committed.commit;
+    if (c) {
+      lines.push(`Committed ${c.hash.slice(0, 7)} on ${c.branch}: ${c.subject}`);
+      if (c.leftOut.length) lines.push(`Left out (likely secrets): ${c.leftOut.join(', ')}`);
+      if (c.pushed) lines.push('Pushed.');
+    }
+    data.commit = c ? { hash: c.hash, branch: c.branch, subject: c.subject, files: c.committed, leftOut: c.leftOut, pushed: c.pushed, pushError: c.pushError ?? null } : null;
+    if (committed.commitError) data.commitError = committed.commitError.message;
+    ctx.print(lines.join('\n'), data);
+    if (committed.commitError) {
+      ctx.io.err(`checkpoint: the checkpoint is saved; ${committed.commitError.message}`);
+      return 1;
+    }
+    if (c?.pushError) {
+      ctx.io.err(`checkpoint: committed ${c.hash.slice(0, 7)}, but the push failed: ${c.pushError}`);
+      return 1;
+    }
+    return 0;
   },
 });

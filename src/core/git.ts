@@ -1,5 +1,15 @@
 import { statSync } from 'node:fs';
+import * as path from 'node:path';
 import { CheckpointError, errorMessage } from './errors';
+
+// Two ways to run git, on purpose:
+// - Reads (status, branch, the state a commit checks first) spawn git directly through `gitIn` below: they run on
+//   every save and in the editor on every HEAD change, and loading simple-git with its per-command machinery cost
+//   ~12 ms per CLI run (and its 50 ms exit timer kept the process alive), which the save and list budgets of
+//   `npm run bench` do not allow.
+// - Writes (stage, commit, push, the index rollback: commit.ts) go through simple-git, required lazily by those
+//   commands only: its argument handling and unsafe-option checks (≥ 3.36 for the injection fixes) guard the calls
+//   that change a repository, user text reaches git only through a file, and each call has a time limit.
 
 export interface GitState {
   /** Current branch; `HEAD (detached at <sha>)` when detached; '' when not a repository or git is unusable. */
@@ -13,7 +23,7 @@ export interface GitState {
 const DETACHED = /^HEAD \(detached at ([0-9a-f]{4,40})\)$/;
 
 /** Environment variables git may see: enough to find itself and the user's config, nothing that names a program. */
-const ENV_KEEP = ['PATH', 'HOME', 'USERPROFILE', 'LANG', 'LC_ALL', 'TMPDIR', 'TEMP', 'TMP', 'XDG_CONFIG_HOME', 'SYSTEMROOT', 'ComSpec'];
+export const ENV_KEEP = ['PATH', 'HOME', 'USERPROFILE', 'LANG', 'LC_ALL', 'TMPDIR', 'TEMP', 'TMP', 'XDG_CONFIG_HOME', 'SYSTEMROOT', 'ComSpec'];
 
 function gitEnv(): Record<string, string> {
   const env: Record<string, string> = { GIT_TERMINAL_PROMPT: '0', GIT_OPTIONAL_LOCKS: '0' };
@@ -150,4 +160,79 @@ export async function switchBranch(cwd: string, branch: string): Promise<void> {
 /** True when a saved branch and the current one are both known and differ. */
 export function branchDiffers(saved: string, current: string): boolean {
   return saved !== '' && current !== '' && saved !== current;
+}
+
+/** One changed path of `git status --porcelain=v2 -z`, relative to the repository root. */
+export interface StatusEntry {
+  path: string;
+  /** The path before a rename or copy. */
+  origPath?: string;
+  /** The index holds a change of it (staged), or it is unmerged. */
+  staged: boolean;
+  untracked: boolean;
+}
+
+/** Every changed path of `git status --porcelain=v2 -z` output, with whether it is staged. */
+export function statusEntries(out: string): StatusEntry[] {
+  const records = out.split('\0');
+  const entries: StatusEntry[] = [];
+  for (let i = 0; i < records.length; i++) {
+    const r = records[i];
+    const kind = r.charAt(0);
+    if (kind === '1') entries.push({ path: fieldsAfter(r, 8), staged: r.charAt(2) !== '.', untracked: false });
+    else if (kind === '2') entries.push({ path: fieldsAfter(r, 9), origPath: records[++i], staged: r.charAt(2) !== '.', untracked: false });
+    else if (kind === 'u') entries.push({ path: fieldsAfter(r, 10), staged: true, untracked: false });
+    else if (kind === '?') entries.push({ path: r.slice(2), staged: false, untracked: true });
+  }
+  return entries;
+}
+
+/** What committing the work tree must know first; read without changing anything. */
+export interface CommitState {
+  /** The repository's top folder. */
+  root: string;
+  /** The current branch, or '' when HEAD is detached. */
+  branch: string;
+  /** A merge, rebase, cherry-pick or revert in progress (or unmerged paths), else undefined. */
+  operation?: string;
+  /** `user.email` as git would use it; '' when unset. */
+  email: string;
+  /** Changed paths, untracked files listed one by one. */
+  entries: StatusEntry[];
+  /** The pre-commit hook that would run, when there is one. */
+  preCommitHook?: string;
+}
+
+/** Reads {@link CommitState}. Throws CheckpointError when `cwd` is not in a git repository or git is missing. */
+export async function readCommitState(cwd: string): Promise<CommitState> {
+  const git = gitIn(cwd);
+  let top: string[];
+  try {
+    top = (await git(['rev-parse', '--show-toplevel', '--absolute-git-dir', '--git-path', 'hooks/pre-commit'])).split('\n');
+  } catch (err) {
+    throw new CheckpointError(`Cannot commit: ${gitProblem(err)} (${cwd}).`);
+  }
+  const [root, gitDir, hookPath] = top;
+  if (!root) throw new CheckpointError(`Cannot commit: ${cwd} is not inside a work tree.`);
+  const inGit = (p: string): boolean => statSync(path.resolve(gitDir, p), { throwIfNoEntry: false }) !== undefined;
+  const operation = inGit('MERGE_HEAD')
+    ? 'a merge'
+    : inGit('rebase-merge') || inGit('rebase-apply')
+      ? 'a rebase'
+      : inGit('CHERRY_PICK_HEAD')
+        ? 'a cherry-pick'
+        : inGit('REVERT_HEAD')
+          ? 'a revert'
+          : undefined;
+  const [branch, email, status] = await Promise.all([
+    git(['symbolic-ref', '--short', '-q', 'HEAD']).then((s) => s.trim(), () => ''),
+    git(['config', '--get', 'user.email']).then((s) => s.trim(), () => ''),
+    gitIn(root)(['status', '--porcelain=v2', '-z', '--untracked-files=all']),
+  ]);
+  const entries = statusEntries(status);
+  const hook = hookPath ? path.resolve(cwd, hookPath) : undefined;
+  const state: CommitState = { root, branch, email, entries, operation };
+  if (!operation && status.split('\0').some((r) => r.startsWith('u '))) state.operation = 'a merge (unmerged paths)';
+  if (hook && statSync(hook, { throwIfNoEntry: false })?.isFile()) state.preCommitHook = hook;
+  return state;
 }

@@ -202,3 +202,35 @@ test('combine: one checkpoint from several, --json shape, --trash-sources, error
     removeDir(path.dirname(mem));
   }
 });
+
+test('save --commit [--push]: commits with the conventional message, lists what was left out; a refused commit is exit 1 with the checkpoint saved', () => {
+  const repo = makeRepo();
+  const bare = tempDir('checkpoint-bare-');
+  const mem = path.join(tempDir(), 'mem');
+  try {
+    git(bare, 'init', '-q', '--bare', '-b', 'main');
+    git(repo, 'remote', 'add', 'origin', bare);
+    writeFileSync(path.join(repo, 'a.ts'), 'x');
+    writeFileSync(path.join(repo, '.env'), 'TOKEN=1');
+    const usage = cli(['save', 'x', '--push', '--dir', mem], { cwd: repo });
+    assert.equal(usage.code, 2);
+    const ok = cli(['save', 'done-it', '--left-off=-rf "quoted"\nmore', '--done', 'd1', '--commit', '--push', '--json', '--dir', mem], { cwd: repo });
+    assert.equal(ok.code, 0, ok.err);
+    const out = JSON.parse(ok.out);
+    assert.equal(out.commit.subject, 'checkpoint(done-it): -rf "quoted"');
+    assert.deepEqual(out.commit.files, ['a.ts']);
+    assert.deepEqual(out.commit.leftOut, ['.env']);
+    assert.equal(out.commit.pushed, true);
+    assert.equal(git(bare, 'log', '-1', '--format=%B', 'main').trim(), 'checkpoint(done-it): -rf "quoted"\n\n- d1');
+
+    const nothing = cli(['save', 'again', '--commit', '--dir', mem], { cwd: repo });
+    assert.equal(nothing.code, 1);
+    assert.match(nothing.out, /Checkpoint "again" saved/);
+    assert.match(nothing.err, /the checkpoint is saved; Nothing to commit \(left out as likely secrets: \.env\)\./);
+    assert.ok(existsSync(path.join(mem, 'checkpoint-again.md')));
+  } finally {
+    removeDir(repo);
+    removeDir(bare);
+    removeDir(path.dirname(mem));
+  }
+});

@@ -1,0 +1,251 @@
+import { promises as fs } from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import type { SimpleGit } from 'simple-git';
+import { NONE, oneLine, type Checkpoint } from './checkpoint';
+import { CheckpointError, errorMessage } from './errors';
+import { isInside } from './files';
+import { ENV_KEEP, readCommitState, type CommitState } from './git';
+import type { CheckpointStore, SaveInput, SaveResult } from './store';
+
+// Seed 002's end of a session: after saving, commit the work with a conventional message. Reads go through git.ts's
+// direct spawn, writes through simple-git (git.ts says why), loaded here on first use only.
+
+/** Longest subject line of the commit message. */
+export const SUBJECT_MAX = 72;
+/** Time limit of a git call without output (a pre-commit hook or a push may take a while; none may hang). */
+export const GIT_WRITE_TIMEOUT_MS = 120_000;
+
+/** File names that likely hold secrets (`.env*`, `*.pem`, `*.key`, `id_rsa*`, `*.p12`): never staged. */
+const SECRET_NAME = /^(?:\.env.*|id_rsa.*|.*\.(?:pem|key|p12))$/is;
+
+/** True for a path whose file name looks like a secret (case-insensitive). */
+export function isLikelySecret(file: string): boolean {
+  return SECRET_NAME.test(path.posix.basename(file.replace(/\\/g, '/')));
+}
+
+/** Why a commit did not happen; `output` carries what git (or its hook) said. */
+export type CommitProblem = 'not-a-repository' | 'detached' | 'in-progress' | 'no-email' | 'staged-secret' | 'nothing' | 'hook' | 'failed';
+
+export class CommitError extends CheckpointError {
+  constructor(
+    readonly problem: CommitProblem,
+    message: string,
+    readonly output = '',
+  ) {
+    super(output ? `${message}\n${output.trimEnd()}` : message);
+    this.name = 'CommitError';
+  }
+}
+
+export interface CommitOptions {
+  /** The workspace folder: git finds the repository from here. */
+  cwd: string;
+  /** The memory directory: when it lies inside the repository, nothing in it is committed. */
+  memoryDir: string;
+  /** Push once committed (to the upstream, else `origin` or the only remote, setting the upstream). */
+  push?: boolean;
+  /** Cancels a running stage, commit or push (the editor's Cancel). */
+  signal?: AbortSignal;
+  /** Environment to take git's from (default: this process's); tests point HOME at a temp folder. */
+  env?: NodeJS.ProcessEnv;
+  timeoutMs?: number;
+}
+
+export interface CommitResult {
+  /** The new commit's full hash. */
+  hash: string;
+  branch: string;
+  /** The commit message's first line. */
+  subject: string;
+  /** Paths left out because they look like secrets, relative to the repository root. */
+  leftOut: string[];
+  /** Paths committed, relative to the repository root. */
+  committed: string[];
+  pushed: boolean;
+  /** Why the push failed (the commit stays). */
+  pushError?: string;
+}
+
+/** The commit message: `checkpoint(<name>): <first line of Left Off>` (≤ 72 characters) and the Done list as body. */
+export function commitMessage(cp: Pick<Checkpoint, 'name' | 'description' | 'done'>): string {
+  // eslint-disable-next-line no-control-regex
+  const clean = (s: string): string => oneLine(s).replace(/[\u0000-\u001f\u007f]/g, ' ');
+  const prefix = `checkpoint(${clean(cp.name)}): `;
+  const summary = cp.description && cp.description !== NONE ? clean(cp.description) : 'checkpoint saved';
+  let subject = prefix + summary;
+  const chars = Array.from(subject);
+  if (chars.length > SUBJECT_MAX) subject = `${chars.slice(0, SUBJECT_MAX - 1).join('').trimEnd()}…`;
+  const body = cp.done.map(clean).filter((d) => d !== '').map((d) => `- ${d}`);
+  return body.length ? `${subject}\n\n${body.join('\n')}\n` : `${subject}\n`;
+}
+
+/** Environment variables git may see for a write: the read path's, plus what a push needs to authenticate. */
+const WRITE_ENV_KEEP = [...ENV_KEEP, 'SSH_AUTH_SOCK', 'HTTP_PROXY', 'HTTPS_PROXY', 'NO_PROXY', 'http_proxy', 'https_proxy', 'no_proxy'];
+
+function writeEnv(source: NodeJS.ProcessEnv): Record<string, string> {
+  const env: Record<string, string> = { GIT_TERMINAL_PROMPT: '0', GIT_LITERAL_PATHSPECS: '1' };
+  for (const k of WRITE_ENV_KEEP) {
+    const v = source[k];
+    if (v !== undefined) env[k] = v;
+  }
+  return env;
+}
+
+/** A simple-git instance for writes in `root`: every call has a time limit and a non-zero exit is an error. */
+function writer(root: string, opts: CommitOptions): SimpleGit {
+  const { simpleGit } = require('simple-git') as typeof import('simple-git');
+  const git = simpleGit({
+    baseDir: root,
+    maxConcurrentProcesses: 1,
+    trimmed: false,
+    timeout: { block: opts.timeoutMs ?? GIT_WRITE_TIMEOUT_MS },
+    ...(opts.signal ? { abort: opts.signal } : {}),
+    // Any non-zero exit fails, with everything git and its hooks printed (simple-git alone ignores a silent failure).
+    errors: (error, result) => (error ?? (result.exitCode ? Buffer.concat([...result.stdOut, ...result.stdErr]) : undefined)),
+  });
+  return git.env(writeEnv(opts.env ?? process.env));
+}
+
+/** What this commit stages: changed paths except the memory folder and likely secrets, which are listed. */
+export function planStaging(state: Pick<CommitState, 'root' | 'entries'>, memoryDir: string): { stage: string[]; leftOut: string[] } {
+  const memory = path.resolve(memoryDir);
+  const inMemory = (p: string): boolean => isInside(memory, path.resolve(state.root, p));
+  const stage = new Set<string>();
+  const leftOut: string[] = [];
+  for (const e of state.entries) {
+    for (const p of e.origPath ? [e.path, e.origPath] : [e.path]) {
+      if (inMemory(p)) continue;
+      if (isLikelySecret(p)) {
+        if (!leftOut.includes(p)) leftOut.push(p);
+        continue;
+      }
+      stage.add(p);
+    }
+  }
+  return { stage: [...stage], leftOut };
+}
+
+function refuseState(state: CommitState, memoryDir: string): void {
+  if (!state.branch) {
+    throw new CommitError('detached', 'Not committed: HEAD is detached (no branch). Switch to a branch (git switch <branch>) and commit again.');
+  }
+  if (state.operation) {
+    throw new CommitError('in-progress', `Not committed: ${state.operation} is in progress in ${state.root}. Finish or abort it first.`);
+  }
+  if (!state.email) {
+    throw new CommitError('no-email', 'Not committed: git has no user.email. Set it with: git config user.email "you@example.com"');
+  }
+  const memory = path.resolve(memoryDir);
+  const held = state.entries.filter((e) => e.staged && (isLikelySecret(e.path) || isInside(memory, path.resolve(state.root, e.path))));
+  if (held.length) {
+    throw new CommitError(
+      'staged-secret',
+      `Not committed: ${held.map((e) => e.path).join(', ')} ${held.length > 1 ? 'are' : 'is'} already staged and ${held.length > 1 ? 'look' : 'looks'} like a secret or a checkpoint. Unstage (git restore --staged -- <path>) or commit it yourself.`,
+    );
+  }
+}
+
+/**
+ * Commits the work tree of the repository holding `opts.cwd`: every changed path except likely secrets (listed in
+ * `leftOut`) and the memory folder, with {@link commitMessage}. Refuses, changing nothing, on a detached HEAD, a
+ * merge or rebase in progress, no user.email, or nothing to commit. When the commit fails (a pre-commit hook), the
+ * index is put back as it was and the hook's output is in the error. A failed push keeps the commit (`pushError`).
+ */
+export async function commitWork(cp: Pick<Checkpoint, 'name' | 'description' | 'done'>, opts: CommitOptions): Promise<CommitResult> {
+  const state = await readCommitState(opts.cwd).catch((err: unknown) => {
+    throw new CommitError('not-a-repository', errorMessage(err));
+  });
+  refuseState(state, opts.memoryDir);
+  const { stage, leftOut } = planStaging(state, opts.memoryDir);
+  const alreadyStaged = state.entries.some((e) => e.staged);
+  const skipped = leftOut.length ? ` (left out as likely secrets: ${leftOut.join(', ')})` : '';
+  if (stage.length === 0 && !alreadyStaged) throw new CommitError('nothing', `Nothing to commit${skipped}.`);
+
+  const git = writer(state.root, opts);
+  const tmp = await fs.mkdtemp(path.join(os.tmpdir(), 'checkpoint-commit-'));
+  try {
+    // The index as it was, to put back when the commit fails after staging.
+    const before = (await git.raw(['write-tree'])).trim();
+    const restore = async (): Promise<void> => {
+      await writer(state.root, { ...opts, signal: undefined })
+        .raw(['read-tree', before])
+        .catch(() => undefined);
+    };
+    try {
+      if (stage.length) {
+        const list = path.join(tmp, 'pathspec');
+        await fs.writeFile(list, `${stage.join('\0')}\0`);
+        await git.raw(['add', '--all', `--pathspec-from-file=${list}`, '--pathspec-file-nul']);
+      }
+      const committed = (await git.raw(['diff', '--cached', '--no-renames', '--name-only', '-z'])).split('\0').filter((p) => p !== '');
+      if (committed.length === 0) {
+        await restore();
+        throw new CommitError('nothing', `Nothing to commit${skipped}.`);
+      }
+      const message = path.join(tmp, 'message');
+      await fs.writeFile(message, commitMessage(cp));
+      try {
+        await git.raw(['commit', '--quiet', '--cleanup=whitespace', `--file=${message}`]);
+      } catch (err) {
+        await restore();
+        const output = errorMessage(err);
+        if (state.preCommitHook) throw new CommitError('hook', 'Not committed: the pre-commit hook failed; nothing was staged or committed. Its output:', output);
+        throw new CommitError('failed', 'Not committed: git commit failed; nothing was staged or committed.', output);
+      }
+      const hash = (await git.raw(['rev-parse', 'HEAD'])).trim();
+      const result: CommitResult = { hash, branch: state.branch, subject: commitMessage(cp).split('\n')[0], leftOut, committed, pushed: false };
+      if (opts.push) {
+        try {
+          await push(git, state.branch);
+          result.pushed = true;
+        } catch (err) {
+          result.pushError = opts.signal?.aborted ? 'canceled' : errorMessage(err).trim();
+        }
+      }
+      return result;
+    } catch (err) {
+      if (err instanceof CommitError) throw err;
+      await restore();
+      throw new CommitError('failed', `Not committed: ${opts.signal?.aborted ? 'canceled' : 'git failed'}; nothing was staged or committed.`, errorMessage(err));
+    }
+  } finally {
+    await fs.rm(tmp, { recursive: true, force: true });
+  }
+}
+
+/** Pushes the current branch: to its upstream, else to `origin` (or the only remote), setting the upstream. */
+async function push(git: SimpleGit, branch: string): Promise<void> {
+  const upstream = await git.raw(['rev-parse', '--abbrev-ref', '--symbolic-full-name', '@{upstream}']).then(
+    (s) => s.trim(),
+    () => '',
+  );
+  if (upstream) {
+    await git.raw(['push', '--quiet']);
+    return;
+  }
+  const remotes = (await git.raw(['remote'])).split('\n').filter((r) => r !== '');
+  const remote = remotes.includes('origin') ? 'origin' : remotes.length === 1 ? remotes[0] : undefined;
+  if (!remote) throw new Error(remotes.length ? `no upstream and several remotes (${remotes.join(', ')}); push once with git push -u <remote> ${branch}` : 'no remote to push to');
+  // The remote's name comes from the repository's config; after `--` it can only be read as the repository.
+  await git.raw(['push', '--quiet', '--set-upstream', '--', remote, 'HEAD']);
+}
+
+export interface SaveAndCommitResult {
+  save: SaveResult;
+  commit?: CommitResult;
+  /** Why nothing was committed; the checkpoint stays saved. */
+  commitError?: CommitError;
+}
+
+/** Saves a checkpoint, then commits the work tree (see {@link commitWork}); a refused commit keeps the checkpoint. */
+export async function saveAndCommit(store: CheckpointStore, input: SaveInput, opts: Omit<CommitOptions, 'cwd' | 'memoryDir'> = {}): Promise<SaveAndCommitResult> {
+  const save = await store.save(input);
+  try {
+    const commit = await commitWork(save.checkpoint, { ...opts, cwd: store.cwd, memoryDir: store.memoryDir });
+    return { save, commit };
+  } catch (err) {
+    if (err instanceof CommitError) return { save, commitError: err };
+    return { save, commitError: new CommitError('failed', `Not committed: ${errorMessage(err)}`) };
+  }
+}
