@@ -1,12 +1,13 @@
 import * as vscode from 'vscode';
 import { CheckpointError, errorMessage } from '../core/errors';
+import { oneLine } from '../core/escaping';
 
 /** The longest error text shown in a notification; the log has the rest. */
 const MAX_MESSAGE = 400;
 
 /** One line of at most {@link MAX_MESSAGE} characters (git's reasons span several lines). */
 function shortMessage(text: string): string {
-  const line = text.replace(/\s*[\r\n]+\s*/g, ' ').trim();
+  const line = oneLine(text);
   return line.length > MAX_MESSAGE ? `${line.slice(0, MAX_MESSAGE)}…` : line;
 }
 

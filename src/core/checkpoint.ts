@@ -2,6 +2,7 @@ import { CheckpointError } from './errors';
 import { formatLocalDateTime, parseLocalDateTime } from './dates';
 import { parseFrontMatter, yamlString } from './frontMatter';
 import { formatStep } from './plans';
+import { escapeControls, oneLine, splitAnyLines } from './escaping';
 import type * as Schemas from './schemas';
 
 let schemaModule: typeof Schemas | undefined;
@@ -76,15 +77,34 @@ const SECTION_ALIASES: Record<string, SectionKey> = {
 
 const OWN_HEADING = /^## (?:Left Off|Done This Session|Failed Approaches|Decisions|Open Questions|Modified Files|Sources)$/;
 
-/** One line of text: collapses line breaks so user text cannot start a new section. */
-export function oneLine(text: string): string {
-  return text.replace(/\s*[\r\n]+\s*/g, ' ').trim();
+export { oneLine };
+
+/** The description of a checkpoint: the first non-empty line of Left Off (any kind of line break ends it). */
+export function describe(leftOff: string): string {
+  const first = splitAnyLines(leftOff).find((l) => l.trim() !== '');
+  return first ? oneLine(first) : NONE;
 }
 
-/** The description of a checkpoint: the first non-empty line of Left Off. */
-export function describe(leftOff: string): string {
-  const first = leftOff.split(/\r?\n/).find((l) => l.trim() !== '');
-  return first ? first.trim() : NONE;
+/** The lines of Left Off as written: split at every kind of line break, control characters escaped, blanks dropped. */
+function leftOffLines(leftOff: string): string[] {
+  return splitAnyLines(leftOff)
+    .map((l) => escapeControls(l.trimEnd()))
+    .filter((l) => l.trim() !== '');
+}
+
+/**
+ * The text of a heading line after its `#`s (`#{1,6}` then white space), without the closing `#`s and white space,
+ * or undefined when the line is not a heading. Written without a regex over the title: `(.*?)\s*#*$` tries every
+ * split of a long run of spaces, which is quadratic.
+ */
+function headingText(line: string): string | undefined {
+  let i = 0;
+  while (i < line.length && i < 7 && line.charCodeAt(i) === 0x23 /* # */) i++;
+  if (i === 0 || i > 6 || i >= line.length || !/\s/.test(line[i])) return undefined;
+  let end = line.length;
+  while (end > i && /\s/.test(line[end - 1])) end--;
+  while (end > i && line.charCodeAt(end - 1) === 0x23) end--;
+  return line.slice(i, end).trim();
 }
 
 /** Keeps a user line from being read as a heading when the file is parsed again. */
@@ -114,23 +134,22 @@ export function renderCheckpoint(cp: Checkpoint): string {
   ];
   if (cp.auto) fm.push('auto: true');
   if (cp.session) fm.push(`session: ${yamlString(cp.session)}`);
-  const lines = [`# Checkpoint: ${cp.name}`, `- **Branch:** \`${cp.branch || NO_BRANCH}\``, `- **Saved:** ${formatLocalDateTime(saved)}`];
+  // Every value in the body is one escaped line: a branch, plan path or name with a line break (or a control
+  // character) must not start a section of its own that an agent would read as instructions.
+  const plan = cp.plan === undefined ? undefined : oneLine(cp.plan);
+  const lines = [`# Checkpoint: ${oneLine(cp.name)}`, `- **Branch:** \`${oneLine(cp.branch) || NO_BRANCH}\``, `- **Saved:** ${formatLocalDateTime(saved)}`];
   if (cp.plan) {
     fm.push(`plan: ${yamlString(cp.plan)}`);
     if (cp.planStep !== undefined && cp.planSteps !== undefined) {
       fm.push(`planStep: ${cp.planStep}`, `planSteps: ${cp.planSteps}`);
-      lines.push(`- **Plan:** \`${cp.plan}\` (${formatStep(cp.planStep, cp.planSteps)})`);
+      lines.push(`- **Plan:** \`${plan}\` (${formatStep(cp.planStep, cp.planSteps)})`);
     } else {
-      lines.push(`- **Plan:** \`${cp.plan}\``);
+      lines.push(`- **Plan:** \`${plan}\``);
     }
   }
   if (cp.sources?.length) fm.push(`sources: [${cp.sources.map((src) => flowScalar(src.name)).join(', ')}]`);
   fm.push('---');
-  const leftOff = cp.leftOff
-    .split(/\r?\n/)
-    .map((l) => l.trimEnd())
-    .filter((l) => l.trim() !== '')
-    .map(escapeLine);
+  const leftOff = leftOffLines(cp.leftOff).map(escapeLine);
   lines.push('## Left Off', ...(leftOff.length ? leftOff : [NONE]));
   lines.push('## Done This Session', ...renderList(cp.done));
   lines.push('## Failed Approaches', ...renderList(cp.failed));
@@ -259,9 +278,9 @@ function parseBody(body: string): BodyFields {
         current = undefined;
         continue;
       }
-      const h = /^#{1,6}\s+(.*?)\s*#*$/.exec(line);
-      if (h) {
-        current = SECTION_ALIASES[h[1].toLowerCase().replace(/:$/, '')];
+      const h = headingText(line);
+      if (h !== undefined) {
+        current = SECTION_ALIASES[h.toLowerCase().replace(/:$/, '')];
         if (current) {
           out.recognized = true;
           out.sections[current] ??= [];
@@ -380,7 +399,7 @@ function readFrontMatter(text: string): { fm: Schemas.FrontMatter | undefined; b
     const { FrontMatterSchema, prettifyError } = schemas();
     const result = FrontMatterSchema.safeParse(data);
     if (!result.success) {
-      throw new CheckpointError(`invalid front matter: ${prettifyError(result.error).replace(/\s*\n\s*/g, '; ')}`);
+      throw new CheckpointError(`invalid front matter: ${splitAnyLines(prettifyError(result.error)).map((l) => oneLine(l)).filter((l) => l !== '').join('; ')}`);
     }
     fm = result.data;
   }

@@ -129,9 +129,13 @@ function simpleFrontMatter(src: string): FrontMatterResult | undefined {
 // number, a date or a timestamp (`2025-01-01`), so it is quoted.
 const PLAIN_SCALAR = /^[A-Za-z_~/][A-Za-z0-9 _.,/~@+()-]*$/;
 const RESERVED = /^(true|false|yes|no|on|off|null|y|n|~)$/i;
+// eslint-disable-next-line no-control-regex
+const YAML_UNSAFE = /[\u007f-\u009f\u2028\u2029\u202a-\u202e\u2066-\u2069]/g;
 
 /** A YAML scalar for a string: plain when that reads back as the same string, else double-quoted. */
 export function yamlString(value: string): string {
   if (PLAIN_SCALAR.test(value) && !RESERVED.test(value) && !value.endsWith(' ')) return value;
-  return JSON.stringify(value).replace(/\u2028/g, '\\u2028').replace(/\u2029/g, '\\u2029');
+  // JSON escapes C0 controls; DEL, C1 (NEL is a line break to YAML), the line/paragraph separators and the bidi
+  // controls are escaped too, so the file holds no control character (both YAML and JSON read `\uNNNN` back).
+  return JSON.stringify(value).replace(YAML_UNSAFE, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
 }

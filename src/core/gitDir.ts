@@ -28,8 +28,21 @@ async function gitDirOf(top: string): Promise<string | undefined> {
   if (!st) return undefined;
   if (st.isDirectory()) return dotGit;
   const text = await readSmallFile(dotGit, GIT_POINTER_MAX_BYTES).catch(() => '');
-  const m = /^gitdir:[ \t]*(.+?)[ \t\r]*$/m.exec(text);
-  return m ? path.resolve(top, m[1]) : undefined;
+  const target = gitDirOfFile(text);
+  return target ? path.resolve(top, target) : undefined;
+}
+
+/**
+ * The path of the first `gitdir:` line of a `.git` file, trimmed; undefined when there is none. Plain string work:
+ * `^gitdir:\s*(.+?)\s*$` is quadratic on a long run of spaces.
+ */
+export function gitDirOfFile(text: string): string | undefined {
+  for (const line of text.split(/\r?\n/)) {
+    if (!line.startsWith('gitdir:')) continue;
+    const target = line.slice('gitdir:'.length).trim();
+    if (target) return target;
+  }
+  return undefined;
 }
 
 /**

@@ -1,0 +1,78 @@
+/**
+ * Escaping of everything the product writes or prints. Checkpoint files, MEMORY.md, resume prompts and hook output
+ * are read by AI agents as instructions and by terminals as control sequences, so every value that goes into them
+ * is one line with no control characters, and every shell word printed as a command is quoted. The CLI and the
+ * extension use these helpers; none of them is written twice.
+ *
+ * Every pattern here is a single character class or a literal: linear time on any input.
+ */
+
+/**
+ * Characters that end a line somewhere: LF, CR, VT, FF, NEL (U+0085), LINE SEPARATOR and PARAGRAPH SEPARATOR.
+ * A value written as "one line" must contain none of them, or an agent (or a Markdown reader) sees a new line.
+ */
+// eslint-disable-next-line no-control-regex
+const LINE_BREAKS = /\r\n|[\n\r\u000b\u000c\u0085\u2028\u2029]/;
+
+/**
+ * Control characters a terminal or a reader may act on: C0 (except tab and LF, handled by the callers), DEL, C1
+ * (which holds NEL and the 8-bit CSI/OSC), the line/paragraph separators, and the bidirectional overrides and
+ * isolates that can make text read differently from what it is.
+ */
+// eslint-disable-next-line no-control-regex
+const CONTROLS = /[\u0000-\u0008\u000a-\u001f\u007f-\u009f\u2028\u2029\u202a-\u202e\u2066-\u2069]/g;
+
+/**
+ * `\uNNNN` for a control character: visible, inert in a terminal and in Markdown, and the same value inside a JSON
+ * string (so one escaping serves text and JSON output alike).
+ */
+function visible(c: string): string {
+  return `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`;
+}
+
+/** Replaces every control character (see {@link CONTROLS}; LF included) by a visible escape such as `\u001b`. */
+export function escapeControls(text: string): string {
+  return text.replace(CONTROLS, visible);
+}
+
+/** The lines of a text, split at every kind of line break (not only LF and CRLF). */
+export function splitAnyLines(text: string): string[] {
+  return text.split(LINE_BREAKS);
+}
+
+/**
+ * One line of text: line breaks (of any kind) with the white space around them become one space; any other
+ * control character is escaped visibly; the ends are trimmed. Linear time (no regex runs over white space runs).
+ */
+export function oneLine(text: string): string {
+  const parts: string[] = [];
+  for (const part of splitAnyLines(text)) {
+    const t = part.trim();
+    if (t !== '') parts.push(t);
+  }
+  return escapeControls(parts.join(' '));
+}
+
+/**
+ * Text for a terminal, keeping its lines: CRLF becomes LF; every other control character (a lone CR, ESC, BEL,
+ * VT, FF, C1, U+2028/2029, …) is escaped visibly as `\uNNNN`. Tabs stay. JSON text goes through unchanged in
+ * meaning: JSON.stringify leaves only DEL, C1 and U+2028/2029 raw, and only inside strings, where `\uNNNN` is the
+ * same character.
+ */
+export function terminalText(text: string): string {
+  return text.split(/\r?\n/).map(escapeControls).join('\n');
+}
+
+/** Words a POSIX shell reads as themselves, unquoted. */
+const SHELL_SAFE = /^[A-Za-z0-9_@%+=:,./-]+$/;
+
+/**
+ * A word for a command line printed for a user or an agent to run: as is when the shell reads it literally,
+ * else POSIX single-quoted (`'` inside becomes `'\''`), so `$(…)`, backticks, `;` and globs stay data. A word with
+ * control characters cannot be printed safely and is escaped first.
+ */
+export function shellQuote(word: string): string {
+  const clean = escapeControls(word);
+  if (SHELL_SAFE.test(clean)) return clean;
+  return `'${clean.replaceAll("'", `'\\''`)}'`;
+}
