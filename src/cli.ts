@@ -4,6 +4,8 @@ import * as path from 'node:path';
 import { CheckpointError, UsageError, errorMessage } from './core/errors';
 import { resolveMemoryDir, type ResolvedMemoryDir } from './core/memoryDir';
 import { CheckpointStore } from './core/store';
+import { terminalText } from './core/escaping';
+import { gitTimeoutFrom } from './core/git';
 import type { Command, CommandContext, Io, Options } from './cli/command';
 import { combineCommand } from './cli/combine';
 import { agentLine } from './core/escape';
@@ -121,7 +123,7 @@ async function context(command: Command, args: string[], io: Io, env: NodeJS.Pro
     env,
     io,
     memoryDir,
-    store: () => (store ??= memoryDir().then((r) => new CheckpointStore({ memoryDir: r.dir, cwd, syncReads: true, ignoreInGit: r.ignoreInGit }))),
+    store: () => (store ??= memoryDir().then((r) => new CheckpointStore({ memoryDir: r.dir, cwd, syncReads: true, ignoreInGit: r.ignoreInGit, gitTimeoutMs: gitTimeoutFrom(env) }))),
     print: (human, data) => io.out(json ? JSON.stringify(data, null, 2) : human),
   };
 }
@@ -130,7 +132,9 @@ async function context(command: Command, args: string[], io: Io, env: NodeJS.Pro
  * Runs the CLI; returns the exit code. Exported for tests; `main` wires it to the process. `workDir` stands for the
  * process's current directory (the default `--cwd`, and what a relative `--cwd` is resolved against).
  */
-export async function run(argv: string[], io: Io, env: NodeJS.ProcessEnv = process.env, workDir = process.cwd()): Promise<number> {
+export async function run(argv: string[], rawIo: Io, env: NodeJS.ProcessEnv = process.env, workDir = process.cwd()): Promise<number> {
+  // Everything printed reaches a terminal or an agent: control characters from files, names or git never go raw.
+  const io: Io = { out: (s) => rawIo.out(terminalText(s)), err: (s) => rawIo.err(terminalText(s)) };
   const at = commandIndex(argv);
   const name = at >= 0 ? argv[at] : '';
   const rest = at >= 0 ? [...argv.slice(0, at), ...argv.slice(at + 1)] : argv;

@@ -1,4 +1,5 @@
 import { formatRelative } from '../core/dates';
+import { oneLine } from '../core/escaping';
 import type { CheckpointSummary } from '../core/store';
 import { defineCommand } from './command';
 
@@ -18,9 +19,10 @@ export function listJson(c: CheckpointSummary): Record<string, unknown> {
 }
 
 export function listLine(c: CheckpointSummary): string {
-  if (c.unreadable) return `${c.name}  (unreadable: ${c.unreadable})  ${c.path}`;
-  const where = [c.branch || 'no branch', formatRelative(c.saved)].join(' · ');
-  return `${c.name}  [${where}]  ${c.description}`;
+  // One line per checkpoint, whatever a file's fields hold.
+  if (c.unreadable) return `${oneLine(c.name)}  (unreadable: ${oneLine(c.unreadable)})  ${oneLine(c.path)}`;
+  const where = [oneLine(c.branch) || 'no branch', formatRelative(c.saved)].join(' · ');
+  return `${oneLine(c.name)}  [${where}]  ${oneLine(c.description)}`;
 }
 
 export const listCommand = defineCommand({

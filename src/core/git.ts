@@ -1,6 +1,7 @@
 import { statSync } from 'node:fs';
 import * as path from 'node:path';
 import { CheckpointError, errorMessage } from './errors';
+import { printable } from './names';
 
 // Two ways to run git, on purpose:
 // - Reads (status, branch, the state a commit checks first) spawn git directly through `gitIn` below: they run on
@@ -18,9 +19,13 @@ export interface GitState {
   modifiedFiles: string[];
   /** Why git gave nothing (not a repository, git missing), for the log; undefined when it worked. */
   problem?: string;
+  /** Set when git was stopped at its time limit: the caller should say that the git data is missing. */
+  timedOut?: boolean;
 }
 
-const DETACHED = /^HEAD \(detached at ([0-9a-f]{4,40})\)$/;
+/** A detached HEAD as saved; the commit is 4 to 40 hex digits (the length is checked apart: see {@link isCommitHex}). */
+const DETACHED = /^HEAD \(detached at ([0-9a-f]{4,})\)$/;
+const isCommitHex = (s: string): boolean => s.length >= 4 && s.length <= 40 && /^[0-9a-f]+$/.test(s);
 
 /** Environment variables git may see: enough to find itself and the user's config, nothing that names a program. */
 export const ENV_KEEP = ['PATH', 'HOME', 'USERPROFILE', 'LANG', 'LC_ALL', 'TMPDIR', 'TEMP', 'TMP', 'XDG_CONFIG_HOME', 'SYSTEMROOT', 'ComSpec'];
@@ -37,6 +42,26 @@ function gitEnv(): Record<string, string> {
 /** Runs one git command in a folder; resolves with its stdout. */
 type GitRunner = (args: string[]) => Promise<string>;
 
+/** How long one git call may take before it is killed (a repository's filter or hook can hang it forever). */
+export const GIT_TIMEOUT_MS = 10_000;
+
+/**
+ * The time limit set in the environment (`CHECKPOINT_GIT_TIMEOUT_MS`, for a repository whose `git status` takes
+ * longer), or undefined for the default.
+ */
+export function gitTimeoutFrom(env: NodeJS.ProcessEnv): number | undefined {
+  const ms = Number(env.CHECKPOINT_GIT_TIMEOUT_MS);
+  return Number.isSafeInteger(ms) && ms > 0 ? ms : undefined;
+}
+
+/** Raised when git was killed for taking longer than its time limit. */
+export class GitTimeoutError extends CheckpointError {
+  constructor(readonly ms: number) {
+    super(`git did not answer within ${Math.round(ms / 1000)} s and was stopped`);
+    this.name = 'GitTimeoutError';
+  }
+}
+
 /**
  * A git runner that never runs a repository's fsmonitor hook (a `.git/config` could name any command there),
  * never prompts, and does not inherit variables such as EDITOR or GIT_PAGER.
@@ -46,8 +71,11 @@ type GitRunner = (args: string[]) => Promise<string>;
  * that does not exist throws at once; a command fails when git exits non-zero *and* wrote to stderr (the error's
  * message is that stderr), otherwise it resolves with stdout; it completes on 'close', or 50 ms after 'exit'
  * when a grandchild (a hook) keeps the pipes open.
+ *
+ * Every call has a time limit (`timeoutMs`): git runs in a process group of its own, and the whole group (git and
+ * whatever filter or hook it started) is killed when the limit passes; the call then fails with GitTimeoutError.
  */
-function gitIn(cwd: string): GitRunner {
+function gitIn(cwd: string, timeoutMs = GIT_TIMEOUT_MS): GitRunner {
   if (!statSync(cwd, { throwIfNoEntry: false })?.isDirectory()) {
     throw new CheckpointError(`Cannot run git in ${cwd}: the folder does not exist.`);
   }
@@ -56,13 +84,29 @@ function gitIn(cwd: string): GitRunner {
     new Promise((resolve, reject) => {
       // node:child_process is loaded on first use: commands that never run git do not pay for it.
       const { spawn } = require('node:child_process') as typeof import('node:child_process');
-      const child = spawn('git', ['-c', 'core.fsmonitor=false', ...args], { cwd, env, windowsHide: true, stdio: ['ignore', 'pipe', 'pipe'] });
+      const group = process.platform !== 'win32';
+      const child = spawn('git', ['-c', 'core.fsmonitor=false', ...args], { cwd, env, windowsHide: true, detached: group, stdio: ['ignore', 'pipe', 'pipe'] });
       const out: Buffer[] = [];
       const err: Buffer[] = [];
       let settled = false;
+      const timer = setTimeout(() => {
+        if (settled) return;
+        settled = true;
+        try {
+          if (group && child.pid !== undefined) process.kill(-child.pid, 'SIGKILL');
+          else child.kill('SIGKILL');
+        } catch {
+          child.kill('SIGKILL');
+        }
+        child.stdout.destroy();
+        child.stderr.destroy();
+        reject(new GitTimeoutError(timeoutMs));
+      }, timeoutMs);
+      timer.unref();
       const finish = (code: number | null): void => {
         if (settled) return;
         settled = true;
+        clearTimeout(timer);
         if (code && err.length) reject(new Error(Buffer.concat(err).toString('utf8')));
         else resolve(Buffer.concat(out).toString('utf8'));
       };
@@ -71,6 +115,7 @@ function gitIn(cwd: string): GitRunner {
       child.on('error', (e) => {
         if (!settled) {
           settled = true;
+          clearTimeout(timer);
           reject(e);
         }
       });
@@ -108,26 +153,29 @@ function fieldsAfter(record: string, n: number): string {
 }
 
 /** Branch and changed files in one git call. Not a repository, or no git at all, is not an error. */
-export async function readGitState(cwd: string): Promise<GitState> {
+export async function readGitState(cwd: string, opts: { timeoutMs?: number } = {}): Promise<GitState> {
   try {
-    const out = await gitIn(cwd)(['status', '--porcelain=v2', '--branch', '-z', '--untracked-files=normal']);
+    const out = await gitIn(cwd, opts.timeoutMs)(['status', '--porcelain=v2', '--branch', '-z', '--untracked-files=normal']);
     return parseStatusV2(out);
   } catch (err) {
-    return { branch: '', modifiedFiles: [], problem: gitProblem(err) };
+    const state: GitState = { branch: '', modifiedFiles: [], problem: gitProblem(err) };
+    if (err instanceof GitTimeoutError) state.timedOut = true;
+    return state;
   }
 }
 
 /** The current branch only (cheap: no work-tree scan). */
-export async function readBranch(cwd: string): Promise<string> {
-  const git = gitIn(cwd);
+export async function readBranch(cwd: string, opts: { timeoutMs?: number } = {}): Promise<string> {
+  const git = gitIn(cwd, opts.timeoutMs);
   // `symbolic-ref -q` prints nothing (status 1) when HEAD is detached; it works before the first commit.
   const branch = await git(['symbolic-ref', '--short', '-q', 'HEAD']).then((s) => s.trim(), () => '');
   if (branch) return branch;
   const sha = await git(['rev-parse', '--short=7', 'HEAD']).then((s) => s.trim(), () => '');
-  return /^[0-9a-f]{4,40}$/.test(sha) ? `HEAD (detached at ${sha})` : '';
+  return isCommitHex(sha) ? `HEAD (detached at ${sha})` : '';
 }
 
 function gitProblem(err: unknown): string {
+  if (err instanceof GitTimeoutError) return err.message;
   const msg = errorMessage(err);
   if (/ENOENT|spawn git/i.test(msg)) return 'git was not found on PATH';
   if (/not a git repository/i.test(msg)) return 'not a git repository';
@@ -140,14 +188,21 @@ function gitProblem(err: unknown): string {
  */
 export async function switchBranch(cwd: string, branch: string): Promise<void> {
   const git = gitIn(cwd);
-  const detached = DETACHED.exec(branch);
+  const match = DETACHED.exec(branch);
+  const detached = match && isCommitHex(match[1]) ? match : null;
   if (!detached) {
-    if (!branch || branch.startsWith('-')) throw new CheckpointError(`"${branch}" is not a valid branch name.`);
+    const invalid = new CheckpointError(`"${printable(branch)}" is not a valid branch name.`);
+    // `@` is HEAD and `@{-N}` the N-th previous branch: check-ref-format --branch accepts (and expands) them, and
+    // checking them out detaches HEAD or goes elsewhere. A saved branch is a name, never a revision expression.
+    if (!branch || branch.startsWith('-') || branch === '@' || branch.includes('@{')) throw invalid;
+    let normalized: string;
     try {
-      await git(['check-ref-format', '--branch', branch]);
-    } catch {
-      throw new CheckpointError(`"${branch}" is not a valid branch name.`);
+      normalized = (await git(['check-ref-format', '--branch', branch])).replace(/\n$/, '');
+    } catch (err) {
+      if (err instanceof GitTimeoutError) throw new CheckpointError(`git could not check the branch name: ${err.message}`);
+      throw invalid;
     }
+    if (normalized !== branch) throw invalid;
   }
   try {
     if (detached) await git(['checkout', '--detach', detached[1], '--']);

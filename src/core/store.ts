@@ -89,6 +89,8 @@ export interface StoreOptions {
    * thread, and where thousands of small reads are several times faster so. Never in the extension host.
    */
   syncReads?: boolean;
+  /** Time limit of each git call (default GIT_TIMEOUT_MS); the save goes on without git data after it. */
+  gitTimeoutMs?: number;
 }
 
 /** Raised when saving would overwrite a checkpoint; carries the existing one. */
@@ -148,6 +150,7 @@ export class CheckpointStore {
   readonly now: () => Date;
   private readonly syncReads: boolean;
   private readonly ignoreInGit: boolean;
+  private readonly gitTimeoutMs: number | undefined;
 
   constructor(opts: StoreOptions) {
     this.memoryDir = path.resolve(opts.memoryDir);
@@ -156,6 +159,7 @@ export class CheckpointStore {
     this.now = opts.now ?? (() => new Date());
     this.syncReads = opts.syncReads ?? false;
     this.ignoreInGit = opts.ignoreInGit ?? false;
+    this.gitTimeoutMs = opts.gitTimeoutMs;
   }
 
   /** Runs `fn` holding the memory directory's lock (which creates the directory; see {@link ignoreInGit}). */
@@ -177,7 +181,7 @@ export class CheckpointStore {
 
   /** The current branch, or '' when git may not run or there is none. */
   async currentBranch(): Promise<string> {
-    return this.allowGit ? readBranch(this.cwd) : '';
+    return this.allowGit ? readBranch(this.cwd, { timeoutMs: this.gitTimeoutMs }) : '';
   }
 
   /** Parses one checkpoint file; `maxBytes` bounds what is read. */
@@ -319,13 +323,14 @@ export class CheckpointStore {
   async save(input: SaveInput): Promise<SaveResult> {
     const name = validateName(input.name);
     const file = this.pathFor(name);
-    const pendingGit = input.git ?? (this.allowGit ? readGitState(this.cwd) : { branch: '', modifiedFiles: [] });
+    const pendingGit = input.git ?? (this.allowGit ? readGitState(this.cwd, { timeoutMs: this.gitTimeoutMs }) : { branch: '', modifiedFiles: [] });
     // While git runs in its child process, load what the write needs, which would otherwise load after it.
     preloadLock();
     preloadAtomicWrite();
     const git = await pendingGit;
     const leftOff = (input.leftOff ?? '').trim();
     const warnings: string[] = [];
+    if ('timedOut' in git && git.timedOut) warnings.push(`${git.problem}; saved without the branch and the modified files.`);
     const cp: Checkpoint = {
       name,
       description: describe(leftOff),
@@ -365,7 +370,7 @@ export class CheckpointStore {
       }
       const index = await this.readIndex();
       await writeFileAtomic(file, content);
-      const edit = upsertIndex(index, name, formatBullet(cp));
+      const edit = upsertIndex(index, name, formatBullet(cp), await this.knownNames());
       await writeFileAtomic(this.indexPath, edit.text);
       if (edit.budgetWarning) warnings.push(edit.budgetWarning);
       return { checkpoint: cp, path: file, overwritten, warnings };
@@ -478,7 +483,7 @@ export class CheckpointStore {
   /** Puts a consumed or deleted checkpoint back (Undo). Refuses when a new one of that name exists. */
   async restore(trashPath: string): Promise<Checkpoint> {
     assertInside(path.join(this.memoryDir, TRASH_DIR), trashPath);
-    const name = nameFromFileName(path.basename(trashPath).replace(/~\d+(?=\.md$)/, ''));
+    const name = nameFromFileName(path.basename(trashPath).replace(/~\d+(\.md)$/, '$1'));
     if (!name) throw new CheckpointError(`${trashPath} is not a checkpoint file.`);
     const file = this.pathFor(name);
     return this.locked(async () => {
@@ -508,6 +513,11 @@ export class CheckpointStore {
       throw new CheckpointError(`${this.indexPath} is not valid UTF-8 text; it is left as it is. Convert it to UTF-8 to index checkpoints in it.`);
     }
     return text;
+  }
+
+  /** Names of the checkpoint files in the memory directory (their bullets are checkpoints' whatever their shape). */
+  private async knownNames(): Promise<Set<string>> {
+    return new Set((await this.files()).map((f) => nameFromFileName(path.basename(f))!));
   }
 
   /** Names with an index bullet. */
@@ -545,6 +555,8 @@ export class CheckpointStore {
   private async moveToTrash(names: string[], indexNames: string[] | 'all' = names): Promise<string[]> {
     return this.locked(async () => {
       await assertNotSymlink(this.indexPath);
+      // Bullets of the user's own are never touched: only product-written ones and those naming a checkpoint file.
+      const known = await this.knownNames();
       const moved: string[] = [];
       for (const name of names) {
         const file = this.pathFor(name);
@@ -552,7 +564,7 @@ export class CheckpointStore {
       }
       const text = await this.readIndex();
       if (text !== undefined) {
-        const updated = removeFromIndex(text, indexNames);
+        const updated = removeFromIndex(text, indexNames, known);
         if (updated !== text) await writeFileAtomic(this.indexPath, updated);
       }
       return moved;

@@ -102,7 +102,9 @@ async function gitBarrier(root: string, count: number): Promise<{ env: NodeJS.Pr
     });
     writeSync(fd, '\n'.repeat(count));
   };
-  return { env: { PATH: `${bin}${path.delimiter}${process.env.PATH}` }, release, close: () => closeSync(fd) };
+  // The barrier holds git until every process has started, which on a busy machine takes longer than git's usual
+  // time limit.
+  return { env: { PATH: `${bin}${path.delimiter}${process.env.PATH}`, CHECKPOINT_GIT_TIMEOUT_MS: '600000' }, release, close: () => closeSync(fd) };
 }
 
 test(`${WRITERS} CLI processes save distinct names at once: every file and bullet present, other content byte-identical`, { timeout: 180_000 }, async () => {
