@@ -1,5 +1,6 @@
 import { formatMonthDay } from './dates';
-import { oneLine, type Checkpoint } from './checkpoint';
+import type { Checkpoint } from './checkpoint';
+import { oneLine } from './escaping';
 import { CLAUDE_INDEX_MAX_CHARS, CLAUDE_INDEX_MAX_LINES, linesClaudeLoads } from './claudeBudget';
 
 /** The file name of the index in the memory directory. */
@@ -38,6 +39,13 @@ const SECTION_RE = /^ {0,3}##[ \t]+(?:Active[ \t]+)?Checkpoints[ \t]*(?:#+[ \t]*
 const ATX_RE = /^ {0,3}#{1,6}(?:[ \t]|$)/;
 const TOP_HEADING_RE = /^ {0,3}#{1,2}(?:[ \t]|$)/;
 const BULLET_RE = /^[-*] \*\*(.+?)\*\*/;
+/**
+ * The shape of a bullet the product writes (and the seed's agents write): `- **name** (branch, Mon DD) — summary`.
+ * The name holds no `*` and the date is the last `, Mon DD) — ` of the line, so matching is linear.
+ */
+const PRODUCT_BULLET_RE = /^[-*] \*\*([^*]+)\*\* \(.*, [A-Z][a-z]{2} \d{1,2}\) — /;
+const SETEXT_UNDERLINE_RE = /^ {0,3}(?:=+|-+)[ \t]*$/;
+const HTML_COMMENT_OPEN_RE = /^ {0,3}<!--/;
 const RESUME_RE = /^Resume any:/;
 const isBlank = (l: Line | undefined): boolean => l !== undefined && l.text.trim() === '';
 
@@ -56,8 +64,17 @@ function literalMask(lines: Line[]): boolean[] {
     for (; i <= close; i++) mask[i] = true;
   }
   let fence: string | undefined;
+  let comment = false;
   for (; i < lines.length; i++) {
-    const f = /^ {0,3}(`{3,}|~{3,})/.exec(lines[i].text);
+    const text = lines[i].text;
+    // An HTML comment block (`<!--` through the line holding `-->`) is not Markdown: a heading in it is no section.
+    if (comment || (!fence && HTML_COMMENT_OPEN_RE.test(text))) {
+      mask[i] = true;
+      const from: number = comment ? 0 : text.indexOf('<!--') + 4;
+      comment = !text.includes('-->', from);
+      continue;
+    }
+    const f = /^ {0,3}(`{3,}|~{3,})/.exec(text);
     if (fence) {
       mask[i] = true;
       if (f && f[1][0] === fence[0] && f[1].length >= fence.length && lines[i].text.trim() === f[1]) fence = undefined;
@@ -105,24 +122,54 @@ function findSection(lines: Line[], mask: boolean[]): Section | undefined {
   return findSections(lines, mask)[0];
 }
 
-function bulletName(line: Line): string | undefined {
-  return BULLET_RE.exec(line.text)?.[1];
+/**
+ * The checkpoint name of a bullet, or undefined when the line is not a checkpoint's bullet. A bullet is a
+ * checkpoint's when the product wrote it (its shape), or when it names a checkpoint file that exists (`known`):
+ * a user's own bold bullet (`- **todo** buy milk`) is neither, and no operation touches it.
+ */
+function bulletName(line: Line, known?: ReadonlySet<string>): string | undefined {
+  const product = PRODUCT_BULLET_RE.exec(line.text);
+  if (product) return product[1];
+  const name = known?.size ? BULLET_RE.exec(line.text)?.[1] : undefined;
+  return name !== undefined && known!.has(name) ? name : undefined;
+}
+
+/**
+ * The index of the last line of the first heading outside code and comments: an ATX heading's line, or a setext
+ * heading's underline (`Title` then `===` or `---`). -1 when there is none.
+ */
+function firstHeadingEnd(lines: Line[], mask: boolean[]): number {
+  for (let i = 0; i < lines.length; i++) {
+    if (mask[i]) continue;
+    if (ATX_RE.test(lines[i].text)) return i;
+    const next = i + 1;
+    if (next < lines.length && !mask[next] && !isBlank(lines[i]) && SETEXT_UNDERLINE_RE.test(lines[next].text) && isParagraphLine(lines[i].text)) {
+      return next;
+    }
+  }
+  return -1;
+}
+
+/** A line that can be (the last line of) a setext heading's text: not a list item, quote, fence or rule. */
+function isParagraphLine(text: string): boolean {
+  return !/^ {0,3}(?:[-*+>]|\d+[.)]|`{3}|~{3}|={3}|<)/.test(text) && !/^ {4}/.test(text);
 }
 
 /** The one index line for a checkpoint: `- **name** (branch, Mon DD) — summary`. */
 export function formatBullet(cp: Pick<Checkpoint, 'name' | 'branch' | 'saved' | 'description'>): string {
   const date = formatMonthDay(new Date(cp.saved));
-  return `- **${cp.name}** (${cp.branch || 'no branch'}, ${date}) — ${oneLine(cp.description)}`;
+  // Every value is one escaped line: a name, branch or description must not add a line an agent reads.
+  return `- **${oneLine(cp.name)}** (${oneLine(cp.branch) || 'no branch'}, ${date}) — ${oneLine(cp.description)}`;
 }
 
 /** Names that have a bullet in the checkpoint section (or, in a file with two, in either), in order. */
-export function indexedNames(text: string): string[] {
+export function indexedNames(text: string, known?: ReadonlySet<string>): string[] {
   const lines = splitLines(text.startsWith(BOM) ? text.slice(1) : text);
   const mask = literalMask(lines);
   const names: string[] = [];
   for (const s of findSections(lines, mask)) {
     for (let i = s.start + 1; i < s.end; i++) {
-      const n = mask[i] ? undefined : bulletName(lines[i]);
+      const n = mask[i] ? undefined : bulletName(lines[i], known);
       if (n !== undefined && !names.includes(n)) names.push(n);
     }
   }
@@ -135,7 +182,7 @@ export function indexedNames(text: string): string[] {
  * the first one's (a name already there is dropped) and its heading, resume line and blank lines go. The user's
  * own lines in a second section stay where they are.
  */
-function normalizeSections(lines: Line[], eol: string): void {
+function normalizeSections(lines: Line[], eol: string, known?: ReadonlySet<string>): void {
   const mask = literalMask(lines);
   const sections = findSections(lines, mask);
   if (!sections.length) return;
@@ -146,13 +193,13 @@ function normalizeSections(lines: Line[], eol: string): void {
     const bullets: string[] = [];
     let userText = false;
     for (let i = s.start + 1; i < s.end; i++) {
-      if (!mask[i] && bulletName(lines[i]) !== undefined) bullets.push(lines[i].text);
+      if (!mask[i] && bulletName(lines[i], known) !== undefined) bullets.push(lines[i].text);
       else if (mask[i] || !(isBlank(lines[i]) || RESUME_RE.test(lines[i].text))) userText = true;
     }
     moved.unshift(...bullets);
     if (userText) {
       for (let i = s.end - 1; i >= s.start; i--) {
-        if (i === s.start || (!mask[i] && (bulletName(lines[i]) !== undefined || RESUME_RE.test(lines[i].text)))) removeRange(lines, i, i + 1);
+        if (i === s.start || (!mask[i] && (bulletName(lines[i], known) !== undefined || RESUME_RE.test(lines[i].text)))) removeRange(lines, i, i + 1);
       }
     } else {
       let from = s.start;
@@ -165,14 +212,14 @@ function normalizeSections(lines: Line[], eol: string): void {
   const have = new Set<string>();
   let last = first.start;
   for (let i = first.start + 1; i < first.end; i++) {
-    const n = mask[i] ? undefined : bulletName(lines[i]);
+    const n = mask[i] ? undefined : bulletName(lines[i], known);
     if (n !== undefined) {
       have.add(n);
       last = i;
     }
   }
   const add = moved.filter((text) => {
-    const n = bulletName({ text, eol: '' })!;
+    const n = bulletName({ text, eol: '' }, known)!;
     if (have.has(n)) return false;
     have.add(n);
     return true;
@@ -211,14 +258,14 @@ const quote = (text: string, max = 60): string => JSON.stringify(text.length > m
  * Warns when, after an index write, Claude Code would not load a checkpoint bullet, or would no longer load a line
  * of the file it loaded before the write (`before`: the lines before it; undefined for a new file).
  */
-function budgetWarning(before: Line[] | undefined, lines: Line[]): string | undefined {
+function budgetWarning(before: Line[] | undefined, lines: Line[], known?: ReadonlySet<string>): string | undefined {
   const loaded = linesClaudeLoads(lines);
   const mask = literalMask(lines);
   const s = findSection(lines, mask);
   const hidden: number[] = [];
-  if (s) for (let i = s.start + 1; i < s.end; i++) if (!mask[i] && !loaded[i] && bulletName(lines[i]) !== undefined) hidden.push(i);
+  if (s) for (let i = s.start + 1; i < s.end; i++) if (!mask[i] && !loaded[i] && bulletName(lines[i], known) !== undefined) hidden.push(i);
   if (hidden.length) {
-    const names = hidden.slice(0, 3).map((i) => quote(oneLine(bulletName(lines[i]) ?? ''))).join(', ');
+    const names = hidden.slice(0, 3).map((i) => quote(oneLine(bulletName(lines[i], known) ?? ''))).join(', ');
     const more = hidden.length > 3 ? ` and ${hidden.length - 3} more` : '';
     return (
       `The index entry for ${names}${more} is at line ${hidden[0] + 1} of MEMORY.md, past what the agent sees: ${BUDGET}. ` +
@@ -247,20 +294,20 @@ function budgetWarning(before: Line[] | undefined, lines: Line[]): string | unde
  * Adds or replaces the bullet for `name` in the `## Active Checkpoints` section of MEMORY.md text
  * (`undefined`: no file yet). Every byte outside the section is kept; afterwards the file has one section.
  */
-export function upsertIndex(text: string | undefined, name: string, bullet: string): IndexEdit {
+export function upsertIndex(text: string | undefined, name: string, bullet: string, known?: ReadonlySet<string>): IndexEdit {
   if (text === undefined) {
     const out = [NEW_INDEX_HEADING, '', SECTION_HEADING, bullet, '', RESUME_LINE, ''].join('\n');
     return { text: out };
   }
   if (text.startsWith(BOM)) {
     // A byte-order mark stays the first thing in the file; the rules apply to the text after it.
-    const edit = upsertIndex(text.slice(1), name, bullet);
+    const edit = upsertIndex(text.slice(1), name, bullet, known);
     return { ...edit, text: BOM + edit.text };
   }
   const lines = splitLines(text);
   const before = lines.map((l) => ({ ...l }));
   const eol = detectEol(lines);
-  normalizeSections(lines, eol);
+  normalizeSections(lines, eol, known);
   const mask = literalMask(lines);
   const s = findSection(lines, mask);
   if (s) {
@@ -268,10 +315,10 @@ export function upsertIndex(text: string | undefined, name: string, bullet: stri
     let resume = -1;
     for (let i = s.start + 1; i < s.end; i++) {
       if (mask[i]) continue;
-      if (bulletName(lines[i]) !== undefined) bullets.push(i);
+      if (bulletName(lines[i], known) !== undefined) bullets.push(i);
       else if (resume < 0 && RESUME_RE.test(lines[i].text)) resume = i;
     }
-    const existing = bullets.find((i) => bulletName(lines[i]) === name);
+    const existing = bullets.find((i) => bulletName(lines[i], known) === name);
     if (existing !== undefined) {
       lines[existing].text = bullet;
     } else if (bullets.length) {
@@ -284,7 +331,7 @@ export function upsertIndex(text: string | undefined, name: string, bullet: stri
     }
   } else {
     // After the first heading; without one, after YAML front matter (which must stay the first thing in the file).
-    let heading = lines.findIndex((l, i) => !mask[i] && ATX_RE.test(l.text));
+    let heading = firstHeadingEnd(lines, mask);
     if (heading < 0) heading = frontMatterEnd(lines);
     if (heading >= 0) {
       insertAfter(lines, heading, ['', SECTION_HEADING, bullet, '', RESUME_LINE], eol);
@@ -294,7 +341,7 @@ export function upsertIndex(text: string | undefined, name: string, bullet: stri
       lines.unshift(...block);
     }
   }
-  return { text: joinLines(lines), budgetWarning: budgetWarning(before, lines) };
+  return { text: joinLines(lines), budgetWarning: budgetWarning(before, lines, known) };
 }
 
 /**
@@ -303,18 +350,18 @@ export function upsertIndex(text: string | undefined, name: string, bullet: stri
  * user's own after those lines stays; text between the heading and the resume line keeps the heading and
  * the resume line.
  */
-export function removeFromIndex(text: string, names: string[] | 'all'): string {
-  if (text.startsWith(BOM)) return BOM + removeFromIndex(text.slice(1), names);
+export function removeFromIndex(text: string, names: string[] | 'all', known?: ReadonlySet<string>): string {
+  if (text.startsWith(BOM)) return BOM + removeFromIndex(text.slice(1), names, known);
   const lines = splitLines(text);
   const doomed = (n: string | undefined): boolean => n !== undefined && (names === 'all' || names.includes(n));
-  if (!indexedNames(text).some(doomed)) return text;
-  normalizeSections(lines, detectEol(lines));
+  if (!indexedNames(text, known).some(doomed)) return text;
+  normalizeSections(lines, detectEol(lines), known);
   const mask = literalMask(lines);
   const s = findSection(lines, mask);
   if (!s) return text;
   let changed = false;
   for (let i = s.end - 1; i > s.start; i--) {
-    if (!mask[i] && doomed(bulletName(lines[i]))) {
+    if (!mask[i] && doomed(bulletName(lines[i], known))) {
       removeRange(lines, i, i + 1);
       mask.splice(i, 1);
       s.end--;
@@ -322,8 +369,8 @@ export function removeFromIndex(text: string, names: string[] | 'all'): string {
     }
   }
   if (!changed) return text;
-  const managed = (i: number): boolean => !mask[i] && (bulletName(lines[i]) !== undefined || RESUME_RE.test(lines[i].text));
-  if (lines.slice(s.start + 1, s.end).some((l, k) => !mask[s.start + 1 + k] && bulletName(l) !== undefined)) return joinLines(lines);
+  const managed = (i: number): boolean => !mask[i] && (bulletName(lines[i], known) !== undefined || RESUME_RE.test(lines[i].text));
+  if (lines.slice(s.start + 1, s.end).some((l, k) => !mask[s.start + 1 + k] && bulletName(l, known) !== undefined)) return joinLines(lines);
   let lastManaged = s.start;
   let firstUser = -1;
   for (let i = s.start + 1; i < s.end; i++) {
