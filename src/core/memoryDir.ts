@@ -1,6 +1,7 @@
 import { promises as fs } from 'node:fs';
 import * as path from 'node:path';
-import { readSmallFile } from './files';
+import { CheckpointError } from './errors';
+import { isInside, readSmallFile } from './files';
 import { findRepositoryTop, resolveMainWorktree } from './gitDir';
 import { claudeConfigDir, expandHome, homeFrom, tildify } from './paths';
 
@@ -205,6 +206,7 @@ export async function resolveMemoryDir(opts: MemoryDirOptions): Promise<Resolved
   if (fromEnv) return result(path.resolve(cwd, expandHome(fromEnv, home)), 'env');
   if (claude) return result(claude.dir, 'claude');
   const fallback = result(path.join(cwd, '.claude', 'memory'), 'workspace');
+  await assertWorkspaceMemoryDirInside(cwd, fallback.dir);
   if ((await findRepositoryTop(cwd)) !== undefined) fallback.ignoreInGit = true;
   return fallback;
 }
@@ -217,4 +219,25 @@ export function autoMemoryOffNotice(resolved: ResolvedMemoryDir, home?: string):
   const off = resolved.claude?.autoMemoryOff;
   if (!off || resolved.claude?.dir !== resolved.dir) return undefined;
   return `Claude Code's auto memory is off (${off}): checkpoints are saved in ${tildify(resolved.dir, home)}, but Claude Code will not load them.`;
+}
+
+/**
+ * The fallback `<folder>/.claude/memory` is inside the workspace, which a cloned repository controls: its
+ * `.claude` (or `.claude/memory`) can be a symbolic link to anywhere, and checkpoints and MEMORY.md would be
+ * written there. A link that stays inside the workspace folder is followed; one that leaves it is refused, with
+ * an error naming it.
+ */
+async function assertWorkspaceMemoryDirInside(cwd: string, dir: string): Promise<void> {
+  const root = await fs.realpath(cwd).catch(() => cwd);
+  for (const p of [path.dirname(dir), dir]) {
+    const st = await fs.lstat(p).catch(() => undefined);
+    if (!st?.isSymbolicLink()) continue;
+    const target = await fs.realpath(p).catch(() => undefined);
+    if (target === undefined || !isInside(root, target)) {
+      throw new CheckpointError(
+        `${p} is a symbolic link to ${target ?? 'a missing target'}, outside the workspace folder ${cwd}: checkpoints are not written there. ` +
+          'Remove the link, or choose the memory directory with the checkpoint.memoryDirectory setting (CLI: --dir).',
+      );
+    }
+  }
 }
