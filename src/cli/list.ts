@@ -34,8 +34,13 @@ Lists checkpoints, newest first. Files that cannot be parsed are listed as unrea
   options: {},
   positionals: 0,
   async run(ctx) {
-    const items = await (await ctx.store()).list({ details: false });
+    const store = await ctx.store();
+    const items = await store.list({ details: false });
     if (ctx.json) ctx.io.out(JSON.stringify(items.map(listJson), null, 2));
     else ctx.io.out(items.length ? items.map(listLine).join('\n') : 'No saved checkpoints found.');
+    // MEMORY.md is what the agent reads: say where it disagrees with the files (the next write heals it).
+    const mismatch = await store.indexMismatch();
+    if (mismatch?.missing.length) ctx.io.err(`Note: MEMORY.md has no line for ${mismatch.missing.join(', ')}; the next save or delete adds it.`);
+    if (mismatch?.orphans.length) ctx.io.err(`Note: MEMORY.md lists ${mismatch.orphans.join(', ')} without a checkpoint file; the next save or delete removes it.`);
   },
 });

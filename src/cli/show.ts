@@ -1,4 +1,3 @@
-import { promises as fs } from 'node:fs';
 import { UsageError } from '../core/errors';
 import { resumeSummary } from '../core/resumeText';
 import { defineCommand } from './command';
@@ -14,8 +13,9 @@ Prints one checkpoint (with --json: every field and section).`,
   async run(ctx) {
     const [name] = ctx.positionals;
     if (name === undefined) throw new UsageError('show needs a name: checkpoint show <name>');
-    const cp = await (await ctx.store()).show(name);
+    const { text, ...cp } = await (await ctx.store()).show(name);
     if (ctx.json) ctx.io.out(JSON.stringify({ ...cp, failedApproaches: cp.failed }, null, 2));
-    else ctx.io.out(cp.path.endsWith('.md') ? (await fs.readFile(cp.path, 'utf8')).trimEnd() : resumeSummary(cp, { currentBranch: '' }));
+    // The text that was read and parsed, whole (a file over the read limit is refused, never shown in part).
+    else ctx.io.out(text !== undefined ? text.trimEnd() : resumeSummary(cp, { currentBranch: '' }));
   },
 });

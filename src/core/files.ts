@@ -68,6 +68,82 @@ export async function writeFileAtomic(file: string, content: string): Promise<vo
     await fs.rm(tmp, { force: true });
     throw err;
   }
+  await syncDir(dir);
+}
+
+/**
+ * Flushes a folder's entries to disk (after a rename into it), so that a power cut cannot lose the rename. File
+ * systems and platforms that cannot fsync a folder (Windows) are skipped.
+ */
+export async function syncDir(dir: string): Promise<void> {
+  let handle: fs.FileHandle | undefined;
+  try {
+    handle = await fs.open(dir, 'r');
+    await handle.sync();
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code;
+    if (code !== 'EISDIR' && code !== 'EINVAL' && code !== 'EPERM' && code !== 'EBADF' && code !== 'ENOTSUP') throw err;
+  } finally {
+    await handle?.close().catch(() => undefined);
+  }
+}
+
+/** What identifies one version of a file: a rename, a rewrite or a touch changes it. */
+export interface FileIdentity {
+  dev: number;
+  ino: number;
+  size: number;
+  mtimeMs: number;
+}
+
+export const identityOf = (st: fsSync.Stats): FileIdentity => ({ dev: st.dev, ino: st.ino, size: st.size, mtimeMs: st.mtimeMs });
+
+export const sameIdentity = (a: FileIdentity, b: FileIdentity): boolean =>
+  a.dev === b.dev && a.ino === b.ino && a.size === b.size && a.mtimeMs === b.mtimeMs;
+
+/**
+ * Reads a whole checkpoint file, or refuses with the reason: never through a symbolic link (the file could be
+ * anywhere), never a FIFO or device, never more than `maxBytes` (the caller says what to do instead; nothing is
+ * ever shown in part). Returns the text and the identity of the version read (from the open descriptor).
+ */
+export async function readWhole(file: string, maxBytes: number, opts: { sync?: boolean } = {}): Promise<{ text: string; identity: FileIdentity }> {
+  const link = opts.sync ? fsSync.lstatSync(file, { throwIfNoEntry: false }) : await fs.lstat(file).catch(() => undefined);
+  if (link?.isSymbolicLink()) throw new CheckpointError('it is a symbolic link, and checkpoint files are never read through one');
+  if (opts.sync) {
+    const fd = fsSync.openSync(file, NO_FOLLOW_NO_WAIT);
+    try {
+      const st = fsSync.fstatSync(fd);
+      checkWhole(st, maxBytes);
+      const buffer = Buffer.allocUnsafe(st.size + 1);
+      let total = 0;
+      for (let n; total < buffer.length && (n = fsSync.readSync(fd, buffer, total, buffer.length - total, total)) > 0; ) total += n;
+      if (total > st.size) throw new CheckpointError('it grew while being read; try again');
+      return { text: buffer.toString('utf8', 0, total), identity: identityOf(st) };
+    } finally {
+      fsSync.closeSync(fd);
+    }
+  }
+  const handle = await fs.open(file, NO_FOLLOW_NO_WAIT);
+  try {
+    const st = await handle.stat();
+    checkWhole(st, maxBytes);
+    const buffer = Buffer.allocUnsafe(st.size + 1);
+    let total = 0;
+    for (let n; total < buffer.length && (n = (await handle.read(buffer, total, buffer.length - total, total)).bytesRead) > 0; ) total += n;
+    if (total > st.size) throw new CheckpointError('it grew while being read; try again');
+    return { text: buffer.toString('utf8', 0, total), identity: identityOf(st) };
+  } finally {
+    await handle.close();
+  }
+}
+
+function checkWhole(st: fsSync.Stats, maxBytes: number): void {
+  if (!st.isFile()) throw new CheckpointError('not a regular file');
+  if (st.size > maxBytes) {
+    throw new CheckpointError(
+      `it is ${st.size} bytes, more than the ${maxBytes} bytes a checkpoint may have to be shown or resumed; it was not shown and nothing was consumed (open the file itself to read it)`,
+    );
+  }
 }
 
 /** The first read buffer of {@link readPrefix}; it doubles while the file fills it, up to `maxBytes + 1`. */
@@ -78,8 +154,8 @@ const FIRST_READ = 8 * 1024;
  * The buffer starts small and grows only for large files (listing thousands of ~2 KB checkpoints must not
  * allocate and zero a `maxBytes` buffer for each).
  */
-export async function readPrefix(file: string, maxBytes: number): Promise<{ text: string; truncated: boolean; buffer: Buffer }> {
-  const handle = await fs.open(file, 'r');
+export async function readPrefix(file: string, maxBytes: number, opts: { noFollow?: boolean } = {}): Promise<{ text: string; truncated: boolean; buffer: Buffer }> {
+  const handle = await fs.open(file, opts.noFollow ? NO_FOLLOW_NO_WAIT : 'r');
   try {
     let buffer: Buffer = Buffer.allocUnsafe(Math.min(maxBytes + 1, FIRST_READ));
     let total = 0;

@@ -1,13 +1,29 @@
-import { promises as fs, readdirSync, statSync, type Dirent, type Stats } from 'node:fs';
+import { constants as fsConstants, promises as fs, lstatSync, readdirSync, statSync, type Dirent, type Stats } from 'node:fs';
 import * as path from 'node:path';
 import { CheckpointError, errorMessage } from './errors';
 import { describe, parseCheckpoint, parseCheckpointHeader, renderCheckpoint, type Checkpoint, type CheckpointHeader } from './checkpoint';
 import { formatLocalDate, formatLocalDateTime } from './dates';
-import { assertInside, assertNotSymlink, cleanStaleTempFiles, exists, preloadAtomicWrite, readPrefix, readPrefixSync, writeFileAtomic } from './files';
+import {
+  assertInside,
+  assertNotSymlink,
+  cleanStaleTempFiles,
+  exists,
+  identityOf,
+  preloadAtomicWrite,
+  readPrefix,
+  readPrefixSync,
+  readWhole,
+  sameIdentity,
+  syncDir,
+  TEMP_PREFIX,
+  writeFileAtomic,
+  type FileIdentity,
+} from './files';
 import { branchDiffers, readBranch, readGitState } from './git';
 import { readJsonCheckpoints, type JsonCheckpointFile } from './jsonCheckpoints';
-import { preloadLock, withDirLock } from './lock';
-import { formatBullet, indexedNames, INDEX_FILE, removeFromIndex, upsertIndex } from './memoryIndex';
+import { LockLostError, preloadLock, withDirLock, type DirLock } from './lock';
+import { formatBullet, indexedNames, INDEX_FILE, removeFromIndex, upsertIndex, type IndexEdit } from './memoryIndex';
+import { oneLine } from './escaping';
 import { fileNameFor, nameFromFileName, printable, validateName } from './names';
 import { recordResume } from './pending';
 import { readPlanProgress } from './plans';
@@ -163,7 +179,7 @@ export class CheckpointStore {
   }
 
   /** Runs `fn` holding the memory directory's lock (which creates the directory; see {@link ignoreInGit}). */
-  private async locked<T>(fn: () => Promise<T>): Promise<T> {
+  private async locked<T>(fn: (lock: DirLock) => Promise<T>): Promise<T> {
     if (this.ignoreInGit) await createIgnoredDir(this.memoryDir);
     return withDirLock(this.memoryDir, fn);
   }
@@ -191,12 +207,23 @@ export class CheckpointStore {
     return parseCheckpoint(text, name, mtime);
   }
 
-  /** The first `maxBytes` of a regular file and its mtime. */
+  /** The first `maxBytes` of a regular file and its mtime; never through a symbolic link. */
   private async readText(file: string, maxBytes: number): Promise<{ text: string; mtime: string }> {
-    const st = this.syncReads ? statSync(file) : await fs.stat(file);
+    const st = this.syncReads ? lstatSync(file) : await fs.lstat(file);
+    if (st.isSymbolicLink()) throw new CheckpointError(LINK_REFUSED);
     if (!st.isFile()) throw new CheckpointError('not a regular file');
-    const { text } = this.syncReads ? readPrefixSync(file, maxBytes) : await readPrefix(file, maxBytes);
+    const { text } = this.syncReads ? readPrefixSync(file, maxBytes, { noFollow: true }) : await readPrefix(file, maxBytes, { noFollow: true });
     return { text, mtime: st.mtime.toISOString() };
+  }
+
+  /**
+   * The whole of a checkpoint file, parsed, with its text and the identity of the version read: at most
+   * SHOW_READ_BYTES (a bigger file is refused, never shown in part), never through a symbolic link.
+   */
+  private async readFull(file: string): Promise<{ checkpoint: Checkpoint; text: string; identity: FileIdentity }> {
+    const name = nameFromFileName(path.basename(file)) ?? path.basename(file);
+    const { text, identity } = await readWhole(file, SHOW_READ_BYTES, { sync: this.syncReads });
+    return { checkpoint: parseCheckpoint(text, name, new Date(identity.mtimeMs).toISOString()), text, identity };
   }
 
   /**
@@ -238,9 +265,10 @@ export class CheckpointStore {
       }
     }
     try {
-      const st = statSync(file);
+      const st = lstatSync(file);
+      if (st.isSymbolicLink()) throw new CheckpointError(LINK_REFUSED);
       if (!st.isFile()) throw new CheckpointError('not a regular file');
-      return listEntry(file, name, readPrefixSync(file, LIST_READ_BYTES).text, () => st.mtime.toISOString(), details);
+      return listEntry(file, name, readPrefixSync(file, LIST_READ_BYTES, { noFollow: true }).text, () => st.mtime.toISOString(), details);
     } catch (err) {
       return unreadableEntry(file, name, err, statOrNone(file));
     }
@@ -304,22 +332,39 @@ export class CheckpointStore {
     return json ? { path: json.path, source: 'json', json } : undefined;
   }
 
-  /** The whole checkpoint. Throws when there is none or it cannot be read. */
-  async show(rawName: string): Promise<Checkpoint & { path: string }> {
+  /**
+   * The whole checkpoint, and for a Markdown one the exact text that was parsed (`text`: what `show` prints, so
+   * that what is shown is what was read). Throws when there is none, when it cannot be read, and when it is larger
+   * than SHOW_READ_BYTES (never shown in part).
+   */
+  async show(rawName: string): Promise<Checkpoint & { path: string; text?: string }> {
     const found = await this.find(rawName);
     if (!found) throw new CheckpointError(`No checkpoint named "${validateName(rawName)}" in ${this.memoryDir}.`);
     if (found.json) {
       if (!found.json.checkpoint) throw new CheckpointError(`Checkpoint ${found.path} is unreadable: ${found.json.unreadable}`);
       return { ...found.json.checkpoint, path: found.path };
     }
+    const { checkpoint, text } = await this.readFullOrExplain(found.path);
+    return { ...checkpoint, path: found.path, text };
+  }
+
+  private async readFullOrExplain(file: string): Promise<{ checkpoint: Checkpoint; text: string; identity: FileIdentity }> {
     try {
-      return { ...(await this.read(found.path)), path: found.path };
+      return await this.readFull(file);
     } catch (err) {
-      throw new CheckpointError(`Checkpoint ${found.path} is unreadable: ${errorMessage(err)}`);
+      throw new CheckpointError(`Checkpoint ${file} is unreadable: ${errorMessage(err)}`);
     }
   }
 
-  /** Saves a checkpoint and its index bullet. Refuses to overwrite unless `force`. */
+  /**
+   * Saves a checkpoint and its index bullet. Refuses to overwrite unless `force`.
+   *
+   * Everything that can be computed is computed before the lock (git, the plan, the file's text, the bullet), so
+   * the critical section is bounded: check, write the file, merge the index, write it. MEMORY.md is read and
+   * checked (a regular file, UTF-8, replaceable) before anything is written; when its write fails, the checkpoint
+   * file is put back as it was (exit 1 means nothing written). Before each write the lock is checked to be still
+   * ours; when another writer took it over, the index is read again and merged under a new lock.
+   */
   async save(input: SaveInput): Promise<SaveResult> {
     const name = validateName(input.name);
     const file = this.pathFor(name);
@@ -350,7 +395,7 @@ export class CheckpointStore {
     const planPath = input.plan?.trim() ? path.resolve(this.cwd, input.plan.trim()) : undefined;
     // A plan path that leads nowhere is not a known plan: the checkpoint is saved without it (an agent's hook
     // must not lose the checkpoint over a moved plan), and the warning says so.
-    if (planPath && !(await exists(planPath))) warnings.push(`Plan file ${planPath} was not found; saved without a plan.`);
+    if (planPath && !(await exists(planPath))) warnings.push(`Plan file ${oneLine(planPath)} was not found; saved without a plan.`);
     else if (planPath) {
       cp.plan = planPath;
       const progress = await readPlanProgress(cp.plan);
@@ -360,20 +405,37 @@ export class CheckpointStore {
       }
     }
     const content = renderCheckpoint(cp);
-    const result = await this.locked(async (): Promise<SaveResult> => {
+    const bullet = formatBullet(cp);
+    // Kept across a retry after a lost lock: the file is written once.
+    let written: { overwritten: boolean; undo: () => Promise<void>; commit: () => Promise<void> } | undefined;
+    const result = await this.locked(async (lock): Promise<SaveResult> => {
       await cleanStaleTempFiles(this.memoryDir);
       await assertNotSymlink(file);
       await assertNotSymlink(this.indexPath);
-      const overwritten = await exists(file);
-      if (overwritten && !input.force) {
-        throw new CheckpointExistsError(await this.read(file, LIST_READ_BYTES).catch(() => undefined), file, name);
-      }
       const index = await this.readIndex();
-      await writeFileAtomic(file, content);
-      const edit = upsertIndex(index, name, formatBullet(cp), await this.knownNames());
-      await writeFileAtomic(this.indexPath, edit.text);
+      await this.assertReplaceable(this.indexPath);
+      if (!written) {
+        const existing = await exists(file);
+        if (existing && !input.force) {
+          throw new CheckpointExistsError(await this.read(file, LIST_READ_BYTES).catch(() => undefined), file, name);
+        }
+        if (existing) await this.assertReplaceable(file);
+        await lock.assertHeld();
+        written = { overwritten: existing, ...(await replaceWithUndo(file, content)) };
+      }
+      let edit;
+      try {
+        edit = await this.writeIndex(lock, index, (text, known) => upsertIndex(text, name, bullet, known));
+      } catch (err) {
+        if (!(err instanceof LockLostError)) {
+          await written.undo();
+          written = undefined;
+        }
+        throw err;
+      }
+      await written.commit();
       if (edit.budgetWarning) warnings.push(edit.budgetWarning);
-      return { checkpoint: cp, path: file, overwritten, warnings };
+      return { checkpoint: cp, path: file, overwritten: written.overwritten, warnings };
     });
     // A plan-scoped checkpoint is the plan's last one (seed 003's `.claude/state-index.json`, when it exists).
     if (cp.plan) {
@@ -395,11 +457,13 @@ export class CheckpointStore {
     const others = (opts.trash ?? []).map((p) => path.resolve(p)).filter((p) => p !== file);
     for (const p of others) assertInside(this.memoryDir, p);
     const content = renderCheckpoint({ ...cp, name });
-    return this.locked(async () => {
+    return this.locked(async (lock) => {
       await cleanStaleTempFiles(this.memoryDir);
       await assertNotSymlink(file);
       await assertNotSymlink(this.indexPath);
       const index = await this.readIndex();
+      await this.assertReplaceable(this.indexPath);
+      await lock.assertHeld();
       const replaced = (await exists(file)) ? await this.trashFile(file, path.basename(file)) : undefined;
       try {
         await writeFileAtomic(file, content);
@@ -408,12 +472,30 @@ export class CheckpointStore {
         throw err;
       }
       const trashed: string[] = [];
-      for (const p of others) if (await exists(p)) trashed.push(await this.trashFile(p, path.basename(p)));
+      const moves: Move[] = [];
+      for (const p of others) {
+        if (!(await exists(p))) continue;
+        const created: string[] = [];
+        const to = await this.trashFile(p, path.basename(p), created);
+        trashed.push(to);
+        moves.push({ from: p, to, created });
+      }
       const warnings: string[] = [];
-      const edit = upsertIndex(index, name, formatBullet({ ...cp, name }));
-      if (edit.budgetWarning) warnings.push(edit.budgetWarning);
       const trashedNames = others.map((p) => nameFromFileName(path.basename(p))).filter((n): n is string => n !== undefined);
-      await writeFileAtomic(this.indexPath, trashedNames.length ? removeFromIndex(edit.text, trashedNames) : edit.text);
+      let edit: IndexEdit;
+      try {
+        edit = await this.writeIndex(lock, index, (text, known) => {
+          const e = upsertIndex(text, name, formatBullet({ ...cp, name }), known);
+          return trashedNames.length ? { ...e, text: removeFromIndex(e.text, trashedNames, known) } : e;
+        });
+      } catch (err) {
+        // Exit 1 means nothing written: the sources and the replaced checkpoint go back, the new file goes.
+        await undoMoves(moves);
+        await fs.rm(file, { force: true });
+        if (replaced) await fs.rename(replaced, file).catch(() => undefined);
+        throw err;
+      }
+      if (edit.budgetWarning) warnings.push(edit.budgetWarning);
       return { path: file, replaced, trashed, warnings };
     });
   }
@@ -422,6 +504,10 @@ export class CheckpointStore {
    * Resumes a checkpoint: compares branches and, unless `keep`, consumes it (file to trash, bullet removed).
    * Without a name: the only checkpoint, else AmbiguousCheckpointError; none: "No saved checkpoints found."
    * A name whose file is gone but whose bullet remains: the orphan bullet is removed and that is reported.
+   *
+   * What is shown is what is consumed: the file is read under the lock, and moved to the trash only if it is
+   * still that version (same inode, size and mtime); MEMORY.md is checked before anything moves, and when its
+   * write fails the file is moved back.
    */
   async resume(rawName: string | undefined, opts: { keep?: boolean } = {}): Promise<ResumeResult> {
     let name: string;
@@ -438,24 +524,44 @@ export class CheckpointStore {
       if (await this.removeOrphan(name)) throw new OrphanRemovedError(name);
       throw new CheckpointError(`No checkpoint named "${name}" in ${this.memoryDir}.`);
     }
-    const checkpoint = await this.show(name);
+    // git runs before the lock is taken: the critical section stays short.
     const currentBranch = await this.currentBranch();
-    const result: ResumeResult = {
+    const result = (checkpoint: Checkpoint): ResumeResult => ({
       checkpoint,
       path: found.path,
       currentBranch,
       branchMismatch: branchDiffers(checkpoint.branch, currentBranch),
       consumed: false,
       source: found.source,
-    };
-    if (!opts.keep && found.source === 'markdown') {
-      result.trashPath = await this.moveToTrash([name]).then((p) => p[0]);
-      result.consumed = true;
+    });
+    if (opts.keep || found.source === 'json') {
+      const { text: _text, ...shown } = await this.show(name);
+      const kept = result(shown);
+      const warning = await recordResume(this.memoryDir, name, this.now());
+      if (warning) kept.warnings = [warning];
+      return kept;
     }
+    const r = await this.locked(async (lock) => {
+      await assertNotSymlink(this.indexPath);
+      const index = await this.readIndex();
+      await this.assertReplaceable(this.indexPath);
+      const { checkpoint, identity } = await this.readFullOrExplain(found.path);
+      const consumed = result({ ...checkpoint, path: found.path } as Checkpoint);
+      const moved = await this.moveFilesToTrash(lock, [{ name, identity }]);
+      try {
+        await this.writeIndex(lock, index, (text, known) => (text === undefined ? '' : removeFromIndex(text, [name], known)));
+      } catch (err) {
+        await undoMoves(moved);
+        throw err;
+      }
+      consumed.trashPath = moved[0]?.to;
+      consumed.consumed = true;
+      return consumed;
+    });
     // What was saved before this resume is no longer pending (`checkpoint pending`, the session-start hook).
     const warning = await recordResume(this.memoryDir, name, this.now());
-    if (warning) result.warnings = [warning];
-    return result;
+    if (warning) r.warnings = [warning];
+    return r;
   }
 
   /** Moves checkpoints to trash and removes their bullets. Returns the trash paths. */
@@ -486,13 +592,21 @@ export class CheckpointStore {
     const name = nameFromFileName(path.basename(trashPath).replace(/~\d+(\.md)$/, '$1'));
     if (!name) throw new CheckpointError(`${trashPath} is not a checkpoint file.`);
     const file = this.pathFor(name);
-    return this.locked(async () => {
+    return this.locked(async (lock) => {
       if (await exists(file)) throw new CheckpointError(`Cannot restore "${name}": a checkpoint of that name exists again.`);
       await assertNotSymlink(this.indexPath);
+      const index = await this.readIndex();
+      await this.assertReplaceable(this.indexPath);
       const cp = await this.read(trashPath);
+      await lock.assertHeld();
       await fs.rename(trashPath, file);
-      const edit = upsertIndex(await this.readIndex(), name, formatBullet({ ...cp, name }));
-      await writeFileAtomic(this.indexPath, edit.text);
+      await syncDir(this.memoryDir);
+      try {
+        await this.writeIndex(lock, index, (text, known) => upsertIndex(text, name, formatBullet({ ...cp, name }), known));
+      } catch (err) {
+        await fs.rename(file, trashPath).catch(() => undefined);
+        throw err;
+      }
       return cp;
     });
   }
@@ -505,14 +619,30 @@ export class CheckpointStore {
       throw err;
     });
     if (!st) return undefined;
-    if (!st.isFile()) throw new CheckpointError(`${this.indexPath} is not a regular file.`);
+    if (!st.isFile()) throw new CheckpointError(`${this.indexPath} is not a regular file; nothing was changed.`);
     const bytes = await fs.readFile(this.indexPath);
     const text = bytes.toString('utf8');
     // Editing decoded text would replace invalid bytes everywhere in the file, outside our section too.
     if (!Buffer.from(text, 'utf8').equals(bytes)) {
-      throw new CheckpointError(`${this.indexPath} is not valid UTF-8 text; it is left as it is. Convert it to UTF-8 to index checkpoints in it.`);
+      throw new CheckpointError(`${this.indexPath} is not valid UTF-8 text; it is left as it is, and nothing was changed. Convert it to UTF-8 to index checkpoints in it.`);
     }
     return text;
+  }
+
+  /**
+   * Throws when `file` exists but this process could not replace it: in a folder with the sticky bit (such as a
+   * shared temp folder), only the file's owner, the folder's owner or root may rename over it. Checked before
+   * anything is written, so that the failure comes first, not between two writes.
+   */
+  private async assertReplaceable(file: string): Promise<void> {
+    const uid = process.getuid?.();
+    if (uid === undefined || uid === 0) return;
+    const st = await fs.lstat(file).catch(() => undefined);
+    if (!st || st.uid === uid) return;
+    const dir = await fs.stat(path.dirname(file));
+    if ((dir.mode & 0o1000) !== 0 && dir.uid !== uid) {
+      throw new CheckpointError(`${file} belongs to another user in a folder with the sticky bit (${path.dirname(file)}), so it cannot be replaced; nothing was changed.`);
+    }
   }
 
   /** Names of the checkpoint files in the memory directory (their bullets are checkpoints' whatever their shape). */
@@ -520,56 +650,200 @@ export class CheckpointStore {
     return new Set((await this.files()).map((f) => nameFromFileName(path.basename(f))!));
   }
 
+  /**
+   * Writes MEMORY.md with `change` applied to `read` (its text as read and checked at the start of the critical
+   * section) and the index healed: a bullet is added for each checkpoint file that has none (a save killed between
+   * its two writes; at most {@link HEAL_LIMIT} per write, so the critical section stays bounded), and a bullet the
+   * product wrote whose file is gone is dropped. A user's own bullets are never touched. Writes nothing when nothing
+   * changes; checks the lock is still ours right before the write.
+   */
+  private async writeIndex(lock: DirLock, read: string | undefined, change: (text: string | undefined, known: Set<string>) => IndexEdit | string): Promise<IndexEdit> {
+    const known = await this.knownNames();
+    // After a lost lock, another writer may have changed the file: merge into what is there now.
+    const current = await this.readIndex();
+    const base = current ?? read;
+    const changed = change(base, known);
+    let edit: IndexEdit = typeof changed === 'string' ? { text: changed } : changed;
+    // No MEMORY.md and nothing to add to it: none is created.
+    if (base === undefined && edit.text === '') return edit;
+    edit = { ...edit, text: await this.healIndex(edit.text, known) };
+    if (edit.text === base) return edit;
+    await lock.assertHeld();
+    await writeFileAtomic(this.indexPath, edit.text);
+    return edit;
+  }
+
+  /** `text` with bullets added for checkpoint files that lack one and product bullets without a file removed. */
+  private async healIndex(text: string, known: Set<string>): Promise<string> {
+    const { missing, orphans } = indexMismatch(text, known);
+    let out = orphans.length ? removeFromIndex(text, orphans) : text;
+    for (const name of missing.slice(0, HEAL_LIMIT)) {
+      const entry = await this.summarize(this.pathFor(name), { details: false }).catch(() => undefined);
+      if (!entry || entry.unreadable !== undefined) continue;
+      out = upsertIndex(out, name, formatBullet(entry), known).text;
+    }
+    return out;
+  }
+
+  /**
+   * Where MEMORY.md and the checkpoint files disagree: files without a bullet, and bullets the product wrote
+   * whose file is gone (JSON checkpoints are never indexed). Undefined when MEMORY.md cannot be read.
+   */
+  async indexMismatch(): Promise<{ missing: string[]; orphans: string[] } | undefined> {
+    const text = await this.readIndex().catch(() => undefined);
+    const known = await this.knownNames();
+    if (text === undefined) return known.size ? { missing: [...known].sort(), orphans: [] } : { missing: [], orphans: [] };
+    return indexMismatch(text, known);
+  }
+
   /** Names with an index bullet. */
   async indexedNames(): Promise<string[]> {
     const text = await this.readIndex();
-    return text === undefined ? [] : indexedNames(text);
+    return text === undefined ? [] : indexedNames(text, await this.knownNames());
   }
 
   private async removeOrphan(name: string): Promise<boolean> {
     // Look before taking the lock: the lock creates the directory, and a miss must write nothing.
     const before = await this.readIndex();
     if (before === undefined || !indexedNames(before).includes(name)) return false;
-    return this.locked(async () => {
+    return this.locked(async (lock) => {
       const text = await this.readIndex();
       if (text === undefined || !indexedNames(text).includes(name)) return false;
       await assertNotSymlink(this.indexPath);
-      await writeFileAtomic(this.indexPath, removeFromIndex(text, [name]));
+      await this.assertReplaceable(this.indexPath);
+      await this.writeIndex(lock, text, (t, known) => removeFromIndex(t ?? '', [name], known));
       return true;
     });
   }
 
-  private async trashFile(file: string, baseName: string): Promise<string> {
+  private async trashFile(file: string, baseName: string, created: string[] = []): Promise<string> {
     const trash = path.join(this.memoryDir, TRASH_DIR);
     const dir = path.join(trash, formatLocalDate(this.now()));
     // A `.trash` (or day folder) that links elsewhere would move checkpoints out of the memory directory.
     await assertNotSymlink(trash);
     await assertNotSymlink(dir);
+    for (const d of [trash, dir]) if (!(await exists(d))) created.push(d);
     await fs.mkdir(dir, { recursive: true });
     let target = path.join(dir, baseName);
     for (let n = 2; await exists(target); n++) target = path.join(dir, baseName.replace(/(\.\w+)$/, `~${n}$1`));
     await fs.rename(file, target);
+    await syncDir(dir);
+    await syncDir(this.memoryDir);
     return target;
   }
 
+  /**
+   * Moves checkpoint files to the trash, each only if it is still the version `identity` says (when given); on a
+   * failure, the ones already moved go back. Returns what moved where.
+   */
+  private async moveFilesToTrash(lock: DirLock, items: { name: string; identity?: FileIdentity }[]): Promise<Move[]> {
+    const moved: Move[] = [];
+    try {
+      for (const { name, identity } of items) {
+        const file = this.pathFor(name);
+        const st = await fs.lstat(file).catch(() => undefined);
+        if (!st) continue;
+        if (identity && !sameIdentity(identity, identityOf(st))) {
+          throw new CheckpointError(`Checkpoint ${file} changed while it was being resumed (it was saved again); nothing was consumed. Resume it again to see the new version.`);
+        }
+        await lock.assertHeld();
+        const created: string[] = [];
+        moved.push({ from: file, to: await this.trashFile(file, path.basename(file), created), created });
+      }
+    } catch (err) {
+      await undoMoves(moved);
+      throw err;
+    }
+    return moved;
+  }
+
   private async moveToTrash(names: string[], indexNames: string[] | 'all' = names): Promise<string[]> {
-    return this.locked(async () => {
+    return this.locked(async (lock) => {
       await assertNotSymlink(this.indexPath);
+      // MEMORY.md is read and checked first: when it cannot be updated, nothing is moved.
+      const index = await this.readIndex();
+      if (index !== undefined) await this.assertReplaceable(this.indexPath);
       // Bullets of the user's own are never touched: only product-written ones and those naming a checkpoint file.
       const known = await this.knownNames();
-      const moved: string[] = [];
-      for (const name of names) {
-        const file = this.pathFor(name);
-        if (await exists(file)) moved.push(await this.trashFile(file, path.basename(file)));
+      const moved = await this.moveFilesToTrash(lock, names.map((name) => ({ name })));
+      try {
+        if (index !== undefined) {
+          await this.writeIndex(lock, index, (text) => (text === undefined ? '' : removeFromIndex(text, indexNames, known)));
+        }
+      } catch (err) {
+        await undoMoves(moved);
+        throw err;
       }
-      const text = await this.readIndex();
-      if (text !== undefined) {
-        const updated = removeFromIndex(text, indexNames, known);
-        if (updated !== text) await writeFileAtomic(this.indexPath, updated);
-      }
-      return moved;
+      return moved.map((m) => m.to);
     });
   }
+}
+
+/** At most this many missing bullets are added back per index write. */
+const HEAL_LIMIT = 50;
+
+const LINK_REFUSED = 'it is a symbolic link, and checkpoint files are never read through one';
+
+interface Move {
+  from: string;
+  to: string;
+  /** Trash folders this move created (removed again by an undo). */
+  created: string[];
+}
+
+/**
+ * Moves files back where they came from (after a later step failed), newest move first, and removes the trash
+ * folders the moves created when they are empty again.
+ */
+async function undoMoves(moved: Move[]): Promise<void> {
+  for (const m of [...moved].reverse()) {
+    await fs.rename(m.to, m.from).catch(() => undefined);
+    for (const dir of [...m.created].reverse()) await fs.rmdir(dir).catch(() => undefined);
+  }
+}
+
+/**
+ * Writes `content` to `file` atomically, and returns how to undo that (remove the new file, or put the previous
+ * version back) and how to make it final. The previous version is kept under a temp name (a hard link, so no
+ * space is needed; a copy where links are not possible) until `commit`.
+ */
+async function replaceWithUndo(file: string, content: string): Promise<{ undo: () => Promise<void>; commit: () => Promise<void> }> {
+  const dir = path.dirname(file);
+  const previous = await fs.lstat(file).catch(() => undefined);
+  let backup: string | undefined;
+  if (previous) {
+    backup = path.join(dir, `${TEMP_PREFIX}${process.pid}-previous-${Date.now().toString(36)}${Math.random().toString(36).slice(2, 8)}`);
+    await fs.link(file, backup).catch(() => fs.copyFile(file, backup!, fsConstants.COPYFILE_EXCL));
+  }
+  try {
+    await writeFileAtomic(file, content);
+  } catch (err) {
+    if (backup) await fs.rm(backup, { force: true });
+    throw err;
+  }
+  const written = identityOf(await fs.lstat(file));
+  return {
+    undo: async () => {
+      // Only our own version is taken back.
+      const now = await fs.lstat(file).catch(() => undefined);
+      if (now && !sameIdentity(written, identityOf(now))) return;
+      if (backup) await fs.rename(backup, file);
+      else await fs.rm(file, { force: true });
+      await syncDir(dir);
+    },
+    commit: async () => {
+      if (backup) await fs.rm(backup, { force: true });
+    },
+  };
+}
+
+/** Files without a bullet (by name) and product bullets without a file, for a MEMORY.md text. */
+function indexMismatch(text: string | undefined, known: Set<string>): { missing: string[]; orphans: string[] } {
+  if (text === undefined) return { missing: [...known].sort(), orphans: [] };
+  const indexed = new Set(indexedNames(text, known));
+  const missing = [...known].filter((n) => !indexed.has(n)).sort();
+  const orphans = indexedNames(text).filter((n) => !known.has(n));
+  return { missing, orphans };
 }
 
 /**
