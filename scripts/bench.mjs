@@ -3,7 +3,7 @@
 // (alternating which goes first) after a warm-up, prints a table and writes docs/PERFORMANCE.md.
 // Exits 0 even when a budget is missed: misses are printed as MISS and recorded in the report.
 //
-// Usage: node scripts/bench.mjs [--runs N] [--only save,mcp,list,upsert,bundle,activate,tree]
+// Usage: node scripts/bench.mjs [--runs N] [--only save,mcp,list,upsert,lock,bundle,activate,tree]
 //                               [--no-build] [--no-vscode] [--vscode-runs N] [--no-write] [--keep] [--before REV]
 // --before REV also builds the CLI of git revision REV (git archive, into the temp folder) and runs it in the same
 // interleaved loops, for before/after rows.
@@ -187,6 +187,7 @@ await esbuild.build({
       "export { upsertIndex, formatBullet, indexedNames } from './src/core/memoryIndex';",
       "export { writeFileAtomic } from './src/core/files';",
       "export { CheckpointStore } from './src/core/store';",
+      "export { lockStats } from './src/core/lock';",
     ].join('\n'),
     resolveDir: root,
     loader: 'ts',
@@ -375,6 +376,19 @@ if (want('upsert')) {
   const kb = (Buffer.byteLength(text) / 1024).toFixed(0);
   ratioRow(`MEMORY.md upsert (2,000 bullets + 150 lines, ${kb} KB)`, 'read + durable write (temp, fsync, rename)', { floor: res.floor, subject: res.subject }, 2);
   ratioRow('MEMORY.md upsert, vs a plain write', 'read + writeFile (no fsync: not crash-safe)', { floor: res.plain, subject: res.subject }, undefined);
+}
+
+// ---- the save's critical section --------------------------------------------------------------------------------
+if (want('lock')) {
+  const dir = join(tmp, 'lock');
+  mkdirSync(dir);
+  const { text } = makeMemoryIndex(core, { bullets: 2000, other: 150 });
+  writeFileSync(join(dir, 'MEMORY.md'), text);
+  log(`lock: ${Math.max(RUNS, 30)} interleaved runs (in-process)`);
+  const res = runJson([join(benchDir, 'inproc.cjs'), 'lock', coreBundle, dir, String(Math.max(RUNS, 30))]);
+  const floorName = 'read MEMORY.md + two durable writes (checkpoint, MEMORY.md)';
+  ratioRow('save: lock held (critical section), MEMORY.md of 2,000 bullets', floorName, { floor: res.floor, subject: res.subject }, 3);
+  ratioRow('save: lock held, Left Off with a 120,000-space run', `${floorName} of the same bytes`, { floor: res.floorHostile, subject: res.hostile }, 3);
 }
 
 // ---- bundle ---------------------------------------------------------------------------------------------------

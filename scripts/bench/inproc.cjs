@@ -3,6 +3,7 @@
 //   load <bundle> cli|extension [workspace]      require() time of a bundle; for the extension also activate()
 //   upsert <core.cjs> <dir> <runs>               MEMORY.md upsert vs a read + write of the file, interleaved
 //   tree <core.cjs> <dir> <runs> [tree.cjs]      refresh after one checkpoint file changes, vs one file's parse
+//   lock <core.cjs> <dir> <runs>                 how long a save holds the lock, vs the two durable writes inside it
 const fs = require('node:fs');
 const fsp = fs.promises;
 const path = require('node:path');
@@ -170,10 +171,50 @@ async function tree(corePath, dir, runs, treePath) {
   return res;
 }
 
+/**
+ * The critical section of a save: how long the memory directory's lock is held (the core's own count, from taking
+ * the lock to releasing it), for a normal save and for one whose Left Off holds a 120,000-space run (parsing and
+ * formatting happen before the lock, so it must not be longer). The floor: the two durable writes (checkpoint file
+ * and MEMORY.md) the critical section cannot do without.
+ */
+async function lockHeld(corePath, dir, runs) {
+  const core = require(corePath);
+  const index = path.join(dir, 'MEMORY.md');
+  const store = new core.CheckpointStore({ memoryDir: dir, cwd: dir, allowGit: false });
+  const normal = 'Wiring the bench\nsecond line';
+  const hostile = `a${' '.repeat(120_000)}b`;
+  const held = async (leftOff) => {
+    await store.save({ name: 'bench', leftOff, done: ['one', 'two'], failed: ['three'], force: true });
+    return core.lockStats.lastHeldMs;
+  };
+  // The same bytes as the save writes (rendered outside the timing): the floor is the I/O alone.
+  const rendered = (leftOff) => core.renderCheckpoint({ name: 'bench', description: 'x', branch: '', saved: new Date().toISOString(), leftOff, done: ['one', 'two'], failed: ['three'], decisions: [], questions: [], modifiedFiles: [] });
+  const floorFor = (content) => async () => {
+    const t = now();
+    const text = await fsp.readFile(index, 'utf8');
+    await durableWrite(path.join(dir, 'floor-checkpoint.md'), content);
+    await durableWrite(path.join(dir, 'floor-MEMORY.md'), text);
+    return now() - t;
+  };
+  const floor = floorFor(rendered(normal));
+  const floorHostile = floorFor(rendered(hostile));
+  const res = { floor: [], subject: [], floorHostile: [], hostile: [] };
+  for (let i = -3; i < runs; i++) {
+    const order = [['floor', floor], ['subject', () => held(normal)], ['floorHostile', floorHostile], ['hostile', () => held(hostile)]];
+    if (i % 2) order.reverse();
+    for (const [k, fn] of order) {
+      const ms = await fn();
+      if (i >= 0) res[k].push(ms);
+    }
+  }
+  return res;
+}
+
 (async () => {
   let out;
   if (mode === 'load') out = await load(path.resolve(args[0]), args[1], args[2]);
   else if (mode === 'upsert') out = await upsert(path.resolve(args[0]), args[1], Number(args[2]));
+  else if (mode === 'lock') out = await lockHeld(path.resolve(args[0]), args[1], Number(args[2]));
   else if (mode === 'tree') out = await tree(path.resolve(args[0]), args[1], Number(args[2]), args[3]);
   else throw new Error(`unknown mode ${mode}`);
   process.stdout.write(`${JSON.stringify(out)}\n`);

@@ -341,7 +341,8 @@ test('a 60 MB checkpoint, FIFOs, a /dev/zero link and a 60 MB JSON checkpoint do
     assert.equal(by('a')?.unreadable, undefined);
     assert.equal(by('b')?.unreadable, undefined);
     assert.equal(by('huge')?.description, 'the huge one', 'the huge one is listed from its first bytes');
-    for (const n of ['fifo', 'zero', 'dir']) assert.match(by(n)?.unreadable ?? '', /not a regular file/, n);
+    for (const n of ['fifo', 'dir']) assert.match(by(n)?.unreadable ?? '', /not a regular file/, n);
+    assert.match(by('zero')?.unreadable ?? '', /symbolic link/, 'a link is never read through');
     assert.match(by('bigjson')?.unreadable ?? '', /too large/, 'the huge JSON checkpoint is not read');
     for (const n of ['jfifo', 'p-pfifo']) assert.match(by(n)?.unreadable ?? '', /not a regular file/, n);
     assert.equal(by('p-ok')?.description, 'plan checkpoint');
@@ -350,10 +351,11 @@ test('a 60 MB checkpoint, FIFOs, a /dev/zero link and a 60 MB JSON checkpoint do
     t.diagnostic(`peak RSS: baseline ${Math.round(baseline.maxRssKb / 1024)} MB, with the hostile files ${Math.round(r.maxRssKb / 1024)} MB`);
     assert.ok(grew < HUGE_BYTES / 2, `listing grew by ${Math.round(grew / MB)} MB (baseline ${Math.round(baseline.maxRssKb / 1024)} MB)`);
 
+    // show reads a checkpoint whole or not at all: 60 MB is over the limit, refused without reading it.
     const show = await measuredCli(['show', 'huge', '--json', '--dir', w.mem, '--cwd', w.repo], w.env);
-    assert.equal(show.code, 0, show.err);
-    assert.equal(JSON.parse(show.out).description, 'the huge one');
-    assert.ok((show.maxRssKb - baseline.maxRssKb) * 1024 < HUGE_BYTES / 2, `show reads a bounded prefix (${Math.round(show.maxRssKb / 1024)} MB)`);
+    assert.equal(show.code, 1, show.out.slice(0, 200));
+    assert.match(show.err, /bytes, more than the \d+ bytes/);
+    assert.ok((show.maxRssKb - baseline.maxRssKb) * 1024 < HUGE_BYTES / 2, `show refuses without reading it (${Math.round(show.maxRssKb / 1024)} MB)`);
     t.diagnostic(`peak RSS of show --json: ${Math.round(show.maxRssKb / 1024)} MB`);
 
     const store = new CheckpointStore({ memoryDir: w.mem, cwd: w.repo });
