@@ -3,8 +3,7 @@
 import { spawn } from 'node:child_process';
 import { chmodSync, mkdirSync, writeFileSync } from 'node:fs';
 import * as path from 'node:path';
-import { makeRepo, removeDir, tempDir } from './fixtures';
-import { CLI, finished, isolatedEnv, type ProcessResult } from './processes';
+import { CLI, finished, isolatedEnv, makeRepo, removeDir, tempDir, type ProcessResult } from './fixtures';
 
 export interface AttackWorld {
   root: string;

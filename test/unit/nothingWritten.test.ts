@@ -9,7 +9,7 @@ import { execFileSync, spawnSync } from 'node:child_process';
 import { chmodSync, chownSync, existsSync, mkdirSync, readFileSync, readdirSync, rmSync, statfsSync, writeFileSync } from 'node:fs';
 import * as path from 'node:path';
 import { attackWorld, canDropPrivileges, NOBODY, type AttackWorld } from '../support/attackWorld';
-import { snapshotTree } from '../support/processes';
+import { snapshotTree } from '../support/fixtures';
 
 const checkpointText = (name: string, leftOff = `left off in ${name}`): string =>
   `---\nname: ${name}\ndescription: ${leftOff}\ntype: checkpoint\nbranch: main\nsaved: 2026-11-20T10:00:00.000Z\n---\n# Checkpoint: ${name}\n## Left Off\n${leftOff}\n## Done This Session\nNone\n## Failed Approaches\nNone\n## Modified Files\nNone\n`;

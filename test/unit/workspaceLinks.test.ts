@@ -8,7 +8,7 @@ import * as assert from 'node:assert/strict';
 import { existsSync, mkdirSync, readdirSync, symlinkSync, writeFileSync } from 'node:fs';
 import * as path from 'node:path';
 import { attackWorld } from '../support/attackWorld';
-import { snapshotTree } from '../support/processes';
+import { snapshotTree } from '../support/fixtures';
 
 test('a workspace .claude or .claude/memory linked outside the workspace folder is refused, naming the link; a link inside is used (0.1.0: wrote outside)', async () => {
   const w = attackWorld();
