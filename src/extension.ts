@@ -9,7 +9,7 @@ import { WorkspaceModel } from './workspaceModel';
 /** What `activate` returns: the extension's parts, for integration tests (`getExtension(…).exports`). */
 export interface CheckpointApi {
   readonly model: WorkspaceModel;
-  /** The Checkpoints view's provider; `tree.stats` counts the checkpoint files it read (a diagnostic for tests). */
+  /** The Checkpoints view's provider (it renders the model; `model.stats` counts the files read). */
   readonly tree: CheckpointTreeProvider;
   readonly statusBar: CheckpointStatusBar;
   readonly log: vscode.LogOutputChannel;
@@ -29,8 +29,8 @@ export function activate(context: vscode.ExtensionContext): CheckpointApi {
   const tree = new CheckpointTreeProvider(model, log);
   const view = vscode.window.createTreeView('checkpoint.checkpoints', { treeDataProvider: tree, showCollapseAll: true });
   tree.bindView(view);
-  const statusBar = new CheckpointStatusBar(model, contextKeys, tree);
-  const services: Services = { log, model, tree, statusBar, contextKeys };
+  const statusBar = new CheckpointStatusBar(model, contextKeys);
+  const services: Services = { log, model, statusBar, contextKeys };
   context.subscriptions.push(log, model, tree, view, statusBar, ...registerCommands(services));
 
   const timer = setTimeout(() => {

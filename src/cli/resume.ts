@@ -1,6 +1,7 @@
 import { CheckpointError } from '../core/errors';
 import { formatLocalDateTime } from '../core/dates';
 import { resumeSummary } from '../core/resumeText';
+import { branchOrNone } from '../core/wording';
 import { AmbiguousCheckpointError, OrphanRemovedError } from '../core/store';
 import { defineCommand } from './command';
 
@@ -27,7 +28,7 @@ Without a name: the only checkpoint; with several, names them and exits 1.
       }
       if (err instanceof AmbiguousCheckpointError && !ctx.json) {
         throw new CheckpointError(
-          `Several checkpoints; name one:\n${err.candidates.map((c) => `  ${c.name}  (${c.branch || 'no branch'}, ${formatLocalDateTime(new Date(c.saved))})`).join('\n')}`,
+          `Several checkpoints; name one:\n${err.candidates.map((c) => `  ${c.name}  (${branchOrNone(c.branch)}, ${formatLocalDateTime(new Date(c.saved))})`).join('\n')}`,
         );
       }
       throw err;

@@ -4,12 +4,8 @@ import { exists } from '../core/files';
 import { switchBranch } from '../core/git';
 import { tildify } from '../markdown';
 import type { Services } from '../services';
-import { folderFromOption, isItemNode, isOptions, type TargetOptions } from './targets';
-
-/** `checkpoint.switchBranch` options; without `branch`, the active checkpoint's branch (the status bar's). */
-export interface SwitchBranchOptions extends TargetOptions {
-  branch?: string;
-}
+import { CommandId, type StatusBarAction, type StatusBarActionsOptions, type SwitchBranchOptions } from '../commandIds';
+import { isItemNode, isOptions } from './targets';
 
 /**
  * Checks out the branch a checkpoint was saved on (core `switchBranch`: the name is validated, git's
@@ -23,26 +19,19 @@ export async function switchBranchCommand(s: Services, arg: unknown): Promise<bo
     branch = arg.summary.branch;
   } else {
     const opts = isOptions<SwitchBranchOptions>(arg) ? arg : {};
-    folder = folderFromOption(s, opts.folder);
-    branch = opts.branch ?? s.statusBar.activeCheckpoint(folder)?.branch;
+    folder = s.model.folderFromOption(opts.folder);
+    branch = opts.branch ?? s.model.folder(folder).active()?.branch;
   }
   if (!branch) throw new CheckpointError('There is no branch to switch to: the checkpoint was saved outside a git repository.');
   if (!s.model.trusted) throw new CheckpointError('Git does not run in Restricted Mode: trust this workspace to switch branches.');
   await switchBranch(folder.uri.fsPath, branch);
-  await s.model.refreshBranch(folder); // now, rather than when the HEAD watcher reports it
+  await s.model.folder(folder).refreshBranch(); // now, rather than when the HEAD watcher reports it
   s.log.info(`Switched ${folder.name} to ${branch}`);
   void vscode.window.showInformationMessage(`Switched to ${branch}.`);
   return true;
 }
 
-type StatusBarAction = 'switch' | 'resume' | 'open' | 'dismiss';
-
 interface ActionItem extends vscode.QuickPickItem {
-  action: StatusBarAction;
-}
-
-/** `checkpoint.statusBarActions` without the pick: `{ action }` (one the pick would offer). */
-export interface StatusBarActionsOptions {
   action: StatusBarAction;
 }
 
@@ -53,12 +42,13 @@ export interface StatusBarActionsOptions {
 export async function statusBarActionsCommand(s: Services, arg?: unknown): Promise<string | undefined> {
   const folder = s.model.currentFolder();
   const state = s.statusBar.state;
-  const active = folder && state.visible ? s.statusBar.activeCheckpoint(folder) : undefined;
-  if (!folder || !active) {
+  const checkpoints = folder && s.model.folder(folder);
+  const active = checkpoints && state.visible ? checkpoints.active() : undefined;
+  if (!folder || !checkpoints || !active) {
     void vscode.window.showInformationMessage('No active checkpoint: save or resume one first.');
     return undefined;
   }
-  const store = await s.model.store(folder);
+  const store = await checkpoints.store();
   const items: ActionItem[] = [];
   if (state.branchMismatch) {
     items.push({
@@ -81,16 +71,16 @@ export async function statusBarActionsCommand(s: Services, arg?: unknown): Promi
   const target = { folder: folder.uri.toString(), name: active.name };
   switch (chosen.action) {
     case 'switch':
-      await vscode.commands.executeCommand('checkpoint.switchBranch', { folder: target.folder, branch: active.branch });
+      await vscode.commands.executeCommand(CommandId.switchBranch, { folder: target.folder, branch: active.branch });
       break;
     case 'resume':
-      await vscode.commands.executeCommand('checkpoint.resume', target);
+      await vscode.commands.executeCommand(CommandId.resume, target);
       break;
     case 'open':
       await vscode.window.showTextDocument(vscode.Uri.file(active.path), { preview: true });
       break;
     case 'dismiss':
-      await s.statusBar.dismiss(folder);
+      await checkpoints.dismiss();
       break;
   }
   return chosen.action;

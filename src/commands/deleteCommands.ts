@@ -3,36 +3,27 @@ import * as vscode from 'vscode';
 import { TRASH_DIR } from '../core/store';
 import { tildify } from '../markdown';
 import type { Services } from '../services';
-import { isOptions, resolveCheckpoint, resolveFolder, type TargetOptions } from './targets';
-
-/** `checkpoint.deleteAll` without the modal confirmation: `{ folder?, confirm: false }`. */
-export interface DeleteAllOptions extends TargetOptions {
-  confirm?: boolean;
-}
+import { CommandId, type DeleteAllOptions } from '../commandIds';
+import { NO_CHECKPOINTS } from '../core/wording';
+import { isOptions, resolveCheckpoint, resolveFolder } from './targets';
 
 /** Moves one checkpoint to trash (index bullet removed), with Undo. Returns the trash path. */
 export async function deleteCommand(s: Services, arg: unknown): Promise<string | undefined> {
   const target = await resolveCheckpoint(s, arg, { placeHolder: 'Delete which checkpoint? (it is moved to trash)', includeUnreadable: true });
   if (!target) return undefined;
   const { folder, name } = target;
-  const store = await s.model.store(folder);
-  const trashPath = await store.delete(name);
-  const json = target.summary?.source === 'json';
-  if (json) s.tree.reload(folder);
-  else await s.tree.refreshFile(folder, target.summary?.path ?? store.pathFor(name));
-  if (s.model.active(folder)?.name === name) await s.model.setActive(folder, undefined);
+  const trashPath = await s.model.folder(folder).delete(name, target.summary);
   if (!trashPath) {
     void vscode.window.showInformationMessage(`Checkpoint file missing (cleaned up stale entry "${name}").`);
     return undefined;
   }
   s.log.info(`Deleted ${name}: moved to ${trashPath}`);
   // Undo re-reads the file to rebuild its index bullet: not possible for unreadable or JSON files.
-  const undoable = !json && !target.summary?.unreadable;
-  if (undoable) s.model.setUndo({ folder: folder.uri.toString(), name, trashPath });
+  const undoable = s.model.lastUndo?.trashPath === trashPath;
   void vscode.window
     .showInformationMessage(`Moved checkpoint "${name}" to trash.`, ...(undoable ? ['Undo'] : []))
     .then((choice) => {
-      if (choice === 'Undo') void vscode.commands.executeCommand('checkpoint.undo', { folder: folder.uri.toString(), name, trashPath });
+      if (choice === 'Undo') void vscode.commands.executeCommand(CommandId.undo, { folder: folder.uri.toString(), name, trashPath });
     });
   return trashPath;
 }
@@ -41,10 +32,11 @@ export async function deleteCommand(s: Services, arg: unknown): Promise<string |
 export async function deleteAllCommand(s: Services, arg: unknown): Promise<number | undefined> {
   const folder = await resolveFolder(s, arg, 'Delete all checkpoints of which folder?');
   if (!folder) return undefined;
-  const store = await s.model.store(folder);
+  const checkpoints = s.model.folder(folder);
+  const store = await checkpoints.store();
   const files = await store.files();
   if (files.length === 0) {
-    void vscode.window.showInformationMessage('No saved checkpoints found.');
+    void vscode.window.showInformationMessage(NO_CHECKPOINTS);
     return 0;
   }
   const confirm = !(isOptions<DeleteAllOptions>(arg) && arg.confirm === false);
@@ -60,9 +52,7 @@ export async function deleteAllCommand(s: Services, arg: unknown): Promise<numbe
     );
     if (choice !== action) return undefined;
   }
-  const count = await store.deleteAll();
-  await s.model.setActive(folder, undefined);
-  s.tree.reload(folder);
+  const count = await checkpoints.deleteAll();
   s.log.info(`Deleted all ${count} checkpoint(s) of ${folder.name} (moved to ${path.join(store.memoryDir, TRASH_DIR)})`);
   void vscode.window.showInformationMessage(`Moved ${count} checkpoint${count === 1 ? '' : 's'} to trash.`);
   return count;

@@ -11,7 +11,7 @@ import { resolveCheckpoint, resolveFolder, type CheckpointTarget } from './targe
 /** The file of a target: from its listing entry, else found by name. */
 async function targetPath(s: Services, target: CheckpointTarget): Promise<string> {
   if (target.summary) return target.summary.path;
-  const store = await s.model.store(target.folder);
+  const store = await s.model.folder(target.folder).store();
   return (await store.find(target.name))?.path ?? store.pathFor(target.name);
 }
 
@@ -28,9 +28,9 @@ export async function openCommand(s: Services, arg: unknown): Promise<string | u
 export async function copyResumePromptCommand(s: Services, arg: unknown): Promise<string | undefined> {
   const target = await resolveCheckpoint(s, arg, { placeHolder: 'Copy the resume prompt of which checkpoint?', autoPickSingle: true });
   if (!target) return undefined;
-  const store = await s.model.store(target.folder);
-  const cp = await store.show(target.name);
-  const text = resumePrompt(cp, { currentBranch: await s.model.currentBranch(target.folder), path: cp.path });
+  const checkpoints = s.model.folder(target.folder);
+  const cp = await (await checkpoints.store()).show(target.name);
+  const text = resumePrompt(cp, { currentBranch: await checkpoints.currentBranch(), path: cp.path });
   await copyPrompt(text, cp.name);
   return text;
 }
@@ -68,7 +68,7 @@ export async function revealCommand(s: Services, arg: unknown): Promise<string |
 export async function openMemoryFolderCommand(s: Services, arg: unknown): Promise<string | undefined> {
   const folder = await resolveFolder(s, arg, 'Open the memory folder of which folder?');
   if (!folder) return undefined;
-  const { dir, source } = await s.model.memoryDir(folder);
+  const { dir, source } = await s.model.folder(folder).memoryDir();
   s.log.info(`Memory directory of ${folder.name}: ${dir} (from ${source})`);
   if (!(await exists(dir))) {
     void vscode.window.showInformationMessage(`No checkpoints saved in "${folder.name}" yet; they will be stored in ${tildify(dir)}.`);

@@ -1,4 +1,5 @@
 import type * as vscode from 'vscode';
+import { CommandId } from '../commandIds';
 import type { Services } from '../services';
 import { statusBarActionsCommand, switchBranchCommand } from './branchCommands';
 import { createCommand } from './createCommand';
@@ -12,22 +13,19 @@ export function registerCommands(s: Services): vscode.Disposable[] {
   const command = (id: string, handler: (arg?: unknown) => Promise<unknown>): vscode.Disposable =>
     createCommand(id, s.log, (arg) => handler(arg));
   return [
-    command('checkpoint.save', (arg) => saveCommand(s, arg, false)),
-    command('checkpoint.saveToPlan', (arg) => saveCommand(s, arg, true)),
-    command('checkpoint.resume', (arg) => resumeCommand(s, arg)),
-    command('checkpoint.undo', (arg) => undoCommand(s, arg)),
-    command('checkpoint.delete', (arg) => deleteCommand(s, arg)),
-    command('checkpoint.deleteAll', (arg) => deleteAllCommand(s, arg)),
-    command('checkpoint.open', (arg) => openCommand(s, arg)),
-    command('checkpoint.copyResumePrompt', (arg) => copyResumePromptCommand(s, arg)),
-    command('checkpoint.revealInExplorer', (arg) => revealCommand(s, arg)),
-    command('checkpoint.openMemoryFolder', (arg) => openMemoryFolderCommand(s, arg)),
-    command('checkpoint.switchBranch', (arg) => switchBranchCommand(s, arg)),
-    command('checkpoint.statusBarActions', (arg) => statusBarActionsCommand(s, arg)),
-    command('checkpoint.refresh', async () => {
-      await s.model.refresh();
-      s.tree.reload();
-    }),
-    command('checkpoint.showLog', async () => s.log.show()),
+    command(CommandId.save, (arg) => saveCommand(s, arg, false)),
+    command(CommandId.saveToPlan, (arg) => saveCommand(s, arg, true)),
+    command(CommandId.resume, (arg) => resumeCommand(s, arg)),
+    command(CommandId.undo, (arg) => undoCommand(s, arg)),
+    command(CommandId.delete, (arg) => deleteCommand(s, arg)),
+    command(CommandId.deleteAll, (arg) => deleteAllCommand(s, arg)),
+    command(CommandId.open, (arg) => openCommand(s, arg)),
+    command(CommandId.copyResumePrompt, (arg) => copyResumePromptCommand(s, arg)),
+    command(CommandId.revealInExplorer, (arg) => revealCommand(s, arg)),
+    command(CommandId.openMemoryFolder, (arg) => openMemoryFolderCommand(s, arg)),
+    command(CommandId.switchBranch, (arg) => switchBranchCommand(s, arg)),
+    command(CommandId.statusBarActions, (arg) => statusBarActionsCommand(s, arg)),
+    command(CommandId.refresh, () => s.model.refresh()),
+    command(CommandId.showLog, async () => s.log.show()),
   ];
 }

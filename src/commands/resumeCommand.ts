@@ -5,15 +5,11 @@ import { exists } from '../core/files';
 import { printable } from '../core/names';
 import { failedWarnings, resumePrompt, resumeSummary } from '../core/resumeText';
 import { OrphanRemovedError, type ResumeResult } from '../core/store';
+import { CommandId, type ResumeOptions, type UndoOptions } from '../commandIds';
+import type { UndoEntry } from '../folderCheckpoints';
 import type { Services } from '../services';
-import type { UndoEntry } from '../workspaceModel';
-import { folderFromOption, isOptions, resolveCheckpoint, type TargetOptions } from './targets';
-
-/** `checkpoint.resume` without any UI: `{ name, folder?, keep? }` (keep defaults to `checkpoint.afterResume`). */
-export interface ResumeOptions extends TargetOptions {
-  name: string;
-  keep?: boolean;
-}
+import { afterResume } from '../settings';
+import { isOptions, resolveCheckpoint } from './targets';
 
 /** How many "Previously failed" warnings pop up; the rest are summed up in one. */
 const MAX_FAILED_WARNINGS = 3;
@@ -28,24 +24,19 @@ export async function resumeCommand(s: Services, arg: unknown): Promise<ResumeRe
   if (!target) return undefined;
   const { folder } = target;
   const optionKeep = isOptions<ResumeOptions>(arg) ? arg.keep : undefined;
-  const keep = optionKeep ?? s.model.afterResume(folder) === 'keep';
-  const store = await s.model.store(folder);
+  const keep = optionKeep ?? afterResume(folder) === 'keep';
   let r: ResumeResult;
   try {
-    r = await store.resume(target.name, { keep });
+    r = await s.model.folder(folder).resume(target.name, { keep });
   } catch (err) {
     // The file was gone but its index bullet remained: the core removed the bullet. Not a failure.
     if (!(err instanceof OrphanRemovedError)) throw err;
     s.log.info(err.message);
     void vscode.window.showInformationMessage(err.message);
     return undefined;
-  } finally {
-    await s.tree.refreshFile(folder, store.pathFor(target.name));
   }
   const cp = r.checkpoint;
   const location = r.trashPath ?? r.path;
-  if (r.consumed && r.trashPath) s.model.setUndo({ folder: folder.uri.toString(), name: cp.name, trashPath: r.trashPath });
-  await s.model.setActive(folder, { name: cp.name, branch: cp.branch, saved: cp.saved, path: location });
   s.log.info(`Resumed ${r.path}${r.consumed ? ` (moved to ${r.trashPath})` : ''}\n${resumeSummary(cp, r)}`);
 
   await openCheckpointAndPlan(s, r);
@@ -55,7 +46,7 @@ export async function resumeCommand(s: Services, arg: unknown): Promise<ResumeRe
     void vscode.window
       .showWarningMessage(`Checkpoint "${cp.name}" was saved on ${cp.branch}; you are on ${r.currentBranch}.`, action)
       .then((choice) => {
-        if (choice === action) void vscode.commands.executeCommand('checkpoint.switchBranch', { folder: folder.uri.toString(), branch: cp.branch });
+        if (choice === action) void vscode.commands.executeCommand(CommandId.switchBranch, { folder: folder.uri.toString(), branch: cp.branch });
       });
   }
   const failed = failedWarnings(cp);
@@ -71,7 +62,7 @@ export async function resumeCommand(s: Services, arg: unknown): Promise<ResumeRe
     .showInformationMessage(`Resumed "${cp.name}": ${printable(cp.description, 120)}.${consumed}${unchecked}`, ...actions)
     .then(async (choice) => {
       if (choice === 'Copy Resume Prompt') await copyPrompt(resumePrompt(cp, { currentBranch: r.currentBranch, path: location }), cp.name);
-      if (choice === 'Undo' && r.trashPath) await vscode.commands.executeCommand('checkpoint.undo', { folder: folder.uri.toString(), name: cp.name, trashPath: r.trashPath });
+      if (choice === 'Undo' && r.trashPath) await vscode.commands.executeCommand(CommandId.undo, { folder: folder.uri.toString(), name: cp.name, trashPath: r.trashPath });
     });
   return r;
 }
@@ -105,19 +96,12 @@ export async function copyPrompt(text: string, name: string): Promise<void> {
   void vscode.window.showInformationMessage(`Resume prompt for "${name}" copied: paste it into your agent.`);
 }
 
-/** `checkpoint.undo` options: the trash path a resume or delete reported. */
-export interface UndoOptions {
-  folder?: string;
-  name?: string;
-  trashPath: string;
-}
-
 /** Puts back the last consumed or deleted checkpoint (or the one named): file and index bullet. Returns its path. */
 export async function undoCommand(s: Services, arg: unknown): Promise<string | undefined> {
   let entry: UndoEntry | undefined = s.model.lastUndo;
   let folder: vscode.WorkspaceFolder | undefined;
   if (isOptions<UndoOptions>(arg) && typeof arg.trashPath === 'string') {
-    folder = folderFromOption(s, arg.folder);
+    folder = s.model.folderFromOption(arg.folder);
     entry = { folder: folder.uri.toString(), name: arg.name ?? '', trashPath: arg.trashPath };
   }
   if (!entry) {
@@ -126,15 +110,9 @@ export async function undoCommand(s: Services, arg: unknown): Promise<string | u
   }
   folder ??= s.model.folders().find((f) => f.uri.toString() === entry.folder);
   if (!folder) throw new CheckpointError('The folder of that checkpoint is no longer open.');
-  const store = await s.model.store(folder);
-  const cp = await store.restore(entry.trashPath);
-  const file = store.pathFor(entry.name || cp.name);
-  if (s.model.lastUndo?.trashPath === entry.trashPath) s.model.setUndo(undefined);
-  const active = s.model.active(folder);
-  if (active?.path === entry.trashPath) await s.model.setActive(folder, { ...active, path: file });
-  await s.model.noteWritten(folder);
-  await s.tree.refreshFile(folder, file);
+  const restored = await s.model.folder(folder).restore(entry.trashPath, entry.name);
+  const file = restored.path;
   s.log.info(`Restored ${entry.trashPath} to ${file}`);
-  void vscode.window.showInformationMessage(`Restored checkpoint "${entry.name || cp.name}".`);
+  void vscode.window.showInformationMessage(`Restored checkpoint "${restored.name}".`);
   return file;
 }

@@ -8,23 +8,10 @@ import { formatStep, listPlans, planName, readPlanProgress } from '../core/plans
 import { previewName, splitItems, suggestName } from '../core/saveForm';
 import { CheckpointExistsError, LIST_READ_BYTES, type CheckpointStore, type SaveResult } from '../core/store';
 import { tildify } from '../markdown';
+import { CommandId, type SaveOptions } from '../commandIds';
 import type { Services } from '../services';
 import { askPick, askText, BACK, type StepResult } from './quickInput';
-import { isNode, isOptions, folderFromOption, resolveFolder } from './targets';
-
-/** `checkpoint.save` / `checkpoint.saveToPlan` without any UI (tests, other extensions). */
-export interface SaveOptions {
-  /** Workspace folder path, name or URI; default: the current folder. */
-  folder?: string;
-  name: string;
-  leftOff: string;
-  done?: string[];
-  failed?: string[];
-  /** Plan file (absolute, or relative to the folder). */
-  plan?: string;
-  /** Overwrite an existing checkpoint of that name. */
-  force?: boolean;
-}
+import { isNode, isOptions, resolveFolder } from './targets';
 
 interface SaveForm {
   name: string;
@@ -50,7 +37,7 @@ const MAX_PLANS = 50;
  */
 export async function saveCommand(s: Services, arg: unknown, planFirst: boolean): Promise<string | undefined> {
   if (isOptions<SaveOptions>(arg) && typeof arg.name === 'string') {
-    const folder = folderFromOption(s, arg.folder);
+    const folder = s.model.folderFromOption(arg.folder);
     if (!arg.leftOff?.trim()) throw new CheckpointError('Left Off is required: say where work stopped.');
     const form: SaveForm = {
       name: arg.name,
@@ -76,12 +63,13 @@ async function askSaveForm(
   presetPlan: string | undefined,
 ): Promise<SaveForm | undefined> {
   const cwd = folder.uri.fsPath;
-  const store = await s.model.store(folder);
+  const checkpoints = s.model.folder(folder);
+  const store = await checkpoints.store();
   const [branch, activePlan, existing, plansDir] = await Promise.all([
-    s.model.currentBranch(folder),
+    checkpoints.currentBranch(),
     readActivePlan(cwd),
-    s.tree.summaries(folder).catch(() => []),
-    s.model.plansDir(folder),
+    checkpoints.index.list().catch(() => []),
+    checkpoints.plansDir(),
   ]);
   const existingByName = new Map(existing.filter((e) => e.source === 'markdown').map((e) => [e.name, e]));
   const form: SaveForm = { name: '', leftOff: '', done: [], failed: [], plan: presetPlan, force: false };
@@ -243,34 +231,21 @@ async function askOverwrite(
   return true;
 }
 
-/** Writes the checkpoint, makes it the folder's active one, updates the tree and says so. */
+/** Saves the checkpoint (the folder's write path makes it the active one) and says so. */
 async function writeCheckpoint(s: Services, folder: vscode.WorkspaceFolder, form: SaveForm, interactive: boolean): Promise<string | undefined> {
-  const store = await s.model.store(folder);
-  const input = {
-    name: form.name,
-    leftOff: form.leftOff,
-    done: form.done,
-    failed: form.failed,
-    plan: form.plan,
-    force: form.force,
-    // Restricted Mode: git never runs; the branch and modified files are not recorded.
-    git: s.model.trusted ? undefined : { branch: '', modifiedFiles: [] },
-  };
+  const checkpoints = s.model.folder(folder);
+  const input = { name: form.name, leftOff: form.leftOff, done: form.done, failed: form.failed, plan: form.plan, force: form.force };
   let result: SaveResult;
   try {
-    result = await store.save(input);
+    result = await checkpoints.save(input);
   } catch (err) {
     // Created by someone else (an agent, the CLI) while the form was open: ask again.
     if (!(err instanceof CheckpointExistsError) || !interactive) throw err;
     const choice = await vscode.window.showWarningMessage(err.message, { modal: true }, 'Overwrite');
     if (choice !== 'Overwrite') return undefined;
-    result = await store.save({ ...input, force: true });
+    result = await checkpoints.save({ ...input, force: true });
   }
   const cp = result.checkpoint;
-  await s.model.noteWritten(folder);
-  // The listing first: the status bar then finds the file it is told about.
-  await s.tree.refreshFile(folder, result.path);
-  await s.model.setActive(folder, { name: cp.name, branch: cp.branch, saved: cp.saved, path: result.path });
   s.log.info(`Saved ${result.path}${result.overwritten ? ' (overwritten)' : ''}`);
   for (const w of result.warnings) {
     s.log.warn(w);
@@ -279,8 +254,8 @@ async function writeCheckpoint(s: Services, folder: vscode.WorkspaceFolder, form
   const restricted = s.model.trusted ? '' : ' Branch and modified files were not recorded: git does not run in Restricted Mode.';
   void vscode.window.showInformationMessage(`Checkpoint "${cp.name}" saved.${restricted}`, 'Open', 'Copy Resume Prompt').then((choice) => {
     const target = { folder: folder.uri.toString(), name: cp.name };
-    if (choice === 'Open') void vscode.commands.executeCommand('checkpoint.open', target);
-    if (choice === 'Copy Resume Prompt') void vscode.commands.executeCommand('checkpoint.copyResumePrompt', target);
+    if (choice === 'Open') void vscode.commands.executeCommand(CommandId.open, target);
+    if (choice === 'Copy Resume Prompt') void vscode.commands.executeCommand(CommandId.copyResumePrompt, target);
   });
   return result.path;
 }

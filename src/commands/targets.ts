@@ -1,23 +1,16 @@
 import * as vscode from 'vscode';
-import { formatRelative } from '../core/dates';
 import { CheckpointError } from '../core/errors';
-import { printable, validateName } from '../core/names';
+import { validateName } from '../core/names';
 import type { CheckpointSummary } from '../core/store';
+import { NO_CHECKPOINTS, branchAndTime } from '../core/wording';
+import type { CheckpointNode, ItemNode, TargetOptions } from '../commandIds';
 import type { Services } from '../services';
-import type { CheckpointNode, ItemNode } from '../views/checkpointTree';
 
 /**
  * Resolving what a command acts on. A command gets a tree node (from the view), an options object
  * (from tests and other commands: `{ name, folder? }`), or nothing (from the palette or a keybinding:
  * then it asks with a pick list).
  */
-
-/** The `{ folder?, name? }` part every command's options object may carry. */
-export interface TargetOptions {
-  /** Workspace folder path, name or URI; default: the current folder. */
-  folder?: string;
-  name?: string;
-}
 
 export interface CheckpointTarget {
   folder: vscode.WorkspaceFolder;
@@ -41,23 +34,11 @@ export function isOptions<T extends object>(arg: unknown): arg is Partial<T> {
   return typeof arg === 'object' && arg !== null && !isNode(arg) && !(arg instanceof vscode.Uri);
 }
 
-/** The folder named by the `folder` option; the current folder when none is named. */
-export function folderFromOption(s: Services, folder: string | undefined): vscode.WorkspaceFolder {
-  if (folder !== undefined) {
-    const found = s.model.folderByArg(folder);
-    if (!found) throw new CheckpointError(`"${printable(folder)}" is not a folder of this workspace.`);
-    return found;
-  }
-  const current = s.model.currentFolder();
-  if (!current) throw new CheckpointError('Open a folder to use checkpoints.');
-  return current;
-}
-
 /** The folder an argument names: a node's, an options object's, a Uri's; undefined when it names none. */
 export function folderFromArg(s: Services, arg: unknown): vscode.WorkspaceFolder | undefined {
   if (isNode(arg)) return arg.folder;
   if (arg instanceof vscode.Uri) return vscode.workspace.getWorkspaceFolder(arg);
-  if (isOptions<TargetOptions>(arg) && typeof arg.folder === 'string') return folderFromOption(s, arg.folder);
+  if (isOptions<TargetOptions>(arg) && typeof arg.folder === 'string') return s.model.folderFromOption(arg.folder);
   return undefined;
 }
 
@@ -90,7 +71,7 @@ export async function pickCheckpoint(s: Services, opts: PickOptions): Promise<Ch
   const folders = s.model.folders();
   if (folders.length === 0) throw new CheckpointError('Open a folder to use checkpoints.');
   const multiRoot = folders.length > 1;
-  const lists = await Promise.all(folders.map(async (folder) => ({ folder, items: await s.tree.summaries(folder) })));
+  const lists = await Promise.all(folders.map(async (folder) => ({ folder, items: await s.model.folder(folder).index.list() })));
   const candidates: CheckpointPickItem[] = [];
   for (const { folder, items } of lists) {
     for (const summary of items) {
@@ -99,14 +80,14 @@ export async function pickCheckpoint(s: Services, opts: PickOptions): Promise<Ch
       const where = multiRoot ? ` · ${folder.name}` : '';
       candidates.push({
         label: `${summary.unreadable ? '$(error)' : summary.plan ? '$(checklist)' : '$(bookmark)'} ${summary.name}`,
-        description: summary.unreadable ? `unreadable${where}` : `${summary.branch || 'no branch'} · ${formatRelative(summary.saved)}${where}`,
+        description: summary.unreadable ? `unreadable${where}` : `${branchAndTime(summary)}${where}`,
         detail: summary.unreadable ?? summary.description,
         target: { folder, name: summary.name, summary },
       });
     }
   }
   if (candidates.length === 0) {
-    void vscode.window.showInformationMessage('No saved checkpoints found.');
+    void vscode.window.showInformationMessage(NO_CHECKPOINTS);
     return undefined;
   }
   if (candidates.length === 1 && opts.autoPickSingle) return candidates[0].target;
@@ -123,10 +104,10 @@ export async function pickCheckpoint(s: Services, opts: PickOptions): Promise<Ch
 export async function resolveCheckpoint(s: Services, arg: unknown, opts: PickOptions): Promise<CheckpointTarget | undefined> {
   if (isItemNode(arg)) return { folder: arg.folder, name: arg.summary.name, summary: arg.summary };
   if (isOptions<TargetOptions>(arg) && typeof arg.name === 'string') {
-    const folder = folderFromOption(s, arg.folder);
+    const folder = s.model.folderFromOption(arg.folder);
     const name = validateName(arg.name);
     // The listing's entry when there is one (Markdown first, as the core's `find`), for its path and kind.
-    const all = await s.tree.summaries(folder).catch(() => []);
+    const all = await s.model.folder(folder).index.list().catch(() => []);
     const summary = all.find((c) => c.name === name && c.source === 'markdown') ?? all.find((c) => c.name === name);
     return { folder, name, summary };
   }

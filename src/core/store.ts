@@ -28,6 +28,7 @@ import { fileNameFor, nameFromFileName, printable, validateName } from './names'
 import { recordResume } from './pending';
 import { readPlanProgress } from './plans';
 import { recordLastCheckpoint } from './stateIndex';
+import { NO_CHECKPOINTS } from './wording';
 
 /** Listing reads only this much of each file: front matter and the first sections are at the top. */
 export const LIST_READ_BYTES = 64 * 1024;
@@ -513,7 +514,7 @@ export class CheckpointStore {
     let name: string;
     if (rawName === undefined || rawName.trim() === '') {
       const all = (await this.list()).filter((c) => !c.unreadable);
-      if (all.length === 0) throw new CheckpointError('No saved checkpoints found.');
+      if (all.length === 0) throw new CheckpointError(NO_CHECKPOINTS);
       if (all.length > 1) throw new AmbiguousCheckpointError(all);
       name = all[0].name;
     } else {
@@ -870,7 +871,7 @@ const CANONICAL_ISO = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
  * outside the years 0-9999), comparing them by code unit orders them exactly as localeCompare does: the strings
  * differ first at a digit. That is much cheaper than the collator over thousands of entries.
  */
-function newestFirst(items: CheckpointSummary[]): (a: CheckpointSummary, b: CheckpointSummary) => number {
+export function newestFirst(items: CheckpointSummary[]): (a: CheckpointSummary, b: CheckpointSummary) => number {
   if (!items.every((i) => CANONICAL_ISO.test(i.saved))) {
     return (a, b) => b.saved.localeCompare(a.saved) || a.name.localeCompare(b.name);
   }

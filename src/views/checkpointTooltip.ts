@@ -1,7 +1,9 @@
 import * as vscode from 'vscode';
 import { formatLocalDateTime } from '../core/dates';
 import { planName, formatStep } from '../core/plans';
+import { branchDiffers } from '../core/git';
 import type { CheckpointSummary } from '../core/store';
+import { branchSentence } from '../core/wording';
 import { escapeMarkdown, inlineCode } from '../markdown';
 
 /** How many failed approaches a tooltip lists before "… and N more". */
@@ -15,13 +17,9 @@ export interface TooltipContext {
 }
 
 /** The branch line: where it was saved and whether that is where the user is now. */
-export function branchMarkdown(saved: string, ctx: TooltipContext): string {
-  if (!saved) return ctx.restricted ? 'Branch unknown: git does not run in Restricted Mode.' : 'Saved without a branch (outside a git repository, or in Restricted Mode).';
-  if (ctx.restricted) return `Saved on ${inlineCode(saved)}; the current branch is unknown: git does not run in Restricted Mode.`;
-  if (ctx.currentBranch && ctx.currentBranch !== saved) {
-    return `$(warning) Saved on ${inlineCode(saved)}; you are on ${inlineCode(ctx.currentBranch)}.`;
-  }
-  return `Saved on ${inlineCode(saved)}.`;
+function branchMarkdown(saved: string, ctx: TooltipContext): string {
+  const warn = !ctx.restricted && branchDiffers(saved, ctx.currentBranch ?? '') ? '$(warning) ' : '';
+  return `${warn}${branchSentence(saved, ctx, inlineCode)}`;
 }
 
 /** The hover of a checkpoint in the tree: left off, failed approaches, modified files count, plan, branch. */

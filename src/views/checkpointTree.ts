@@ -1,106 +1,16 @@
-import { promises as fs, type Stats } from 'node:fs';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
+import { CommandId, type CheckpointNode, type FolderNode, type ItemNode, type PlanNode } from '../commandIds';
 import { formatRelative } from '../core/dates';
 import { errorMessage } from '../core/errors';
 import { branchDiffers } from '../core/git';
-import { nameFromFileName } from '../core/names';
 import { formatStep, planName, readPlanProgress } from '../core/plans';
 import type { CheckpointSummary } from '../core/store';
+import { branchAndTime } from '../core/wording';
 import { tildify } from '../markdown';
-import type { FileChange, ModelChange, WorkspaceModel } from '../workspaceModel';
+import type { ModelChange } from '../folderCheckpoints';
+import type { WorkspaceModel } from '../workspaceModel';
 import { checkpointTooltip } from './checkpointTooltip';
-
-export interface FolderNode {
-  readonly kind: 'folder';
-  readonly folder: vscode.WorkspaceFolder;
-}
-
-export interface PlanNode {
-  readonly kind: 'plan';
-  readonly folder: vscode.WorkspaceFolder;
-  /** The plan as the checkpoints name it (an absolute path, or a plan folder name for JSON checkpoints). */
-  readonly plan: string;
-  /** "fix-auth-race · step 3 of 7". */
-  readonly label: string;
-  /** "step 3 of 7" (the plan file's progress now, else as its newest checkpoint recorded it). */
-  readonly step?: string;
-  readonly children: ItemNode[];
-}
-
-export interface ItemNode {
-  readonly kind: 'checkpoint';
-  readonly folder: vscode.WorkspaceFolder;
-  readonly summary: CheckpointSummary;
-  /** Saved on another branch than the folder's current one. */
-  readonly branchMismatch: boolean;
-  readonly currentBranch: string | undefined;
-  readonly restricted: boolean;
-}
-
-/** A line of text in the tree: an error listing a folder, or "no checkpoints" under a folder node. */
-export interface MessageNode {
-  readonly kind: 'message';
-  readonly folder?: vscode.WorkspaceFolder;
-  readonly message: string;
-  readonly isError: boolean;
-}
-
-export type CheckpointNode = FolderNode | PlanNode | ItemNode | MessageNode;
-
-/** What the tree knows of one folder's memory directory: one summary per file, keyed by path. */
-interface FolderCache {
-  dir: string;
-  files: Map<string, CheckpointSummary>;
-  /** Read-only JSON checkpoints (outside the memory directory; re-read on reload only). */
-  json: CheckpointSummary[];
-  /** What each file was when {@link CheckpointTreeProvider.refreshFile} last read it (see {@link fileStamp}). */
-  stamps: Map<string, string>;
-}
-
-interface FolderState {
-  cache?: FolderCache;
-  loading?: Promise<FolderCache>;
-  /** The generation `loading` was started in. */
-  loadingGeneration?: number;
-  /** Bumped on reload: a scan started before it does not fill the cache. */
-  generation: number;
-  /** File updates run one after the other, in event order. */
-  queue: Promise<void>;
-  /** Files with an update queued that has not started yet: another event for them adds nothing. */
-  pending: Set<string>;
-  node: FolderNode;
-}
-
-/**
- * Diagnostic counters of the tree's reads (for tests and the performance budget "one file re-read per file
- * changed"; not shown anywhere). Plain increments, no I/O.
- */
-export interface TreeReadStats {
-  /**
-   * Checkpoint files read for the tree: one per entry a folder scan returns (Markdown and JSON checkpoints,
-   * unreadable ones included) plus one per file {@link CheckpointTreeProvider.refreshFile} reads. A file that a
-   * scan found but that vanished before it was read is not counted.
-   */
-  filesRead: number;
-  /** Scans of a folder (each reads every checkpoint file of it). */
-  scans: number;
-}
-
-/**
- * Identifies a version of a file without reading it: inode, size, modification and change times. Every write
- * changes the change time (an atomic write also the inode), so an unchanged stamp means the file was already read
- * as it is: VS Code reports one write as several events (create and change; this extension's own save, then the
- * watcher's event) and only the first is read. Undefined (always read) on a file system with whole-second times,
- * where two writes in the same second would share a stamp.
- */
-function fileStamp(st: Stats): string | undefined {
-  if (st.mtimeMs % 1000 === 0 || st.ctimeMs % 1000 === 0) return undefined;
-  return `${st.ino}:${st.size}:${st.mtimeMs}:${st.ctimeMs}`;
-}
-
-const byNewest = (a: CheckpointSummary, b: CheckpointSummary): number =>
-  b.saved.localeCompare(a.saved) || a.name.localeCompare(b.name);
 
 /** "1 checkpoint", "3 checkpoints". */
 export function countCheckpoints(n: number): string {
@@ -127,28 +37,22 @@ export function checkpointAccessibilityLabel(node: ItemNode): string {
 }
 
 /**
- * The Checkpoints view. Per folder: plan nodes holding plan-scoped checkpoints, then the named ones,
- * newest first; a node per folder in a multi-root workspace. A folder is scanned once, then kept up to date
- * file by file from watcher events and from this extension's own writes. `getChildren` never throws and
- * never shows UI: failures become message nodes, unreadable files become items.
+ * The Checkpoints view. Per folder: plan nodes holding plan-scoped checkpoints, then the named ones, newest first; a
+ * node per folder in a multi-root workspace. It renders the model's listings (one per folder, see
+ * `FolderCheckpoints.index`) and redraws on the model's events; it holds no data of its own. `getChildren` never
+ * throws and never shows UI: failures become message nodes, unreadable files become items.
  */
 export class CheckpointTreeProvider implements vscode.TreeDataProvider<CheckpointNode>, vscode.Disposable {
-  private readonly folders = new Map<string, FolderState>();
+  private readonly folderNodes = new Map<string, FolderNode>();
   private readonly disposables: vscode.Disposable[] = [];
   private readonly onDidChangeTreeDataEmitter = new vscode.EventEmitter<CheckpointNode | undefined>();
   readonly onDidChangeTreeData = this.onDidChangeTreeDataEmitter.event;
-  /** Diagnostic read counters (see {@link TreeReadStats}); exposed on the extension's API for tests. */
-  readonly stats: TreeReadStats = { filesRead: 0, scans: 0 };
 
   constructor(
     private readonly model: WorkspaceModel,
     private readonly log: vscode.LogOutputChannel,
   ) {
-    this.disposables.push(
-      this.onDidChangeTreeDataEmitter,
-      model.onDidChange((e) => this.onModelChange(e)),
-      model.onDidChangeFiles((e) => this.onFileChange(e)),
-    );
+    this.disposables.push(this.onDidChangeTreeDataEmitter, model.onDidChange((e) => this.onModelChange(e)));
   }
 
   /** Shows a note at the top of the view in Restricted Mode, kept up to date. */
@@ -190,7 +94,7 @@ export class CheckpointTreeProvider implements vscode.TreeDataProvider<Checkpoin
         item.iconPath = new vscode.ThemeIcon(node.isError ? 'error' : 'info');
         item.contextValue = 'checkpoint:message';
         if (!node.isError && node.folder) {
-          item.command = { command: 'checkpoint.save', title: 'Save a Checkpoint', arguments: [{ kind: 'folder', folder: node.folder }] };
+          item.command = { command: CommandId.save, title: 'Save a Checkpoint', arguments: [{ kind: 'folder', folder: node.folder }] };
         }
         return item;
       }
@@ -199,119 +103,18 @@ export class CheckpointTreeProvider implements vscode.TreeDataProvider<Checkpoin
 
   getParent(node: CheckpointNode): CheckpointNode | undefined {
     if (node.kind === 'folder' || !node.folder || this.model.folders().length < 2) return undefined;
-    return this.state(node.folder).node;
+    return this.folderNode(node.folder);
   }
 
-  // ---- data -----------------------------------------------------------------------------------
-
-  /** Every checkpoint of a folder (unreadable ones included), newest first. Scans the folder once. */
-  async summaries(folder: vscode.WorkspaceFolder): Promise<CheckpointSummary[]> {
-    const cache = await this.load(folder);
-    return [...cache.files.values(), ...cache.json].sort(byNewest);
-  }
-
-  /**
-   * The folder's checkpoint files as last read (Markdown ones, unreadable included; no JSON checkpoints), without
-   * any I/O; undefined until the folder is scanned ({@link summaries} scans it). Kept up to date file by file, like
-   * the tree; every change fires `onDidChangeTreeData`.
-   */
-  cachedFiles(folder: vscode.WorkspaceFolder): Iterable<CheckpointSummary> | undefined {
-    return this.folders.get(folder.uri.toString())?.cache?.files.values();
-  }
-
-  /** Forgets what is cached (one folder, or all) and redraws; the next look scans again. */
-  reload(folder?: vscode.WorkspaceFolder): void {
-    const states = folder ? [this.state(folder)] : [...this.folders.values()];
-    for (const st of states) {
-      st.generation++;
-      st.cache = undefined;
-    }
-    this.onDidChangeTreeDataEmitter.fire(undefined);
-  }
-
-  /**
-   * Re-reads one checkpoint file (after this extension wrote, moved or deleted it, or a watcher event):
-   * its entry is replaced, added or removed, nothing else is read. A JSON checkpoint reloads the folder.
-   * Reads nothing when the file is as it was last read (duplicate events) or when an update of it is already
-   * queued; never reads a file a scan would not list (the temp file of an atomic write, MEMORY.md).
-   */
-  refreshFile(folder: vscode.WorkspaceFolder, file: string): Promise<void> {
-    const st = this.state(folder);
-    // The queued update stats and reads the file when it starts, so it sees this change too.
-    if (st.pending.has(file)) return st.queue;
-    st.pending.add(file);
-    const run = async (): Promise<void> => {
-      st.pending.delete(file);
-      if (st.loading) await st.loading.catch(() => undefined);
-      const cache = st.cache;
-      if (!cache) return; // not scanned yet: the scan will read it
-      if (path.resolve(path.dirname(file)) !== path.resolve(cache.dir)) {
-        if (cache.json.some((j) => j.path === file)) this.reload(folder);
-        return;
-      }
-      // Only checkpoint files, as a scan lists them: never a temp file of an atomic write or MEMORY.md.
-      if (nameFromFileName(path.basename(file)) === undefined) return;
-      const stat = await fs.stat(file).catch(() => undefined);
-      let summary: CheckpointSummary | undefined;
-      let stamp: string | undefined;
-      if (stat?.isFile()) {
-        stamp = fileStamp(stat);
-        if (stamp !== undefined && cache.stamps.get(file) === stamp && cache.files.has(file)) return; // read as it is
-        const store = await this.model.store(folder);
-        this.stats.filesRead++;
-        summary = await store.summarize(file);
-      }
-      if (st.cache !== cache) return; // reloaded meanwhile
-      if (stamp !== undefined) cache.stamps.set(file, stamp);
-      else cache.stamps.delete(file);
-      if (summary) cache.files.set(file, summary);
-      else if (!cache.files.delete(file)) return;
-      this.onDidChangeTreeDataEmitter.fire(undefined);
-    };
-    st.queue = st.queue.then(run).catch((err: unknown) => this.log.warn(`Could not re-read ${file}: ${errorMessage(err)}`));
-    return st.queue;
-  }
-
-  private state(folder: vscode.WorkspaceFolder): FolderState {
+  /** One node object per folder, so that `getParent` returns the node the view knows. */
+  private folderNode(folder: vscode.WorkspaceFolder): FolderNode {
     const key = folder.uri.toString();
-    let st = this.folders.get(key);
-    if (!st) {
-      st = { generation: 0, queue: Promise.resolve(), pending: new Set(), node: { kind: 'folder', folder } };
-      this.folders.set(key, st);
+    let node = this.folderNodes.get(key);
+    if (!node) {
+      node = { kind: 'folder', folder };
+      this.folderNodes.set(key, node);
     }
-    return st;
-  }
-
-  private load(folder: vscode.WorkspaceFolder): Promise<FolderCache> {
-    const st = this.state(folder);
-    if (st.cache) return Promise.resolve(st.cache);
-    // A scan started before a reload would list what was there before it (another directory, maybe): start anew.
-    if (!st.loading || st.loadingGeneration !== st.generation) {
-      const generation = st.generation;
-      const loading = (async () => {
-        const store = await this.model.store(folder);
-        const all = await store.list();
-        this.stats.scans++;
-        this.stats.filesRead += all.length;
-        const cache: FolderCache = {
-          dir: store.memoryDir,
-          files: new Map(all.filter((s) => s.source === 'markdown').map((s) => [s.path, s])),
-          json: all.filter((s) => s.source === 'json'),
-          stamps: new Map(),
-        };
-        if (st.generation === generation) st.cache = cache;
-        this.log.debug(`Scanned ${store.memoryDir}: ${all.length} checkpoint(s)`);
-        return cache;
-      })();
-      st.loading = loading;
-      st.loadingGeneration = generation;
-      // Clear the in-flight promise either way: a failed scan is retried on the next look, never cached.
-      const clear = (): void => {
-        if (st.loading === loading) st.loading = undefined;
-      };
-      loading.then(clear, clear);
-    }
-    return st.loading;
+    return node;
   }
 
   private async roots(): Promise<CheckpointNode[]> {
@@ -319,15 +122,15 @@ export class CheckpointTreeProvider implements vscode.TreeDataProvider<Checkpoin
     if (folders.length === 0) return [];
     if (folders.length === 1) return this.folderChildren(folders[0], false);
     // Multi-root: a node per folder, unless no folder has any checkpoint (then the welcome view shows).
-    const counts = await Promise.all(folders.map((f) => this.summaries(f).then((s) => s.length, () => 1)));
+    const counts = await Promise.all(folders.map((f) => this.model.folder(f).index.list().then((s) => s.length, () => 1)));
     if (counts.every((n) => n === 0)) return [];
-    return folders.map((f) => this.state(f).node);
+    return folders.map((f) => this.folderNode(f));
   }
 
   private async folderChildren(folder: vscode.WorkspaceFolder, underFolderNode: boolean): Promise<CheckpointNode[]> {
     let all: CheckpointSummary[];
     try {
-      all = await this.summaries(folder);
+      all = await this.model.folder(folder).index.list();
     } catch (err) {
       this.log.error(`Could not list the checkpoints of ${folder.name}: ${errorMessage(err)}`);
       return [{ kind: 'message', folder, message: `Could not list checkpoints: ${errorMessage(err)}`, isError: true }];
@@ -336,7 +139,7 @@ export class CheckpointTreeProvider implements vscode.TreeDataProvider<Checkpoin
       return underFolderNode ? [{ kind: 'message', folder, message: 'No checkpoints yet — save one', isError: false }] : [];
     }
     const restricted = !this.model.trusted;
-    const currentBranch = restricted ? '' : await this.model.currentBranch(folder);
+    const currentBranch = await this.model.folder(folder).currentBranch();
     const item = (summary: CheckpointSummary): ItemNode => ({
       kind: 'checkpoint',
       folder,
@@ -373,11 +176,12 @@ export class CheckpointTreeProvider implements vscode.TreeDataProvider<Checkpoin
     item.id = `folder:${node.folder.uri.toString()}`;
     item.iconPath = vscode.ThemeIcon.Folder;
     item.contextValue = 'checkpoint:folder';
-    const dir = this.model.memoryDirNow(node.folder)?.dir;
+    const folder = this.model.folder(node.folder);
+    const dir = folder.memoryDirNow()?.dir;
     item.tooltip = dir ? `Checkpoints of ${node.folder.name} are stored in ${dir}` : node.folder.uri.fsPath;
     // Without it a screen reader reads the (string) tooltip: a path instead of the folder.
-    const cache = this.folders.get(node.folder.uri.toString())?.cache;
-    const count = cache ? countCheckpoints(cache.files.size + cache.json.length) : undefined;
+    const listed = folder.index.cachedCount();
+    const count = listed === undefined ? undefined : countCheckpoints(listed);
     item.accessibilityInformation = { label: [node.folder.name, 'workspace folder', count].filter(Boolean).join(', ') };
     return item;
   }
@@ -406,17 +210,17 @@ export class CheckpointTreeProvider implements vscode.TreeDataProvider<Checkpoin
       item.description = `unreadable: ${s.unreadable}`;
       item.iconPath = new vscode.ThemeIcon('error', new vscode.ThemeColor('list.errorForeground'));
       item.contextValue = 'checkpoint:unreadable';
-      item.command = { command: 'checkpoint.open', title: 'Open Checkpoint', arguments: [node] };
+      item.command = { command: CommandId.open, title: 'Open Checkpoint', arguments: [node] };
       item.accessibilityInformation = { label: checkpointAccessibilityLabel(node) };
       return item;
     }
-    item.description = `${s.branch || 'no branch'} · ${formatRelative(s.saved)}`;
+    item.description = branchAndTime(s);
     item.iconPath = node.branchMismatch
       ? new vscode.ThemeIcon('warning', new vscode.ThemeColor('list.warningForeground'))
       : new vscode.ThemeIcon(s.source === 'json' ? 'history' : 'bookmark');
     // Flags matched in package.json menus: `viewItem =~ /checkpoint:item/`.
     item.contextValue = ['checkpoint:item', `checkpoint:${s.source}`, ...(node.branchMismatch ? ['checkpoint:mismatch'] : [])].join(' ');
-    item.command = { command: 'checkpoint.resume', title: 'Resume', arguments: [node] };
+    item.command = { command: CommandId.resume, title: 'Resume', arguments: [node] };
     item.accessibilityInformation = { label: checkpointAccessibilityLabel(node) };
     return item;
   }
@@ -425,15 +229,15 @@ export class CheckpointTreeProvider implements vscode.TreeDataProvider<Checkpoin
 
   private onModelChange(e: ModelChange): void {
     switch (e.kind) {
-      case 'memoryDir':
-        this.reload(e.folder);
-        break;
       case 'folders':
-        for (const key of [...this.folders.keys()]) {
-          if (!this.model.folders().some((f) => f.uri.toString() === key)) this.folders.delete(key);
+        for (const key of [...this.folderNodes.keys()]) {
+          if (!this.model.folders().some((f) => f.uri.toString() === key)) this.folderNodes.delete(key);
         }
         this.onDidChangeTreeDataEmitter.fire(undefined);
         break;
+      case 'memoryDir':
+      case 'checkpoints':
+      case 'write':
       case 'branch':
       case 'trust':
       case 'plansDir':
@@ -442,10 +246,6 @@ export class CheckpointTreeProvider implements vscode.TreeDataProvider<Checkpoin
       default:
         break;
     }
-  }
-
-  private onFileChange(e: FileChange): void {
-    void this.refreshFile(e.folder, e.path);
   }
 
   dispose(): void {

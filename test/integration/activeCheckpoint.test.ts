@@ -31,7 +31,7 @@ suite('Status bar: the newest checkpoint, also when saved by the CLI', {}, (t) =
     atomicWrite(path.join(earlier, 'checkpoint-newest-before.md'), checkpointText('newest-before', 'Newer work', { saved: new Date(now - hour), branch: original }));
     await useMemoryDir(t.api, t.folder, earlier);
     await shows('newest-before');
-    assert.equal(t.api.model.active(t.folder), undefined, 'nothing was saved or resumed in this window');
+    assert.equal(t.api.model.folder(t.folder).recorded(), undefined, 'nothing was saved or resumed in this window');
     assert.equal(state().branchMismatch, false);
     assert.equal(t.api.contextKeys.get('checkpoint.hasActive'), true);
 
@@ -45,7 +45,7 @@ suite('Status bar: the newest checkpoint, also when saved by the CLI', {}, (t) =
     await shows('from-cli');
     assert.equal(state().savedBranch, original);
     assert.equal(state().branchMismatch, false);
-    assert.equal(t.api.model.active(t.folder), undefined);
+    assert.equal(t.api.model.folder(t.folder).recorded(), undefined);
   });
 
   it('warns when the CLI saved it on another branch', async () => {
@@ -79,7 +79,7 @@ suite('Status bar: the newest checkpoint, also when saved by the CLI', {}, (t) =
     assert.equal(await vscode.commands.executeCommand('checkpoint.statusBarActions', { action: 'dismiss' }), 'dismiss');
     await waitFor(t.api.statusBar.onDidChangeState, () => !state().visible, 'the status bar item to hide');
     assert.equal(t.api.contextKeys.get('checkpoint.hasActive'), false);
-    assert.ok(t.api.model.dismissedUntil(t.folder), 'the Dismiss is kept in workspaceState');
+    assert.ok(t.api.model.folder(t.folder).dismissedUntil(), 'the Dismiss is kept in workspaceState');
     // A file written after the Dismiss but saved before it does not bring the item back.
     atomicWrite(path.join(t.dir, 'checkpoint-backdated-2.md'), checkpointText('backdated-2', 'Older still', { saved: new Date(Date.now() - hour), branch: original }));
     await inTree('backdated-2');
@@ -87,13 +87,13 @@ suite('Status bar: the newest checkpoint, also when saved by the CLI', {}, (t) =
 
     cliSave('after-dismiss', 'The agent saved again');
     await shows('after-dismiss', 'the newer checkpoint to bring the status bar item back');
-    assert.equal(t.api.model.dismissedUntil(t.folder), undefined, 'the Dismiss is over');
+    assert.equal(t.api.model.folder(t.folder).dismissedUntil(), undefined, 'the Dismiss is over');
   });
 
   it('shows the next newest once the shown one is resumed (consumed), and hides when none is left', async () => {
     const r = await vscode.commands.executeCommand<ResumeResult>('checkpoint.resume', { name: 'after-dismiss', folder: t.cwd });
     assert.equal(r?.consumed, true);
-    assert.equal(t.api.model.active(t.folder)?.path, r.trashPath, 'the window remembers the resumed one');
+    assert.equal(t.api.model.folder(t.folder).recorded()?.path, r.trashPath, 'the window remembers the resumed one');
     // The newest left by its saved time: saved-here (from-cli and cli-on-feature are older; the backdated ones too).
     await shows('saved-here', 'the next newest, "saved-here", to show');
     assert.equal(state().branchMismatch, false);
@@ -109,17 +109,17 @@ suite('Status bar: the newest checkpoint, also when saved by the CLI', {}, (t) =
   return {
     async setup() {
       original = currentBranch(t.cwd);
-      assert.equal(await t.api.model.currentBranch(t.folder), original); // starts the HEAD watcher
+      assert.equal(await t.api.model.folder(t.folder).currentBranch(), original); // starts the HEAD watcher
       await closeEditors();
       t.api.model.useFolder(t.folder); // the status bar shows this folder (multi-root too)
-      await t.api.model.setActive(t.folder, undefined); // nothing saved or resumed in this window
+      await t.api.model.folder(t.folder).setRecorded(undefined); // nothing saved or resumed in this window
       earlier = t.temp('active-earlier');
     },
     async teardown() {
       await closeEditors();
       restoreBranch(t.cwd, original, feature);
-      await t.api.model.setActive(t.folder, undefined);
-      await t.api.model.setDismissed(t.folder, undefined);
+      await t.api.model.folder(t.folder).setRecorded(undefined);
+      await t.api.model.folder(t.folder).setDismissed(undefined);
     },
   };
 });

@@ -12,7 +12,7 @@ suite('Branch awareness: status bar and tree', {
 }, (t) => {
   it('follows a checkout made outside the editor (watching HEAD)', async () => {
     git(t.cwd, 'checkout', '-q', '-b', feature);
-    await waitFor(t.api.model.onDidChange, () => t.api.model.branch(t.folder) === feature, `the model to see branch ${feature}`);
+    await waitFor(t.api.model.onDidChange, () => t.api.model.folder(t.folder).branch() === feature, `the model to see branch ${feature}`);
   });
 
   it('shows the active checkpoint normally on its own branch', async () => {
@@ -57,7 +57,7 @@ suite('Branch awareness: status bar and tree', {
   return {
     async setup() {
       original = currentBranch(t.cwd);
-      assert.equal(await t.api.model.currentBranch(t.folder), original);
+      assert.equal(await t.api.model.folder(t.folder).currentBranch(), original);
     },
     teardown() {
       restoreBranch(t.cwd, original, feature);

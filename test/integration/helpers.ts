@@ -5,7 +5,7 @@ import { existsSync, rmSync, writeFileSync } from 'node:fs';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
 import type { CheckpointApi } from '../../src/extension';
-import type { CheckpointNode } from '../../src/views/checkpointTree';
+import type { CheckpointNode } from '../../src/commandIds';
 import { ensureCommit, removeDir, tempDir } from '../support/fixtures';
 
 export const EXTENSION_ID = 'checkpoint-dev.checkpoint';
@@ -106,7 +106,7 @@ export function suite(title: string, opts: SuiteOptions, body: (t: SuiteContext)
         ctx.dir = ctx.temp(slug);
         await useMemoryDir(ctx.api, ctx.folder, ctx.dir);
         // Reading the branch starts the watcher on git's HEAD first: the probe then shows that one is live too.
-        if (opts.watchers) await ctx.api.model.currentBranch(ctx.folder);
+        if (opts.watchers) await ctx.api.model.folder(ctx.folder).currentBranch();
         if (opts.watchers) await watchersReady(ctx.api, ctx.folder, ctx.dir);
       }
       await hooks.setup?.();
@@ -188,7 +188,7 @@ export async function setSetting(
 export async function useMemoryDir(api: CheckpointApi, folder: vscode.WorkspaceFolder, dir: string | undefined, expected = dir): Promise<void> {
   await setSetting(folder, 'memoryDirectory', dir);
   const resolved = async (): Promise<boolean> => {
-    const now = await api.model.memoryDir(folder);
+    const now = await api.model.folder(folder).memoryDir();
     return expected === undefined ? now.source !== 'setting' : now.dir === expected;
   };
   await waitFor(api.model.onDidChange, resolved, `the memory directory ${expected ?? '(default)'}`);
@@ -230,7 +230,7 @@ export function escapeRegExp(s: string): string {
  */
 export async function watchersReady(api: CheckpointApi, folder: vscode.WorkspaceFolder, dir: string): Promise<void> {
   const probe = path.join(dir, 'checkpoint-watcher-probe.md');
-  await api.model.memoryDir(folder); // the watcher is requested once the directory is resolved
+  await api.model.folder(folder).memoryDir(); // the watcher is requested once the directory is resolved
   let seen = false;
   const sub = api.model.onDidChangeFiles((e) => {
     if (e.path === probe) seen = true;
@@ -259,6 +259,6 @@ export async function watchersReady(api: CheckpointApi, folder: vscode.Workspace
   }
   // The tree applies file events one after the other: one more (a no-op for a missing file) resolves when those
   // already queued — the probe's own add among them — have run.
-  await api.tree.refreshFile(folder, probe);
+  await api.model.folder(folder).refreshFile(probe);
   await waitFor(api.tree.onDidChangeTreeData, async () => !(await labels(api, folder)).includes('watcher-probe'), 'the probe to leave the tree');
 }

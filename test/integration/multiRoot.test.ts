@@ -3,8 +3,8 @@ import { existsSync, readFileSync, realpathSync } from 'node:fs';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
 import type { ResumeResult } from '../../src/core/store';
-import type { CheckpointNode, FolderNode } from '../../src/views/checkpointTree';
-import type { ModelChange } from '../../src/workspaceModel';
+import type { CheckpointNode, FolderNode } from '../../src/commandIds';
+import type { ModelChange } from '../../src/folderCheckpoints';
 import { currentBranch, git, readIndex, restoreBranch } from '../support/fixtures';
 import { folderChildren, label, labels, save, suite, useMemoryDir, waitFor } from './helpers';
 
@@ -32,7 +32,7 @@ suite('Multi-root workspace', { needs: 'multi-root', memoryDir: false }, (t) => 
     assert.ok(node, `a node for ${folder.name}`);
     return node;
   };
-  const source = async (folder: vscode.WorkspaceFolder): Promise<string> => (await t.api.model.memoryDir(folder)).source;
+  const source = async (folder: vscode.WorkspaceFolder): Promise<string> => (await t.api.model.folder(folder).memoryDir()).source;
 
   it('is the runner\'s .code-workspace file with two folders; CHECKPOINT_TEST_WORKSPACE is the first', () => {
     assert.equal(vscode.workspace.workspaceFolders?.length, 2);
@@ -48,8 +48,8 @@ suite('Multi-root workspace', { needs: 'multi-root', memoryDir: false }, (t) => 
     assert.equal(inspect(first)?.workspaceFolderValue, dirA);
     assert.equal(inspect(second)?.workspaceFolderValue, dirB);
     assert.equal(inspect(first)?.workspaceValue, undefined, 'nothing is written to the .code-workspace file');
-    assert.equal((await t.api.model.memoryDir(first)).dir, dirA);
-    assert.equal((await t.api.model.memoryDir(second)).dir, dirB);
+    assert.equal((await t.api.model.folder(first).memoryDir()).dir, dirA);
+    assert.equal((await t.api.model.folder(second).memoryDir()).dir, dirB);
     // Each value lives in its folder's .vscode/settings.json.
     const folderSettings = (f: vscode.WorkspaceFolder): Record<string, unknown> =>
       JSON.parse(readFileSync(path.join(f.uri.fsPath, '.vscode', 'settings.json'), 'utf8')) as Record<string, unknown>;
@@ -66,7 +66,7 @@ suite('Multi-root workspace', { needs: 'multi-root', memoryDir: false }, (t) => 
     }
     assert.ok(changed.length > 0);
     assert.ok(changed.every((e) => e.folder?.uri.toString() === second.uri.toString()), 'no memoryDir change for the first folder');
-    assert.equal((await t.api.model.memoryDir(first)).dir, dirA);
+    assert.equal((await t.api.model.folder(first).memoryDir()).dir, dirA);
     await useMemoryDir(t.api, second, dirB);
   });
 
@@ -118,7 +118,7 @@ suite('Multi-root workspace', { needs: 'multi-root', memoryDir: false }, (t) => 
     assert.equal(await save(second, { name: 'shared', leftOff: 'B side' }), path.join(dirB, 'checkpoint-shared.md'));
     const fileA = readFileSync(inFirst, 'utf8');
     const indexA = readIndex(dirA);
-    const activeA = t.api.model.active(first);
+    const activeA = t.api.model.folder(first).recorded();
 
     const r = await vscode.commands.executeCommand<ResumeResult>('checkpoint.resume', { name: 'shared', folder: second.uri.fsPath });
     assert.ok(r);
@@ -131,8 +131,8 @@ suite('Multi-root workspace', { needs: 'multi-root', memoryDir: false }, (t) => 
     assert.equal(readFileSync(inFirst, 'utf8'), fileA, 'the first folder\'s checkpoint of the same name is untouched');
     assert.equal(readIndex(dirA), indexA);
     assert.equal(existsSync(path.join(dirA, '.trash')), false);
-    assert.deepEqual(t.api.model.active(first), activeA);
-    assert.equal(t.api.model.active(second)?.path, r.trashPath);
+    assert.deepEqual(t.api.model.folder(first).recorded(), activeA);
+    assert.equal(t.api.model.folder(second).recorded()?.path, r.trashPath);
     assert.ok((await labels(t.api, first)).includes('shared'));
     assert.ok(!(await labels(t.api, second)).includes('shared'));
 
@@ -205,8 +205,8 @@ suite('Multi-root workspace', { needs: 'multi-root', memoryDir: false }, (t) => 
     async teardown() {
       await closeEditors();
       restoreBranch(second.uri.fsPath, 'main', other);
-      await t.api.model.setActive(second, undefined);
-      await t.api.model.setActive(first, undefined);
+      await t.api.model.folder(second).setRecorded(undefined);
+      await t.api.model.folder(first).setRecorded(undefined);
       t.api.model.useFolder(first); // later suites work in the first folder
       await useMemoryDir(t.api, second, undefined);
       await useMemoryDir(t.api, first, undefined);

@@ -22,7 +22,7 @@ suite('Restricted Mode', {
   });
 
   it('shows the branch as unknown and explains why', async () => {
-    assert.equal(await t.api.model.currentBranch(t.folder), '');
+    assert.equal(await t.api.model.folder(t.folder).currentBranch(), '');
     const s = t.api.statusBar.state;
     assert.equal(s.visible, true);
     assert.equal(s.restricted, true);
@@ -56,7 +56,7 @@ suite('Restricted Mode', {
       dir = t.temp('restricted');
       await vscode.workspace.getConfiguration('checkpoint', t.folder.uri).update('memoryDirectory', t.temp('restricted-ignored'), vscode.ConfigurationTarget.WorkspaceFolder);
       await setSetting(t.folder, 'memoryDirectory', dir, vscode.ConfigurationTarget.Global);
-      await waitFor(t.api.model.onDidChange, async () => (await t.api.model.memoryDir(t.folder)).dir === dir, `the memory directory ${dir}`);
+      await waitFor(t.api.model.onDidChange, async () => (await t.api.model.folder(t.folder).memoryDir()).dir === dir, `the memory directory ${dir}`);
     },
     async teardown() {
       await vscode.workspace.getConfiguration('checkpoint', t.folder.uri).update('memoryDirectory', undefined, vscode.ConfigurationTarget.WorkspaceFolder);

@@ -53,18 +53,18 @@ suite('Settings', { memoryDir: false }, (t) => {
     // The key: the folders' common source, or 'mixed' (multi-root folders that differ).
     const folders = vscode.workspace.workspaceFolders ?? [];
     const expected = async (): Promise<string> => {
-      const all = new Set(await Promise.all(folders.map(async (f) => (await t.api.model.memoryDir(f)).source)));
+      const all = new Set(await Promise.all(folders.map(async (f) => (await t.api.model.folder(f).memoryDir()).source)));
       return all.size > 1 ? 'mixed' : [...all][0];
     };
     const key = (): unknown => t.api.contextKeys.get('checkpoint.memoryDirSource');
     await useMemoryDir(t.api, t.folder, a);
-    assert.equal((await t.api.model.memoryDir(t.folder)).source, 'setting');
+    assert.equal((await t.api.model.folder(t.folder).memoryDir()).source, 'setting');
     assert.equal(key(), await expected());
     if (folders.length === 1) assert.equal(key(), 'setting');
     await useMemoryDir(t.api, t.folder, undefined);
-    await waitFor(t.api.model.onDidChange, async () => (await t.api.model.memoryDir(t.folder)).source !== 'setting', 'the default memory directory');
+    await waitFor(t.api.model.onDidChange, async () => (await t.api.model.folder(t.folder).memoryDir()).source !== 'setting', 'the default memory directory');
     assert.equal(key(), await expected());
-    if (folders.length === 1) assert.equal(key(), (await t.api.model.memoryDir(t.folder)).source);
+    if (folders.length === 1) assert.equal(key(), (await t.api.model.folder(t.folder).memoryDir()).source);
     await useMemoryDir(t.api, t.folder, a); // never write to the real default folder
   });
 

@@ -2,7 +2,7 @@ import * as assert from 'node:assert/strict';
 import { rmSync, writeFileSync } from 'node:fs';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
-import type { CheckpointNode } from '../../src/views/checkpointTree';
+import type { CheckpointNode } from '../../src/commandIds';
 import { atomicWrite, checkpointText } from '../support/fixtures';
 import { folderChildren, label, save, suite, useMemoryDir, waitFor, watchersReady } from './helpers';
 
@@ -12,7 +12,7 @@ const N = 200;
 const BARRIERS = 7;
 
 // Issue 5's budget "tree refresh after one checkpoint file changes: files re-read 1", measured in the real extension
-// host through the tree's diagnostic counter (`api.tree.stats`), with files written on disk as the CLI or an agent would.
+// host through the tree's diagnostic counter (`api.model.stats`), with files written on disk as the CLI or an agent would.
 suite('Checkpoints view re-reads only the changed file', { memoryDir: false }, (t) => {
   let dir: string;
   let scanReads = 0;
@@ -23,7 +23,7 @@ suite('Checkpoints view re-reads only the changed file', { memoryDir: false }, (
   let eventSub: vscode.Disposable | undefined;
 
   const file = (name: string): string => path.join(dir, `checkpoint-${name}.md`);
-  const reads = (): number => t.api.tree.stats.filesRead;
+  const reads = (): number => t.api.model.stats.filesRead;
   const items = async (): Promise<CheckpointNode[]> => (await folderChildren(t.api, t.folder)).filter((n) => n.kind === 'checkpoint');
   const find = async (name: string): Promise<CheckpointNode | undefined> => (await items()).find((n) => label(t.api, n) === name);
   const tooltip = (node: CheckpointNode | undefined): string => {
@@ -125,11 +125,11 @@ suite('Checkpoints view re-reads only the changed file', { memoryDir: false }, (
         const name = i < BARRIERS ? `barrier-${i}` : `cp-${String(i).padStart(3, '0')}`;
         atomicWrite(file(name), checkpointText(name, `step ${i}`, { saved: new Date(base + i * 1000) }));
       }
-      const before = { reads: reads(), scans: t.api.tree.stats.scans };
+      const before = { reads: reads(), scans: t.api.model.stats.scans };
       await useMemoryDir(t.api, t.folder, dir);
       await waitFor(t.api.tree.onDidChangeTreeData, async () => (await items()).length === N, `the tree to show all ${N} checkpoints`);
       scanReads = reads() - before.reads;
-      scans = t.api.tree.stats.scans - before.scans;
+      scans = t.api.model.stats.scans - before.scans;
       await watchersReady(t.api, t.folder, dir);
       eventSub = t.api.model.onDidChangeFiles((e) => {
         if (path.dirname(e.path) === dir) events.push(path.basename(e.path));

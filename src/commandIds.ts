@@ -1,0 +1,111 @@
+import type * as vscode from 'vscode';
+import type { CheckpointSummary } from './core/store';
+
+/** The command ids (as in package.json), shared by the commands, the views and the status bar. */
+export const CommandId = {
+  save: 'checkpoint.save',
+  saveToPlan: 'checkpoint.saveToPlan',
+  resume: 'checkpoint.resume',
+  undo: 'checkpoint.undo',
+  delete: 'checkpoint.delete',
+  deleteAll: 'checkpoint.deleteAll',
+  open: 'checkpoint.open',
+  copyResumePrompt: 'checkpoint.copyResumePrompt',
+  revealInExplorer: 'checkpoint.revealInExplorer',
+  openMemoryFolder: 'checkpoint.openMemoryFolder',
+  switchBranch: 'checkpoint.switchBranch',
+  statusBarActions: 'checkpoint.statusBarActions',
+  refresh: 'checkpoint.refresh',
+  showLog: 'checkpoint.showLog',
+} as const;
+
+// ---- the Checkpoints view's nodes: what a command gets when run from the tree ---------------------------------
+
+export interface FolderNode {
+  readonly kind: 'folder';
+  readonly folder: vscode.WorkspaceFolder;
+}
+
+export interface PlanNode {
+  readonly kind: 'plan';
+  readonly folder: vscode.WorkspaceFolder;
+  /** The plan as the checkpoints name it (an absolute path, or a plan folder name for JSON checkpoints). */
+  readonly plan: string;
+  /** "fix-auth-race · step 3 of 7". */
+  readonly label: string;
+  /** "step 3 of 7" (the plan file's progress now, else as its newest checkpoint recorded it). */
+  readonly step?: string;
+  readonly children: ItemNode[];
+}
+
+export interface ItemNode {
+  readonly kind: 'checkpoint';
+  readonly folder: vscode.WorkspaceFolder;
+  readonly summary: CheckpointSummary;
+  /** Saved on another branch than the folder's current one. */
+  readonly branchMismatch: boolean;
+  readonly currentBranch: string | undefined;
+  readonly restricted: boolean;
+}
+
+/** A line of text in the tree: an error listing a folder, or "no checkpoints" under a folder node. */
+export interface MessageNode {
+  readonly kind: 'message';
+  readonly folder?: vscode.WorkspaceFolder;
+  readonly message: string;
+  readonly isError: boolean;
+}
+
+export type CheckpointNode = FolderNode | PlanNode | ItemNode | MessageNode;
+
+// ---- options objects: what a command gets from tests, other commands and other extensions ----------------------
+
+/** The `{ folder?, name? }` part every command's options object may carry. */
+export interface TargetOptions {
+  /** Workspace folder path, name or URI; default: the current folder. */
+  folder?: string;
+  name?: string;
+}
+
+/** `checkpoint.save` / `checkpoint.saveToPlan` without any UI. */
+export interface SaveOptions {
+  folder?: string;
+  name: string;
+  leftOff: string;
+  done?: string[];
+  failed?: string[];
+  /** Plan file (absolute, or relative to the folder). */
+  plan?: string;
+  /** Overwrite an existing checkpoint of that name. */
+  force?: boolean;
+}
+
+/** `checkpoint.resume` without any UI: `{ name, folder?, keep? }` (keep defaults to `checkpoint.afterResume`). */
+export interface ResumeOptions extends TargetOptions {
+  name: string;
+  keep?: boolean;
+}
+
+/** `checkpoint.deleteAll` without the modal confirmation: `{ folder?, confirm: false }`. */
+export interface DeleteAllOptions extends TargetOptions {
+  confirm?: boolean;
+}
+
+/** `checkpoint.undo` options: the trash path a resume or delete reported. */
+export interface UndoOptions {
+  folder?: string;
+  name?: string;
+  trashPath: string;
+}
+
+/** `checkpoint.switchBranch` options; without `branch`, the active checkpoint's branch. */
+export interface SwitchBranchOptions extends TargetOptions {
+  branch?: string;
+}
+
+export type StatusBarAction = 'switch' | 'resume' | 'open' | 'dismiss';
+
+/** `checkpoint.statusBarActions` without the pick: `{ action }` (one the pick would offer). */
+export interface StatusBarActionsOptions {
+  action: StatusBarAction;
+}

@@ -1,0 +1,23 @@
+import * as vscode from 'vscode';
+
+const SECTION = 'checkpoint';
+
+export type AfterResume = 'trash' | 'keep';
+
+/** A string setting of the folder ('' when unset). */
+export function folderSetting(folder: vscode.WorkspaceFolder, key: 'memoryDirectory' | 'plansDirectory'): string {
+  return vscode.workspace.getConfiguration(SECTION, folder.uri).get<string>(key, '') ?? '';
+}
+
+export function afterResume(folder: vscode.WorkspaceFolder): AfterResume {
+  return vscode.workspace.getConfiguration(SECTION, folder.uri).get<string>('afterResume') === 'keep' ? 'keep' : 'trash';
+}
+
+export function statusBarEnabled(): boolean {
+  return vscode.workspace.getConfiguration(SECTION).get<boolean>('statusBar.enabled', true);
+}
+
+/** True when the change touches `checkpoint.<key>` (for `folder` when given). */
+export function affects(e: vscode.ConfigurationChangeEvent, key: string, folder?: vscode.WorkspaceFolder): boolean {
+  return e.affectsConfiguration(`${SECTION}.${key}`, folder);
+}
