@@ -15,6 +15,7 @@ import { hookCommand } from './cli/hook';
 import { pendingCommand } from './cli/pending';
 import { listCommand } from './cli/list';
 import { mcpCommand } from './cli/mcp';
+import { restoreCommand } from './cli/restore';
 import { resumeCommand } from './cli/resume';
 import { saveCommand } from './cli/save';
 import { showCommand } from './cli/show';
@@ -26,6 +27,7 @@ const COMMANDS: Record<string, Command> = {
   show: showCommand,
   resume: resumeCommand,
   delete: deleteCommand,
+  restore: restoreCommand,
   combine: combineCommand,
   dir: dirCommand,
   pending: pendingCommand,

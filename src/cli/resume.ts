@@ -28,7 +28,7 @@ Without a name: the only checkpoint; with several, names them and exits 1.
       }
       if (err instanceof AmbiguousCheckpointError && !ctx.json) {
         throw new CheckpointError(
-          `Several checkpoints; name one:\n${err.candidates.map((c) => `  ${c.name}  (${branchOrNone(c.branch)}, ${formatLocalDateTime(new Date(c.saved))})`).join('\n')}`,
+          `No single checkpoint to resume; name one:\n${err.candidates.map((c) => `  ${c.name}  (${branchOrNone(c.branch)}, ${formatLocalDateTime(new Date(c.saved))})`).join('\n')}`,
         );
       }
       throw err;

@@ -18,7 +18,7 @@ Saves <memory dir>/checkpoint-<name>.md and its line in MEMORY.md.
   --decision TEXT   a decision and its reason (repeatable)
   --question TEXT   an open question (repeatable)
   --plan PATH       the plan file; step N of M is read from its checklist
-  --force           overwrite an existing checkpoint of that name
+  --force           overwrite an existing checkpoint of that name (the previous version goes to the trash)
   --commit          then commit the work tree: checkpoint(<name>): <left off>, Done as the body; likely secrets
                     (.env*, *.pem, *.key, id_rsa*, *.p12) and the memory folder are left out (and listed).
                     When git refuses (nothing to commit, a failing pre-commit hook, a detached HEAD, a merge or
@@ -73,6 +73,7 @@ Saves <memory dir>/checkpoint-<name>.md and its line in MEMORY.md.
     if (notice) ctx.io.err(`Note: ${notice}`);
     const cp = r.checkpoint;
     const lines = [`Checkpoint "${cp.name}" saved. Resume anytime: \`continue ${cp.name}\``, r.path];
+    if (r.replaced) lines.push(`The previous version is in the trash: ${r.replaced} (checkpoint restore ${cp.name} --force brings it back)`);
     const data: Record<string, unknown> = { name: cp.name, path: r.path, branch: cp.branch, saved: cp.saved, modifiedFiles: cp.modifiedFiles };
     if (!committed) {
       ctx.print(lines.join('\n'), data);

@@ -29,6 +29,36 @@ export function validateName(raw: string): string {
   return name;
 }
 
+/**
+ * Refuses a name that must never be looked up: a path separator, `..`, NUL or another control character
+ * (an agent may have written `checkpoint-fix:-login.md`, but never a name that leads out of the folder).
+ */
+export function assertLookupName(raw: string): void {
+  if (!isLookupName(raw)) {
+    throw new CheckpointError(`"${printable(raw)}" is not a checkpoint name: a name has no path separator, "..", or control character.`);
+  }
+}
+
+/**
+ * Whether a name may be looked up as it is: not blank or `.`, no path separator, no control character, and no `..`
+ * unless the name is one the product writes itself (`a-..-b` is one file name of `[a-z0-9._-]`, never a way out).
+ */
+export function isLookupName(raw: string): boolean {
+  // eslint-disable-next-line no-control-regex
+  if (raw.trim() === '' || raw === '.' || /[/\\\u0000-\u001f\u007f]/.test(raw)) return false;
+  return !raw.includes('..') || sanitizeName(raw) === raw;
+}
+
+/**
+ * The names a lookup tries, in order: the name as given (an agent following the seed may have written
+ * `checkpoint-café-menu.md` or `checkpoint-My Feature.md`), its other Unicode normalization, then the sanitized
+ * name the product writes. Call {@link assertLookupName} first.
+ */
+export function lookupNames(raw: string): string[] {
+  const names = [raw, raw.normalize('NFC'), raw.normalize('NFD'), sanitizeName(raw)].filter((n) => n !== '');
+  return [...new Set(names)];
+}
+
 export function fileNameFor(name: string): string {
   return `${CHECKPOINT_PREFIX}${name}${CHECKPOINT_SUFFIX}`;
 }

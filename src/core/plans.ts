@@ -98,6 +98,14 @@ export async function readPlanProgress(planPath: string): Promise<PlanProgress |
   return text === undefined ? undefined : planProgress(text);
 }
 
+/**
+ * A plan path as written in a checkpoint, as a path: `~/…` (the seed's form) expanded, a relative one resolved
+ * against the workspace folder. The same plan file then has one path whatever form it was written in.
+ */
+export function resolvePlanPath(plan: string, cwd: string, home?: string): string {
+  return path.resolve(cwd, expandHome(plan.trim(), home));
+}
+
 /** The display name of a plan path: its file name without `.md`. */
 export function planName(planPath: string): string {
   return path.basename(planPath).replace(/\.md$/i, '');

@@ -9,6 +9,7 @@ import {
   cleanStaleTempFiles,
   exists,
   identityOf,
+  isInside,
   preloadAtomicWrite,
   readPrefix,
   readPrefixSync,
@@ -24,9 +25,10 @@ import { readJsonCheckpoints, type JsonCheckpointFile } from './jsonCheckpoints'
 import { LockLostError, preloadLock, withDirLock, type DirLock } from './lock';
 import { formatBullet, indexedNames, INDEX_FILE, removeFromIndex, upsertIndex, type IndexEdit } from './memoryIndex';
 import { oneLine } from './escaping';
-import { fileNameFor, nameFromFileName, printable, validateName } from './names';
+import { assertLookupName, fileNameFor, isLookupName, lookupNames, nameFromFileName, printable, sanitizeName, validateName } from './names';
+import { homeFrom } from './paths';
 import { recordResume } from './pending';
-import { readPlanProgress } from './plans';
+import { readPlanProgress, resolvePlanPath } from './plans';
 import { recordLastCheckpoint } from './stateIndex';
 import { NO_CHECKPOINTS } from './wording';
 
@@ -73,6 +75,8 @@ export interface SaveResult {
   checkpoint: Checkpoint;
   path: string;
   overwritten: boolean;
+  /** Where the previous version went when this save overwrote one (its trash path, for Undo and `restore`). */
+  replaced?: string;
   warnings: string[];
 }
 
@@ -101,6 +105,8 @@ export interface StoreOptions {
    * writes a `.gitignore` of `*` in it first, so that checkpoints are never committed by accident.
    */
   ignoreInGit?: boolean;
+  /** The home folder `~/` plan paths expand to (default: HOME). */
+  home?: string;
   /**
    * Read checkpoint files with synchronous I/O: for the CLI, a one-shot process where nothing else waits on the
    * thread, and where thousands of small reads are several times faster so. Never in the extension host.
@@ -139,7 +145,7 @@ export class OrphanRemovedError extends CheckpointError {
 /** Raised by resume without a name when there are several checkpoints. */
 export class AmbiguousCheckpointError extends CheckpointError {
   constructor(readonly candidates: CheckpointSummary[]) {
-    super(`There are ${candidates.length} checkpoints; name one: ${candidates.map((c) => c.name).join(', ')}.`);
+    super(`There is no single checkpoint to resume (${candidates.length} found); name one: ${candidates.map((c) => c.name).join(', ')}.`);
     this.name = 'AmbiguousCheckpointError';
   }
 }
@@ -168,6 +174,7 @@ export class CheckpointStore {
   private readonly syncReads: boolean;
   private readonly ignoreInGit: boolean;
   private readonly gitTimeoutMs: number | undefined;
+  private readonly home: string;
 
   constructor(opts: StoreOptions) {
     this.memoryDir = path.resolve(opts.memoryDir);
@@ -177,6 +184,7 @@ export class CheckpointStore {
     this.syncReads = opts.syncReads ?? false;
     this.ignoreInGit = opts.ignoreInGit ?? false;
     this.gitTimeoutMs = opts.gitTimeoutMs;
+    this.home = opts.home ?? homeFrom(process.env);
   }
 
   /** Runs `fn` holding the memory directory's lock (which creates the directory; see {@link ignoreInGit}). */
@@ -189,9 +197,13 @@ export class CheckpointStore {
     return path.join(this.memoryDir, INDEX_FILE);
   }
 
-  /** The file of a (sanitized) name; throws when it would leave the memory directory. */
+  /**
+   * The file of a name: `checkpoint-<name>.md` for a name that may be looked up as it is (one the product wrote, or an
+   * agent's looser one such as `fix:-login` as listed); else the sanitized name's. Throws when it would leave the
+   * memory directory.
+   */
   pathFor(name: string): string {
-    const p = path.join(this.memoryDir, fileNameFor(validateName(name)));
+    const p = path.join(this.memoryDir, fileNameFor(isLookupName(name) ? name : validateName(name)));
     assertInside(this.memoryDir, p);
     return p;
   }
@@ -205,7 +217,16 @@ export class CheckpointStore {
   async read(file: string, maxBytes = SHOW_READ_BYTES): Promise<Checkpoint> {
     const name = nameFromFileName(path.basename(file)) ?? path.basename(file);
     const { text, mtime } = await this.readText(file, maxBytes);
-    return parseCheckpoint(text, name, mtime);
+    return this.withPlanPath(parseCheckpoint(text, name, mtime));
+  }
+
+  /**
+   * The checkpoint with its plan path as a path: `~/…` (the seed's form) expanded and a relative one resolved against
+   * the folder, so that the plan is opened and read wherever it is, and one plan file is one plan however written.
+   */
+  withPlanPath<T extends { plan?: string }>(cp: T): T {
+    if (cp.plan) cp.plan = resolvePlanPath(cp.plan, this.cwd, this.home);
+    return cp;
   }
 
   /** The first `maxBytes` of a regular file and its mtime; never through a symbolic link. */
@@ -224,7 +245,7 @@ export class CheckpointStore {
   private async readFull(file: string): Promise<{ checkpoint: Checkpoint; text: string; identity: FileIdentity }> {
     const name = nameFromFileName(path.basename(file)) ?? path.basename(file);
     const { text, identity } = await readWhole(file, SHOW_READ_BYTES, { sync: this.syncReads });
-    return { checkpoint: parseCheckpoint(text, name, new Date(identity.mtimeMs).toISOString()), text, identity };
+    return { checkpoint: this.withPlanPath(parseCheckpoint(text, name, new Date(identity.mtimeMs).toISOString())), text, identity };
   }
 
   /**
@@ -236,7 +257,7 @@ export class CheckpointStore {
     const name = nameFromFileName(path.basename(file)) ?? path.basename(file);
     try {
       const { text, mtime } = await this.readText(file, LIST_READ_BYTES);
-      return listEntry(file, name, text, () => mtime, opts.details);
+      return this.listEntry(file, name, text, () => mtime, opts.details);
     } catch (err) {
       return unreadableEntry(file, name, err, await fs.stat(file).catch(() => undefined));
     }
@@ -259,7 +280,7 @@ export class CheckpointStore {
       }
       if (text !== undefined) {
         try {
-          return listEntry(file, name, text, () => statSync(file).mtime.toISOString(), details);
+          return this.listEntry(file, name, text, () => statSync(file).mtime.toISOString(), details);
         } catch (err) {
           return unreadableEntry(file, name, err, statOrNone(file));
         }
@@ -269,10 +290,17 @@ export class CheckpointStore {
       const st = lstatSync(file);
       if (st.isSymbolicLink()) throw new CheckpointError(LINK_REFUSED);
       if (!st.isFile()) throw new CheckpointError('not a regular file');
-      return listEntry(file, name, readPrefixSync(file, LIST_READ_BYTES, { noFollow: true }).text, () => st.mtime.toISOString(), details);
+      return this.listEntry(file, name, readPrefixSync(file, LIST_READ_BYTES, { noFollow: true }).text, () => st.mtime.toISOString(), details);
     } catch (err) {
       return unreadableEntry(file, name, err, statOrNone(file));
     }
+  }
+
+  /** {@link listEntry} with the plan path resolved (see {@link withPlanPath}). */
+  private listEntry(...args: Parameters<typeof listEntry>): CheckpointSummary {
+    const entry = this.withPlanPath(listEntry(...args));
+    if (entry.checkpoint) this.withPlanPath(entry.checkpoint);
+    return entry;
   }
 
   /** {@link files} with synchronous I/O, each with whether readdir saw a regular file (not a link, FIFO, device). */
@@ -324,13 +352,35 @@ export class CheckpointStore {
     return items.sort(newestFirst(items));
   }
 
-  /** Finds a checkpoint by name: the Markdown file, else a JSON checkpoint. Undefined when none. */
-  async find(rawName: string): Promise<{ path: string; source: 'markdown' | 'json'; json?: JsonCheckpointFile } | undefined> {
-    const file = this.pathFor(rawName);
-    if (await exists(file)) return { path: file, source: 'markdown' };
-    const name = validateName(rawName);
-    const json = (await readJsonCheckpoints(this.cwd)).find((j) => j.name === name);
-    return json ? { path: json.path, source: 'json', json } : undefined;
+  /**
+   * Finds a checkpoint by name: the Markdown file by the name as given (an agent may have written
+   * `checkpoint-fix:-login.md`), then by the sanitized name; else a JSON checkpoint. `name` is the checkpoint's
+   * name as its file spells it. Undefined when none. A name with a path separator, `..` or a control character is
+   * refused, and so is a file that is a symbolic link leading out of the memory directory.
+   */
+  async find(rawName: string): Promise<{ name: string; path: string; source: 'markdown' | 'json'; json?: JsonCheckpointFile } | undefined> {
+    assertLookupName(rawName);
+    const names = lookupNames(rawName);
+    for (const name of names) {
+      const file = this.pathFor(name);
+      const st = await fs.lstat(file).catch(() => undefined);
+      if (!st) continue;
+      if (st.isSymbolicLink()) await this.assertLinkInside(file);
+      return { name, path: file, source: 'markdown' };
+    }
+    const json = (await readJsonCheckpoints(this.cwd)).find((j) => names.includes(j.name));
+    if (json) return { name: json.name, path: json.path, source: 'json', json };
+    // Not found, and not a name the product could have written either: say why.
+    if (sanitizeName(rawName) === '') validateName(rawName);
+    return undefined;
+  }
+
+  /** Throws unless the symbolic link `file` resolves to a file inside the memory directory. */
+  private async assertLinkInside(file: string): Promise<void> {
+    const [target, dir] = await Promise.all([fs.realpath(file).catch(() => undefined), fs.realpath(this.memoryDir).catch(() => this.memoryDir)]);
+    if (target === undefined || !isInside(dir, target)) {
+      throw new CheckpointError(`Refusing to read ${file}: it is a symbolic link that leads out of the memory directory.`);
+    }
   }
 
   /**
@@ -340,7 +390,7 @@ export class CheckpointStore {
    */
   async show(rawName: string): Promise<Checkpoint & { path: string; text?: string }> {
     const found = await this.find(rawName);
-    if (!found) throw new CheckpointError(`No checkpoint named "${validateName(rawName)}" in ${this.memoryDir}.`);
+    if (!found) throw new CheckpointError(`No checkpoint named "${printable(rawName)}" in ${this.memoryDir}.`);
     if (found.json) {
       if (!found.json.checkpoint) throw new CheckpointError(`Checkpoint ${found.path} is unreadable: ${found.json.unreadable}`);
       return { ...found.json.checkpoint, path: found.path };
@@ -387,13 +437,13 @@ export class CheckpointStore {
       failed: input.failed ?? [],
       decisions: input.decisions ?? [],
       questions: input.questions ?? [],
-      modifiedFiles: git.modifiedFiles,
+      modifiedFiles: capModifiedFiles(git.modifiedFiles),
     };
     if (input.auto) {
       cp.auto = true;
       if (input.auto.session) cp.session = input.auto.session;
     }
-    const planPath = input.plan?.trim() ? path.resolve(this.cwd, input.plan.trim()) : undefined;
+    const planPath = input.plan?.trim() ? resolvePlanPath(input.plan, this.cwd, this.home) : undefined;
     // A plan path that leads nowhere is not a known plan: the checkpoint is saved without it (an agent's hook
     // must not lose the checkpoint over a moved plan), and the warning says so.
     if (planPath && !(await exists(planPath))) warnings.push(`Plan file ${oneLine(planPath)} was not found; saved without a plan.`);
@@ -407,8 +457,10 @@ export class CheckpointStore {
     }
     const content = renderCheckpoint(cp);
     const bullet = formatBullet(cp);
+    const large = sizeWarning(cp, content, git.modifiedFiles.length);
+    if (large) warnings.push(large);
     // Kept across a retry after a lost lock: the file is written once.
-    let written: { overwritten: boolean; undo: () => Promise<void>; commit: () => Promise<void> } | undefined;
+    let written: { overwritten: boolean; replaced?: string; undo: () => Promise<void>; commit: () => Promise<void> } | undefined;
     const result = await this.locked(async (lock): Promise<SaveResult> => {
       await cleanStaleTempFiles(this.memoryDir);
       await assertNotSymlink(file);
@@ -422,7 +474,15 @@ export class CheckpointStore {
         }
         if (existing) await this.assertReplaceable(file);
         await lock.assertHeld();
-        written = { overwritten: existing, ...(await replaceWithUndo(file, content)) };
+        // No save destroys a checkpoint: the previous version is linked into the trash first, then the new version
+        // replaces it in one rename (readers never miss the file). If the write fails, the trash copy goes again.
+        const replaced = existing ? await this.trashFile(file, path.basename(file), [], { keep: true }) : undefined;
+        try {
+          written = { overwritten: existing, replaced, ...(await replaceWithUndo(file, content)) };
+        } catch (err) {
+          if (replaced) await fs.rm(replaced, { force: true });
+          throw err;
+        }
       }
       let edit;
       try {
@@ -430,13 +490,16 @@ export class CheckpointStore {
       } catch (err) {
         if (!(err instanceof LockLostError)) {
           await written.undo();
+          if (written.replaced) await fs.rm(written.replaced, { force: true });
           written = undefined;
         }
         throw err;
       }
       await written.commit();
       if (edit.budgetWarning) warnings.push(edit.budgetWarning);
-      return { checkpoint: cp, path: file, overwritten: written.overwritten, warnings };
+      const saved: SaveResult = { checkpoint: cp, path: file, overwritten: written.overwritten, warnings };
+      if (written.replaced) saved.replaced = written.replaced;
+      return saved;
     });
     // A plan-scoped checkpoint is the plan's last one (seed 003's `.claude/state-index.json`, when it exists).
     if (cp.plan) {
@@ -511,20 +574,25 @@ export class CheckpointStore {
    * write fails the file is moved back.
    */
   async resume(rawName: string | undefined, opts: { keep?: boolean } = {}): Promise<ResumeResult> {
-    let name: string;
+    let asked: string;
     if (rawName === undefined || rawName.trim() === '') {
+      // The only Markdown checkpoint (the seed: "If exactly one: use it automatically"); seed 003's JSON history
+      // does not count for that, but is offered with the others when there is no single one.
       const all = (await this.list()).filter((c) => !c.unreadable);
+      const markdown = all.filter((c) => c.source === 'markdown');
       if (all.length === 0) throw new CheckpointError(NO_CHECKPOINTS);
-      if (all.length > 1) throw new AmbiguousCheckpointError(all);
-      name = all[0].name;
+      if (markdown.length !== 1) throw new AmbiguousCheckpointError(all);
+      asked = markdown[0].name;
     } else {
-      name = validateName(rawName);
+      asked = rawName;
     }
-    const found = await this.find(name);
+    const found = await this.find(asked);
     if (!found) {
-      if (await this.removeOrphan(name)) throw new OrphanRemovedError(name);
-      throw new CheckpointError(`No checkpoint named "${name}" in ${this.memoryDir}.`);
+      const orphan = await this.removeOrphan(asked);
+      if (orphan) throw new OrphanRemovedError(orphan);
+      throw new CheckpointError(`No checkpoint named "${printable(asked)}" in ${this.memoryDir}.`);
     }
+    const name = found.name;
     // git runs before the lock is taken: the critical section stays short.
     const currentBranch = await this.currentBranch();
     const result = (checkpoint: Checkpoint): ResumeResult => ({
@@ -567,12 +635,12 @@ export class CheckpointStore {
 
   /** Moves checkpoints to trash and removes their bullets. Returns the trash paths. */
   async delete(rawName: string): Promise<string> {
-    const name = validateName(rawName);
-    const found = await this.find(name);
+    const found = await this.find(rawName);
     if (!found) {
-      if (await this.removeOrphan(name)) return '';
-      throw new CheckpointError(`No checkpoint named "${name}" in ${this.memoryDir}.`);
+      if (await this.removeOrphan(rawName)) return '';
+      throw new CheckpointError(`No checkpoint named "${printable(rawName)}" in ${this.memoryDir}.`);
     }
+    const name = found.name;
     if (found.source === 'json') {
       throw new CheckpointError(`${found.path} is a JSON checkpoint of a plan-scoped procedure: that history is read-only here; remove the file yourself if you must.`);
     }
@@ -587,25 +655,74 @@ export class CheckpointStore {
     return names.length;
   }
 
-  /** Puts a consumed or deleted checkpoint back (Undo). Refuses when a new one of that name exists. */
-  async restore(trashPath: string): Promise<Checkpoint> {
+  /**
+   * `checkpoint restore <name>`: puts the newest trashed copy of a checkpoint back, with its index bullet. When a
+   * live checkpoint of that name exists: refused (CheckpointExistsError), unless `force`, which moves the live one
+   * to the trash first. No trashed copy: a CheckpointError.
+   */
+  async restoreNamed(rawName: string, opts: { force?: boolean } = {}): Promise<{ checkpoint: Checkpoint; path: string; restoredFrom: string; replaced?: string }> {
+    assertLookupName(rawName);
+    const copy = (await this.trashedCopies(rawName))[0];
+    if (!copy) throw new CheckpointError(`No trashed checkpoint named "${printable(rawName)}" in ${path.join(this.memoryDir, TRASH_DIR)}.`);
+    const file = this.pathFor(copy.name);
+    if (!opts.force && (await exists(file))) {
+      throw new CheckpointExistsError(await this.read(file, LIST_READ_BYTES).catch(() => undefined), file, copy.name);
+    }
+    const r = await this.restore(copy.path, { replaceLive: opts.force });
+    return { checkpoint: r, path: file, restoredFrom: copy.path, ...(r.replaced ? { replaced: r.replaced } : {}) };
+  }
+
+  /**
+   * The trashed copies of a checkpoint (by the name as given, or the sanitized one), newest first: the latest trash
+   * day first, and within a day the latest copy (`checkpoint-x~3.md` after `checkpoint-x~2.md` after `checkpoint-x.md`).
+   */
+  async trashedCopies(rawName: string): Promise<{ name: string; path: string }[]> {
+    assertLookupName(rawName);
+    const names = lookupNames(rawName);
+    const trash = path.join(this.memoryDir, TRASH_DIR);
+    if ((await fs.lstat(trash).catch(() => undefined))?.isDirectory() !== true) return [];
+    const days = (await fs.readdir(trash, { withFileTypes: true })).filter((d) => d.isDirectory()).map((d) => d.name).sort().reverse();
+    const copies: { name: string; path: string }[] = [];
+    for (const day of days) {
+      const found: { name: string; path: string; n: number }[] = [];
+      for (const f of await fs.readdir(path.join(trash, day)).catch(() => [] as string[])) {
+        const m = /^(.*?)(?:~(\d+))?(\.md)$/.exec(f);
+        const name = m ? nameFromFileName(m[1] + m[3]) : undefined;
+        if (name !== undefined && names.includes(name)) found.push({ name, path: path.join(trash, day, f), n: m![2] ? Number(m![2]) : 1 });
+      }
+      copies.push(...found.sort((a, b) => b.n - a.n).map(({ name, path: p }) => ({ name, path: p })));
+    }
+    return copies;
+  }
+
+  /**
+   * Puts a consumed, deleted or overwritten checkpoint back (Undo; `restore`). Refuses when a checkpoint of that name
+   * exists, unless `replaceLive`, which moves that one to the trash first (`replaced` says where).
+   */
+  async restore(trashPath: string, opts: { replaceLive?: boolean } = {}): Promise<Checkpoint & { replaced?: string }> {
     assertInside(path.join(this.memoryDir, TRASH_DIR), trashPath);
     const name = nameFromFileName(path.basename(trashPath).replace(/~\d+(\.md)$/, '$1'));
     if (!name) throw new CheckpointError(`${trashPath} is not a checkpoint file.`);
     const file = this.pathFor(name);
     return this.locked(async (lock) => {
-      if (await exists(file)) throw new CheckpointError(`Cannot restore "${name}": a checkpoint of that name exists again.`);
+      const live = await exists(file);
+      if (live && !opts.replaceLive) throw new CheckpointError(`Cannot restore "${name}": a checkpoint of that name exists again.`);
+      await assertNotSymlink(file);
       await assertNotSymlink(this.indexPath);
       const index = await this.readIndex();
       await this.assertReplaceable(this.indexPath);
-      const cp = await this.read(trashPath);
+      if (live) await this.assertReplaceable(file);
+      const cp: Checkpoint & { replaced?: string } = { ...(await this.read(trashPath)), name };
       await lock.assertHeld();
+      // The live one is linked into the trash and then replaced in one rename: the file is never missing.
+      if (live) cp.replaced = await this.trashFile(file, path.basename(file), [], { keep: true });
       await fs.rename(trashPath, file);
       await syncDir(this.memoryDir);
       try {
-        await this.writeIndex(lock, index, (text, known) => upsertIndex(text, name, formatBullet({ ...cp, name }), known));
+        await this.writeIndex(lock, index, (text, known) => upsertIndex(text, name, formatBullet(cp), known));
       } catch (err) {
         await fs.rename(file, trashPath).catch(() => undefined);
+        if (cp.replaced) await fs.rename(cp.replaced, file).catch(() => undefined);
         throw err;
       }
       return cp;
@@ -703,21 +820,28 @@ export class CheckpointStore {
     return text === undefined ? [] : indexedNames(text, await this.knownNames());
   }
 
-  private async removeOrphan(name: string): Promise<boolean> {
+  /**
+   * Removes the index bullet of a checkpoint whose file is gone (by the name as given, else the sanitized one).
+   * Returns the bullet's name, or undefined when there was none.
+   */
+  private async removeOrphan(rawName: string): Promise<string | undefined> {
+    const names = lookupNames(rawName);
+    const orphanIn = (text: string | undefined): string | undefined => (text === undefined ? undefined : names.find((n) => indexedNames(text).includes(n)));
     // Look before taking the lock: the lock creates the directory, and a miss must write nothing.
-    const before = await this.readIndex();
-    if (before === undefined || !indexedNames(before).includes(name)) return false;
+    if (orphanIn(await this.readIndex()) === undefined) return undefined;
     return this.locked(async (lock) => {
       const text = await this.readIndex();
-      if (text === undefined || !indexedNames(text).includes(name)) return false;
+      const name = orphanIn(text);
+      if (text === undefined || name === undefined) return undefined;
       await assertNotSymlink(this.indexPath);
       await this.assertReplaceable(this.indexPath);
       await this.writeIndex(lock, text, (t, known) => removeFromIndex(t ?? '', [name], known));
-      return true;
+      return name;
     });
   }
 
-  private async trashFile(file: string, baseName: string, created: string[] = []): Promise<string> {
+  /** Moves `file` to today's trash folder (`keep`: puts a hard link, or a copy, there and leaves the file). */
+  private async trashFile(file: string, baseName: string, created: string[] = [], opts: { keep?: boolean } = {}): Promise<string> {
     const trash = path.join(this.memoryDir, TRASH_DIR);
     const dir = path.join(trash, formatLocalDate(this.now()));
     // A `.trash` (or day folder) that links elsewhere would move checkpoints out of the memory directory.
@@ -727,7 +851,8 @@ export class CheckpointStore {
     await fs.mkdir(dir, { recursive: true });
     let target = path.join(dir, baseName);
     for (let n = 2; await exists(target); n++) target = path.join(dir, baseName.replace(/(\.\w+)$/, `~${n}$1`));
-    await fs.rename(file, target);
+    if (opts.keep) await fs.link(file, target).catch(() => fs.copyFile(file, target, fsConstants.COPYFILE_EXCL));
+    else await fs.rename(file, target);
     await syncDir(dir);
     await syncDir(this.memoryDir);
     return target;
@@ -862,6 +987,47 @@ async function createIgnoredDir(dir: string): Promise<void> {
     throw err;
   }
   await fs.writeFile(path.join(dir, '.gitignore'), '*\n', { flag: 'wx' });
+}
+
+/** Modified Files lists at most this many paths (seeds 000 and 004: paths, not contents; `head -10`). */
+export const MAX_MODIFIED_FILES = 25;
+/** A checkpoint file larger than this is still written, with a warning (seeds 000 and 004 keep them small). */
+export const CHECKPOINT_SIZE_BUDGET = 4 * 1024;
+
+/** The first {@link MAX_MODIFIED_FILES} paths, then `… and N more`. */
+export function capModifiedFiles(files: string[]): string[] {
+  if (files.length <= MAX_MODIFIED_FILES) return files;
+  return [...files.slice(0, MAX_MODIFIED_FILES), `… and ${files.length - MAX_MODIFIED_FILES} more`];
+}
+
+const plural = (n: number, word: string): string => `${n} ${word}${n === 1 ? '' : 's'}`;
+
+function kb(bytes: number): string {
+  return `${(bytes / 1024).toFixed(1)} KB`;
+}
+
+/**
+ * When the rendered checkpoint is over {@link CHECKPOINT_SIZE_BUDGET}: a warning that names the sections that made
+ * it large (largest first, those over a fifth of the file), so the user knows what to trim.
+ */
+function sizeWarning(cp: Checkpoint, content: string, modifiedCount: number): string | undefined {
+  const total = Buffer.byteLength(content, 'utf8');
+  if (total <= CHECKPOINT_SIZE_BUDGET) return undefined;
+  const bytes = (items: string[]): number => items.reduce((n, i) => n + Buffer.byteLength(i, 'utf8') + 3, 0);
+  const parts: [string, number, string][] = [
+    ['Left Off', Buffer.byteLength(cp.leftOff, 'utf8'), plural(cp.leftOff.split(/\r?\n/).length, 'line')],
+    ['Done This Session', bytes(cp.done), plural(cp.done.length, 'item')],
+    ['Failed Approaches', bytes(cp.failed), plural(cp.failed.length, 'item')],
+    ['Decisions', bytes(cp.decisions), plural(cp.decisions.length, 'item')],
+    ['Open Questions', bytes(cp.questions), plural(cp.questions.length, 'item')],
+    ['Modified Files', bytes(cp.modifiedFiles), plural(modifiedCount, 'path')],
+  ];
+  const big = parts.filter(([, n]) => n > total / 5).sort((a, b) => b[1] - a[1]);
+  const what = (big.length ? big : [parts.sort((a, b) => b[1] - a[1])[0]]).map(([label, n, detail]) => `${label} ${kb(n)} (${detail})`).join(', ');
+  return (
+    `Checkpoint "${cp.name}" is ${kb(total)}, over the ${CHECKPOINT_SIZE_BUDGET / 1024} KB a checkpoint should stay within; ` +
+    `it was saved anyway. Largest: ${what}. Keep checkpoints to a few lines and paths, not contents.`
+  );
 }
 
 const CANONICAL_ISO = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;

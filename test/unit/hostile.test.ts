@@ -14,7 +14,7 @@ import { CheckpointError } from '../../src/core/errors';
 import { readBranch, switchBranch } from '../../src/core/git';
 import { readActivePlan } from '../../src/core/jsonCheckpoints';
 import { readPlanProgress, resolvePlansDir } from '../../src/core/plans';
-import { MAX_NAME_LENGTH } from '../../src/core/names';
+import { isLookupName, MAX_NAME_LENGTH } from '../../src/core/names';
 
 interface World extends Workspace {
   /** A folder beside the workspace holding `secret.md`: nothing may ever be written or read there. */
@@ -86,6 +86,8 @@ test(`hostile names through the CLI (${USABLE_NAMES.length} usable, ${REFUSED_NA
       assert.equal(r.code, 1, `${args[0]} ${JSON.stringify(name)}: ${r.err}`);
       // A blank name to resume means "no name": the only checkpoint (there is none here).
       if (args[0] === 'resume' && name.trim() === '') assert.match(r.err, /No saved checkpoints found/);
+      // A name that leads nowhere (a path separator, "..", a control character) is never looked up (SPEC).
+      else if (args[0] !== 'save' && !isLookupName(name)) assert.match(r.err, /is not a checkpoint name: a name has no path separator/);
       else assert.match(r.err, /is not a usable checkpoint name: use letters, digits/);
       assert.doesNotMatch(r.err, CONTROL);
       assert.equal(r.out, '');
@@ -106,20 +108,23 @@ test(`hostile names through the CLI (${USABLE_NAMES.length} usable, ${REFUSED_NA
       assert.match(path.basename(p), new RegExp(`^checkpoint-[a-z0-9._-]{1,${MAX_NAME_LENGTH}}\\.md$`));
       assert.doesNotMatch(json(r).name, /^[.-]/);
       saved.add(json(r).name);
-      assert.equal((await w.cli(['show', '--json', '--', name])).code, 0);
+      // Shown by that name, unless it is one that is never looked up (a path separator, "..", a control character).
+      assert.equal((await w.cli(['show', '--json', '--', name])).code, isLookupName(name) ? 0 : 1, `show ${JSON.stringify(name)}`);
+      assert.equal((await w.cli(['show', '--json', '--', json(r).name])).code, 0);
     });
     assert.deepEqual(
-      readdirSync(w.mem).filter((e) => e !== 'MEMORY.md').sort(),
+      // (.trash: names that sanitize alike were saved over each other with --force, and no save destroys a checkpoint.)
+      readdirSync(w.mem).filter((e) => e !== 'MEMORY.md' && e !== '.trash').sort(),
       [...saved].map((n) => `checkpoint-${n}.md`).sort(),
       'only checkpoint files and MEMORY.md in the memory directory',
     );
     for (const name of USABLE_NAMES.slice(0, 8)) {
       const r = await w.cli(['delete', '--', name]);
-      assert.ok(r.code === 0 || /No checkpoint named/.test(r.err), `delete ${JSON.stringify(name)}: ${r.err}`);
+      assert.ok(r.code === 0 || /No checkpoint named|is not a checkpoint name/.test(r.err), `delete ${JSON.stringify(name)}: ${r.err}`);
     }
     assert.deepEqual(snapshotTree(w.root, ['mem']), before, 'nothing outside the memory directory changed');
     for (const day of readdirSync(path.join(w.mem, '.trash'))) {
-      for (const f of readdirSync(path.join(w.mem, '.trash', day))) assert.match(f, /^checkpoint-[a-z0-9._-]+\.md$/);
+      for (const f of readdirSync(path.join(w.mem, '.trash', day))) assert.match(f, /^checkpoint-[a-z0-9._-]+(?:~\d+)?\.md$/);
     }
   } finally {
     w.done();
@@ -140,7 +145,9 @@ test('hostile names through the core: saved inside the memory directory, or refu
       await assert.rejects(store.save({ name, leftOff: 'x' }), CheckpointError, JSON.stringify(name));
       await assert.rejects(store.delete(name), CheckpointError);
       await assert.rejects(store.resume(name), CheckpointError);
-      assert.throws(() => store.pathFor(name), CheckpointError);
+      // A name an agent may have written literally (`checkpoint-中文.md`) has its file inside; any other is refused.
+      if (isLookupName(name)) assert.equal(path.dirname(store.pathFor(name)), w.mem);
+      else assert.throws(() => store.pathFor(name), CheckpointError);
     }
     // Undo only ever moves a file from the memory directory's trash.
     for (const p of [path.join(w.outside, 'checkpoint-secret.md'), path.join(w.mem, '.trash', '..', '..', 'outside', 'checkpoint-x.md'), '/etc/passwd']) {
@@ -414,12 +421,13 @@ test('symlinked and hard-linked checkpoints, a symlinked MEMORY.md and a symlink
     const force = await w.cli(['save', 'link', '--force', '--left-off', 'overwrite?']);
     assert.equal(force.code, 1);
     assert.match(force.err, /symbolic link/);
-    assert.equal((await w.cli(['show', 'link'])).code, 1, 'never read through a link');
-    const resumed = await w.cli(['resume', 'link', '--json']);
-    assert.equal(resumed.code, 1, 'nor resumed');
-    assert.ok(existsSync(link), 'nor consumed');
-    assert.equal((await w.cli(['delete', 'link'])).code, 0, 'delete moves the link itself');
-    assert.equal(existsSync(link), false);
+    // SPEC: the resolved path stays inside the memory directory; a link out of it is never followed.
+    const shown = await w.cli(['show', 'link']);
+    assert.equal(shown.code, 1);
+    assert.match(shown.err, /symbolic link that leads out of the memory directory/);
+    assert.equal((await w.cli(['resume', 'link', '--json'])).code, 1);
+    assert.equal((await w.cli(['delete', 'link'])).code, 1);
+    assert.equal(existsSync(link), true, 'left where it is');
 
     // A checkpoint hard-linked to a file outside: replaced (new inode), the outside file untouched.
     const hard = path.join(w.mem, 'checkpoint-hard.md');
