@@ -136,7 +136,7 @@ async function context(command: Command, args: string[], io: Io, env: NodeJS.Pro
  */
 export async function run(argv: string[], rawIo: Io, env: NodeJS.ProcessEnv = process.env, workDir = process.cwd()): Promise<number> {
   // Everything printed reaches a terminal or an agent: control characters from files, names or git never go raw.
-  const io: Io = { out: (s) => rawIo.out(terminalText(s)), err: (s) => rawIo.err(terminalText(s)) };
+  const io: Io = { ...rawIo, out: (s) => rawIo.out(terminalText(s)), err: (s) => rawIo.err(terminalText(s)) };
   const at = commandIndex(argv);
   const name = at >= 0 ? argv[at] : '';
   const rest = at >= 0 ? [...argv.slice(0, at), ...argv.slice(at + 1)] : argv;
