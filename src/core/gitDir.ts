@@ -87,6 +87,6 @@ export async function readHeadBranch(cwd: string): Promise<string> {
   const head = await readSmallFile(path.join(gitDir, 'HEAD'), 4096).catch(() => '');
   const ref = /^ref: refs\/heads\/(\S+)\s*$/.exec(head);
   if (ref) return ref[1];
-  const sha = /^([0-9a-f]{40,64})\s*$/.exec(head);
-  return sha ? `HEAD (detached at ${sha[1].slice(0, 7)})` : '';
+  const sha = /^([0-9a-f]+)\s*$/.exec(head);
+  return sha && sha[1].length >= 40 && sha[1].length <= 64 ? `HEAD (detached at ${sha[1].slice(0, 7)})` : '';
 }

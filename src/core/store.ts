@@ -460,7 +460,7 @@ export class CheckpointStore {
     const large = sizeWarning(cp, content, git.modifiedFiles.length);
     if (large) warnings.push(large);
     // Kept across a retry after a lost lock: the file is written once.
-    let written: { overwritten: boolean; replaced?: string; undo: () => Promise<void>; commit: () => Promise<void> } | undefined;
+    let written: { overwritten: boolean; replaced?: string; created: string[]; undo: () => Promise<void>; commit: () => Promise<void> } | undefined;
     const result = await this.locked(async (lock): Promise<SaveResult> => {
       await cleanStaleTempFiles(this.memoryDir);
       await assertNotSymlink(file);
@@ -476,11 +476,12 @@ export class CheckpointStore {
         await lock.assertHeld();
         // No save destroys a checkpoint: the previous version is linked into the trash first, then the new version
         // replaces it in one rename (readers never miss the file). If the write fails, the trash copy goes again.
-        const replaced = existing ? await this.trashFile(file, path.basename(file), [], { keep: true }) : undefined;
+        const created: string[] = [];
+        const replaced = existing ? await this.trashFile(file, path.basename(file), created, { keep: true }) : undefined;
         try {
-          written = { overwritten: existing, replaced, ...(await replaceWithUndo(file, content)) };
+          written = { overwritten: existing, replaced, created, ...(await replaceWithUndo(file, content)) };
         } catch (err) {
-          if (replaced) await fs.rm(replaced, { force: true });
+          await removeTrashCopy(replaced, created);
           throw err;
         }
       }
@@ -490,7 +491,7 @@ export class CheckpointStore {
       } catch (err) {
         if (!(err instanceof LockLostError)) {
           await written.undo();
-          if (written.replaced) await fs.rm(written.replaced, { force: true });
+          await removeTrashCopy(written.replaced, written.created);
           written = undefined;
         }
         throw err;
@@ -715,7 +716,8 @@ export class CheckpointStore {
       const cp: Checkpoint & { replaced?: string } = { ...(await this.read(trashPath)), name };
       await lock.assertHeld();
       // The live one is linked into the trash and then replaced in one rename: the file is never missing.
-      if (live) cp.replaced = await this.trashFile(file, path.basename(file), [], { keep: true });
+      const created: string[] = [];
+      if (live) cp.replaced = await this.trashFile(file, path.basename(file), created, { keep: true });
       await fs.rename(trashPath, file);
       await syncDir(this.memoryDir);
       try {
@@ -723,6 +725,7 @@ export class CheckpointStore {
       } catch (err) {
         await fs.rename(file, trashPath).catch(() => undefined);
         if (cp.replaced) await fs.rename(cp.replaced, file).catch(() => undefined);
+        for (const dir of [...created].reverse()) await fs.rmdir(dir).catch(() => undefined);
         throw err;
       }
       return cp;
@@ -921,6 +924,12 @@ interface Move {
  * Moves files back where they came from (after a later step failed), newest move first, and removes the trash
  * folders the moves created when they are empty again.
  */
+/** Takes back the trash copy an overwrite made (a link to the previous version) and the trash folders it created. */
+async function removeTrashCopy(copy: string | undefined, created: string[]): Promise<void> {
+  if (copy) await fs.rm(copy, { force: true });
+  for (const dir of [...created].reverse()) await fs.rmdir(dir).catch(() => undefined);
+}
+
 async function undoMoves(moved: Move[]): Promise<void> {
   for (const m of [...moved].reverse()) {
     await fs.rename(m.to, m.from).catch(() => undefined);
