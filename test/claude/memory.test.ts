@@ -166,6 +166,8 @@ describe('A long MEMORY.md: the budget warning names what Claude Code leaves out
     const home = makeHome();
     const project = repo();
     const env = cliEnv(home);
+    // "first" is a real checkpoint: the index keeps its bullet (a product-shaped bullet without a file is healed away).
+    await save(project, env, 'first', 'Parser rewrite half done');
     await writeIndex(project, env, index);
     const saved = await save(project, env, 'second', 'Grammar tests next');
     const s = await runClaude({ cwd: project, home });
