@@ -8,7 +8,7 @@ import { terminalText } from './core/escaping';
 import { gitTimeoutFrom } from './core/git';
 import type { Command, CommandContext, Io, Options } from './cli/command';
 import { combineCommand } from './cli/combine';
-import { agentLine } from './core/escape';
+import { agentLine } from './core/escaping';
 import { deleteCommand } from './cli/delete';
 import { dirCommand } from './cli/dir';
 import { hookCommand } from './cli/hook';

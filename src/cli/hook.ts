@@ -1,6 +1,6 @@
 import { resolveMemoryDir } from '../core/memoryDir';
 import { errorMessage } from '../core/errors';
-import { agentLine } from '../core/escape';
+import { agentLine } from '../core/escaping';
 import { HOOK_EVENTS, HOOK_INPUT_MAX_BYTES, HOOK_TIMEOUT_MS, autoSave, hookFolder, isHookEvent, parseHookInput, sessionStartContext, sessionStartOutput } from '../core/hooks';
 import { CheckpointStore } from '../core/store';
 import { defineCommand, type Io } from './command';

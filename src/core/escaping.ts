@@ -76,3 +76,21 @@ export function shellQuote(word: string): string {
   if (SHELL_SAFE.test(clean)) return clean;
   return `'${clean.replaceAll("'", `'\\''`)}'`;
 }
+
+/** Control characters (C0, DEL, C1) and the Unicode line and paragraph separators, for {@link agentLine}. */
+// eslint-disable-next-line no-control-regex
+const BREAKING = /[\u0000-\u001f\u007f-\u009f\u2028\u2029]+/g;
+const SPACES = / {2,}/g;
+
+/**
+ * One line of plain text: line breaks, tabs and other control characters become one space, runs of spaces one
+ * space, the ends are trimmed, and text longer than `max` characters is cut with "…" (never inside a surrogate pair).
+ */
+export function agentLine(text: string, max = Infinity): string {
+  const line = text.replace(BREAKING, ' ').replace(SPACES, ' ').trim();
+  if (line.length <= max) return line;
+  let cut = Math.max(0, max - 1);
+  const code = line.charCodeAt(cut - 1);
+  if (code >= 0xd800 && code <= 0xdbff) cut--;
+  return `${line.slice(0, cut).trimEnd()}…`;
+}

@@ -3,7 +3,7 @@ import { promises as fs } from 'node:fs';
 import type { Checkpoint } from './checkpoint';
 import { formatLocalDate, formatLocalDateTime, formatRelative } from './dates';
 import { errorMessage } from './errors';
-import { agentLine, shellWord } from './escape';
+import { agentLine, shellQuote } from './escaping';
 import { readHeadBranch } from './gitDir';
 import { branchDiffers, readGitState } from './git';
 import { nameFromFileName } from './names';
@@ -102,7 +102,7 @@ export function sessionStartText(cp: Checkpoint, ctx: { currentBranch: string; r
     [`A checkpoint of earlier work is waiting to be resumed: "${agentLine(cp.name, 80)}", saved ${when}${branch}${cp.auto ? ', automatically before the context was compacted' : ''}.`, 320],
   ];
   if (branchDiffers(cp.branch, ctx.currentBranch)) {
-    lines.push([`Warning: the current branch is ${agentLine(ctx.currentBranch, 120)}, not ${agentLine(cp.branch, 120)}. Ask the user before switching (git switch ${shellWord(agentLine(cp.branch, 120))}).`, 330]);
+    lines.push([`Warning: the current branch is ${agentLine(ctx.currentBranch, 120)}, not ${agentLine(cp.branch, 120)}. Ask the user before switching (git switch ${shellQuote(agentLine(cp.branch, 120))}).`, 330]);
   }
   lines.push([`Left off: ${agentLine(cp.leftOff || cp.description || 'None', 600) || 'None'}`, 520]);
   if (cp.failed.length) lines.push([`Failed approaches (do not retry): ${cp.failed.map((f) => agentLine(f, 200)).join(' | ')}`, 500]);
@@ -126,7 +126,7 @@ export async function sessionStartContext(store: CheckpointStore, opts: { resume
   if (!pending) return undefined;
   // Git is not run: reading HEAD is enough for the branch, and this runs at every agent start.
   const [cp, currentBranch] = await Promise.all([store.read(pending.checkpoint.path), readHeadBranch(store.cwd)]);
-  const command = ['checkpoint', 'resume', cp.name, ...(opts.resumeArgs ?? [])].map(shellWord).join(' ');
+  const command = ['checkpoint', 'resume', cp.name, ...(opts.resumeArgs ?? [])].map(shellQuote).join(' ');
   return sessionStartText(cp, { currentBranch, resumeCommand: command, now: opts.now });
 }
 

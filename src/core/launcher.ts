@@ -2,7 +2,7 @@ import { promises as fs } from 'node:fs';
 import * as path from 'node:path';
 import { CheckpointError } from './errors';
 import { writeFileAtomic } from './files';
-import { shellWord } from './escape';
+import { shellQuote } from './escaping';
 
 /**
  * The `checkpoint` command on PATH: a small launcher that runs the CLI bundle (`dist/cli.js`) with the editor's own
@@ -23,7 +23,7 @@ export function posixLauncher(t: LauncherTarget): string {
   return [
     '#!/bin/sh',
     `# ${LAUNCHER_MARK}: written by the Checkpoint extension at every start (changes are overwritten).`,
-    `ELECTRON_RUN_AS_NODE=1 exec ${shellWord(t.execPath)} ${shellWord(t.cliPath)} "$@"`,
+    `ELECTRON_RUN_AS_NODE=1 exec ${shellQuote(t.execPath)} ${shellQuote(t.cliPath)} "$@"`,
     '',
   ].join('\n');
 }

@@ -1,6 +1,6 @@
 import * as fsSync from 'node:fs';
 import { promises as fs } from 'node:fs';
-import { agentLine } from './escape';
+import { agentLine } from './escaping';
 
 /** At most this much of the end of a transcript is read. */
 export const TRANSCRIPT_TAIL_BYTES = 256 * 1024;

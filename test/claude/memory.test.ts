@@ -6,7 +6,7 @@ import * as assert from 'node:assert/strict';
 import { existsSync, mkdirSync, realpathSync, writeFileSync } from 'node:fs';
 import * as path from 'node:path';
 import { claudeTargets, connectClaude } from '../../src/core/claudeSettings';
-import { shellWord } from '../../src/core/escape';
+import { shellQuote } from '../../src/core/escaping';
 import { writeLaunchers } from '../../src/core/launcher';
 import { runClaude, type ClaudeSession } from '../support/claudeCode';
 import { CLI, git, makeRepo, removeDir, runCli, tempDir } from '../support/fixtures';
@@ -219,7 +219,7 @@ describe('Claude Code runs the SessionStart hooks of the folder', () => {
     const saved = await save(project, cliEnv(home), 'parser-rewrite', 'Tokenizer done; grammar tests next');
     // What Connect Claude Code does (the same core), with the `checkpoint` launcher the extension writes.
     const launchers = await writeLaunchers(path.join(temp('checkpoint-claude-bin-'), 'bin'), { execPath: process.execPath, cliPath: CLI });
-    await connectClaude(claudeTargets('workspace', project, cliEnv(home)), shellWord(launchers.posix));
+    await connectClaude(claudeTargets('workspace', project, cliEnv(home)), shellQuote(launchers.posix));
     const s = await runClaude({ cwd: project, home });
     const context = s.hookContexts.join('\n');
     assert.match(context, /parser-rewrite/, `Claude Code got no pending checkpoint from the SessionStart hook (saved to ${saved.path}):\n${context || '(no hook context)'}`);
