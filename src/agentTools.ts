@@ -85,6 +85,8 @@ export interface AgentTool<S extends z.ZodMiniObject = z.ZodMiniObject> {
   /** VS Code's `toolReferenceName`: what a user types after `#` in chat. */
   referenceName: string;
   title: string;
+  /** What a person reads in the tools picker. */
+  userDescription: string;
   /** What the model reads to decide when and how to call the tool. */
   description: string;
   input: S;
@@ -104,6 +106,7 @@ export const saveTool = describeTool({
   name: 'checkpoint_save',
   referenceName: 'checkpoint',
   title: 'Save Checkpoint',
+  userDescription: 'Save where work stopped (left off, done, failed approaches, plan step) as a checkpoint.',
   description:
     'Save a checkpoint: a short note of where work stopped, so that this or a later agent session (or the user) can pick it up again. ' +
     'Call it before the context is compacted, when a session ends, or before switching task or branch. Give what was left off ' +
@@ -156,6 +159,7 @@ export const listTool = describeTool({
   name: 'checkpoint_list',
   referenceName: 'checkpoints',
   title: 'List Checkpoints',
+  userDescription: 'List the saved checkpoints of the project, newest first.',
   description:
     'List the saved checkpoints of the project, newest first: name, git branch, when it was saved, the plan step and the one-line ' +
     'summary of where work stopped. Use it to find a checkpoint to show or resume. Changes nothing.',
@@ -175,6 +179,7 @@ export const showTool = describeTool({
   name: 'checkpoint_show',
   referenceName: 'checkpointShow',
   title: 'Show Checkpoint',
+  userDescription: 'Show one checkpoint in full, without consuming it.',
   description:
     'Show one checkpoint in full without consuming it: where work stopped, what was done, approaches that failed, decisions, open ' +
     'questions, the plan and its step, the modified files, and whether the current git branch differs from the saved one. Changes nothing.',
@@ -191,6 +196,7 @@ export const resumeTool = describeTool({
   name: 'checkpoint_resume',
   referenceName: 'checkpointResume',
   title: 'Resume Checkpoint',
+  userDescription: 'Pick up a checkpoint: left off, failed approaches, plan step, files; then consume it.',
   description:
     'Resume a checkpoint to pick up where work stopped: returns what was left off, approaches that failed before (do not retry them), ' +
     'the plan and its current step, the files that were in flight, and a warning when the current git branch differs from the one it ' +

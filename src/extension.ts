@@ -1,5 +1,8 @@
+import * as path from 'node:path';
 import * as vscode from 'vscode';
 import { registerCommands } from './commands/registerCommands';
+import { folderToolTarget, toolFolder } from './commands/toolTarget';
+import { registerLanguageModelTools, registerMcpServerDefinition, type LmApi } from './lmTools';
 import { ContextKeys } from './contextKeys';
 import type { Services } from './services';
 import { CheckpointStatusBar } from './statusBar';
@@ -32,6 +35,20 @@ export function activate(context: vscode.ExtensionContext): CheckpointApi {
   const statusBar = new CheckpointStatusBar(model, contextKeys);
   const services: Services = { log, model, statusBar, contextKeys };
   context.subscriptions.push(log, model, tree, view, statusBar, ...registerCommands(services));
+  // Guarded inside: VS Code versions or hosts without the language-model or MCP APIs activate without them.
+  const lmApi = vscode as unknown as LmApi;
+  context.subscriptions.push(
+    ...registerLanguageModelTools(lmApi, {
+      target: (cwd) => folderToolTarget(services, cwd),
+      memoryDir: async (cwd) => (await model.folder(toolFolder(services, cwd)).memoryDir()).dir,
+      log: (message) => log.info(message),
+    }),
+    ...registerMcpServerDefinition(lmApi, {
+      cliPath: path.join(context.extensionPath, 'dist', 'cli.js'),
+      nodePath: process.execPath,
+      version: String((context.extension.packageJSON as { version?: unknown }).version ?? ''),
+    }),
+  );
 
   const timer = setTimeout(() => {
     log.info(`Activated (${vscode.workspace.isTrusted ? 'trusted' : 'Restricted Mode: git does not run'})`);

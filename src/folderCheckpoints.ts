@@ -390,22 +390,23 @@ export class FolderCheckpoints implements vscode.Disposable {
   }
 
   /**
-   * Resumes a checkpoint (consumed unless `keep`) and makes it the active one; a consumed one can be undone.
+   * Resumes a checkpoint (consumed unless `keep`; no name: the only one) and makes it the active one; a consumed one
+   * can be undone.
    * A missing file's index bullet is removed and `OrphanRemovedError` thrown.
    */
-  resume(name: string, opts: { keep: boolean }): Promise<ResumeResult> {
+  resume(name: string | undefined, opts: { keep: boolean }): Promise<ResumeResult> {
     return this.run('resume', async (store) => {
       let r: ResumeResult;
       try {
         r = await store.resume(name, opts);
       } catch (err) {
-        if (err instanceof OrphanRemovedError) await this.refreshFileQuietly(store.pathFor(name));
+        if (err instanceof OrphanRemovedError && name) await this.refreshFileQuietly(store.pathFor(name));
         throw err;
       }
       const cp = r.checkpoint;
       const undo = r.consumed && r.trashPath ? { folder: this.key, name: cp.name, trashPath: r.trashPath } : undefined;
       return [r, {
-        files: [store.pathFor(name)],
+        files: [name ? store.pathFor(name) : r.path],
         active: { name: cp.name, branch: cp.branch, saved: cp.saved, path: r.trashPath ?? r.path },
         undo,
       }];

@@ -1,0 +1,110 @@
+// The language-model tool registration, with the `vscode` API stood in for: it must register the four tools where
+// `vscode.lm.registerTool` exists, and nothing (without failing) where it does not.
+import { test } from 'node:test';
+import * as assert from 'node:assert/strict';
+import { existsSync, readFileSync } from 'node:fs';
+import * as path from 'node:path';
+import * as z from 'zod/mini';
+import { AGENT_TOOLS } from '../../src/agentTools';
+import { CheckpointStore } from '../../src/core/store';
+import { registerLanguageModelTools, registerMcpServerDefinition, MCP_PROVIDER_ID, type LmApi, type LmToolHost } from '../../src/lmTools';
+import { makeRepo, removeDir, tempDir } from '../support/fixtures';
+
+const root = path.resolve(__dirname, '..', '..', '..');
+const pkg = JSON.parse(readFileSync(path.join(root, 'package.json'), 'utf8'));
+
+class TextPart {
+  constructor(readonly value: string) {}
+}
+class ToolResult {
+  constructor(readonly content: TextPart[]) {}
+}
+class Markdown {
+  value = '';
+  appendText(t: string): this {
+    this.value += t;
+    return this;
+  }
+}
+const classes = { LanguageModelToolResult: ToolResult, LanguageModelTextPart: TextPart, MarkdownString: Markdown } as unknown as LmApi;
+
+function host(store: CheckpointStore, logged: string[] = []): LmToolHost {
+  return { target: async () => store, memoryDir: async () => store.memoryDir, log: (m) => logged.push(m) };
+}
+
+test('package.json declares exactly the shared tools: names, reference names, descriptions and input schemas', () => {
+  const declared = pkg.contributes.languageModelTools;
+  assert.deepEqual(
+    declared,
+    AGENT_TOOLS.map((t) => {
+      const { $schema, ...schema } = z.toJSONSchema(t.input, { io: 'input' }) as Record<string, unknown>;
+      void $schema;
+      return {
+        name: t.name,
+        displayName: t.title,
+        toolReferenceName: t.referenceName,
+        canBeReferencedInPrompt: true,
+        icon: '$(bookmark)',
+        userDescription: t.userDescription,
+        modelDescription: t.description,
+        inputSchema: schema,
+      };
+    }),
+  );
+  assert.ok(declared.some((t: { toolReferenceName: string }) => t.toolReferenceName === 'checkpoint'), 'a user can write #checkpoint');
+  assert.deepEqual(pkg.contributes.mcpServerDefinitionProviders, [{ id: MCP_PROVIDER_ID, label: 'Checkpoint' }]);
+});
+
+test('without vscode.lm.registerTool (older VS Code, other hosts) nothing is registered and nothing fails', () => {
+  const store = new CheckpointStore({ memoryDir: tempDir(), cwd: tempDir() });
+  for (const lm of [undefined, {}]) {
+    const logged: string[] = [];
+    assert.deepEqual(registerLanguageModelTools({ ...classes, lm } as LmApi, host(store, logged)), []);
+    assert.match(logged.join('\n'), /not available/);
+  }
+  assert.deepEqual(registerMcpServerDefinition({ ...classes, lm: {} } as LmApi, { cliPath: 'cli.js', nodePath: 'node', version: '1' }), []);
+});
+
+test('with the API: four tools registered; confirmation for the writing ones; invoke saves and resumes through the core', async () => {
+  const repo = makeRepo();
+  const mem = path.join(tempDir(), 'mem');
+  try {
+    const registered = new Map<string, { prepareInvocation?: (o: unknown, t?: unknown) => Promise<unknown>; invoke: (o: unknown, t?: unknown) => Promise<ToolResult> }>();
+    const lm = { registerTool: (name: string, tool: never) => (registered.set(name, tool), { dispose: () => registered.delete(name) }) };
+    const disposables = registerLanguageModelTools({ ...classes, lm } as unknown as LmApi, host(new CheckpointStore({ memoryDir: mem, cwd: repo })));
+    assert.deepEqual([...registered.keys()], ['checkpoint_save', 'checkpoint_list', 'checkpoint_show', 'checkpoint_resume']);
+
+    const prep = (name: string, input: object) => registered.get(name)!.prepareInvocation!({ input }) as Promise<{ confirmationMessages?: { title: string; message: Markdown } }>;
+    const save = await prep('checkpoint_save', { name: 'lm', leftOff: 'from chat' });
+    assert.match(save.confirmationMessages!.message.value, new RegExp(`"lm".*from chat.*${mem.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}`));
+    assert.match((await prep('checkpoint_resume', { name: 'lm' })).confirmationMessages!.message.value, /trash/);
+    assert.equal((await prep('checkpoint_list', {})).confirmationMessages, undefined);
+    assert.equal((await prep('checkpoint_show', { name: 'lm' })).confirmationMessages, undefined);
+
+    const invoke = async (name: string, input: object) => (await registered.get(name)!.invoke({ input })).content.map((p) => p.value).join('');
+    assert.match(await invoke('checkpoint_save', { name: 'lm', leftOff: 'from chat', failed: ['polling — too slow'] }), /Saved checkpoint "lm"/);
+    assert.ok(existsSync(path.join(mem, 'checkpoint-lm.md')));
+    await assert.rejects(invoke('checkpoint_save', { name: 'bad', leftOff: 'x', done: 'not a list' }), /Invalid arguments for checkpoint_save: done: expected array/);
+    assert.equal(existsSync(path.join(mem, 'checkpoint-bad.md')), false);
+    assert.match(await invoke('checkpoint_list', {}), /^- lm \[/m);
+    assert.match(await invoke('checkpoint_resume', {}), /Previously failed: polling — too slow[\s\S]*consumed/);
+    assert.equal(existsSync(path.join(mem, 'checkpoint-lm.md')), false);
+
+    disposables.forEach((d) => d.dispose());
+    assert.equal(registered.size, 0);
+  } finally {
+    removeDir(repo);
+    removeDir(path.dirname(mem));
+  }
+});
+
+test('the MCP server definition: the bundled CLI run as Node, where the API exists', () => {
+  const provided: { id: string; provider: { provideMcpServerDefinitions: () => unknown[] } }[] = [];
+  class Definition {
+    constructor(readonly label: string, readonly command: string, readonly args: string[], readonly env: object, readonly version: string) {}
+  }
+  const api = { ...classes, McpStdioServerDefinition: Definition, lm: { registerMcpServerDefinitionProvider: (id: string, provider: never) => (provided.push({ id, provider }), { dispose() {} }) } };
+  assert.equal(registerMcpServerDefinition(api as unknown as LmApi, { cliPath: '/ext/dist/cli.js', nodePath: '/bin/node', version: '1.2.3' }).length, 1);
+  assert.equal(provided[0].id, MCP_PROVIDER_ID);
+  assert.deepEqual(provided[0].provider.provideMcpServerDefinitions(), [new Definition('Checkpoint', '/bin/node', ['/ext/dist/cli.js', 'mcp'], { ELECTRON_RUN_AS_NODE: '1' }, '1.2.3')]);
+});
