@@ -16,7 +16,8 @@
 // The extension host sees: CHECKPOINT_TEST_WORKSPACE (the open folder, a git repo on branch main with one
 // commit; with --multi-root the first of the two folders), CHECKPOINT_TEST_WORKSPACE_FILE (with --multi-root:
 // the .code-workspace file opened, listing both folders; else unset), HOME and CLAUDE_CONFIG_DIR (temp
-// folders; HOME has a .gitconfig with a test identity).
+// folders; HOME has a .gitconfig with a test identity), CHECKPOINT_TEST_DRIVER (the address that answers dialogs and
+// presses notification buttons in the page: scripts/workbench-driver.mjs).
 import { execFileSync } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
@@ -25,6 +26,7 @@ import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { ensureVSCodeEnv } from './vscode-env.mjs';
+import { startWorkbenchDriver } from './workbench-driver.mjs';
 import { launchBrowser, openWorkbench, registerCleanup, stageRepoExtension, startCodeServer, tailFile } from './code-server.mjs';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
@@ -151,6 +153,7 @@ async function main() {
     }
   };
 
+  const driver = await startWorkbenchDriver(() => page);
   try {
     server = await startCodeServer({
       workspace: opened,
@@ -166,6 +169,7 @@ async function main() {
         CHECKPOINT_TEST_WORKSPACE: workspace,
         ...(workspaceFile ? { CHECKPOINT_TEST_WORKSPACE_FILE: workspaceFile } : {}),
         CHECKPOINT_TEST_CONFIG: configFile,
+        CHECKPOINT_TEST_DRIVER: driver.url,
       },
     });
     if (opts.keep) console.log(`code-server user data: ${server.userDataDir}`);
@@ -223,6 +227,7 @@ async function main() {
     if (opts.screenshot && page && !existsSync(resolve(opts.screenshot))) {
       await page.screenshot({ path: resolve(opts.screenshot) }).catch(() => {});
     }
+    await driver.close();
     await browser?.close().catch(() => {});
     await server?.stop();
     unregisterTemp();

@@ -54,6 +54,8 @@ export interface SuiteOptions {
   watchers?: boolean;
   /** Milliseconds for each test and hook (default {@link SUITE_TIMEOUT}). */
   timeout?: number;
+  /** Answers dialogs or presses notification buttons in the page ({@link inWorkbench}): run-integration.mjs only. */
+  workbench?: boolean;
 }
 
 /** What a suite's body may add to the suite's own before/after. */
@@ -65,7 +67,8 @@ export interface SuiteHooks {
 }
 
 /** Why a window does not run a suite, or undefined when it does. */
-function skipReason(needs: SuiteOptions['needs']): string | undefined {
+function skipReason(needs: SuiteOptions['needs'], workbench?: boolean): string | undefined {
+  if (workbench && !process.env.CHECKPOINT_TEST_DRIVER) return 'needs the workbench driver of run-integration.mjs';
   const trusted = vscode.workspace.isTrusted;
   if (needs === 'restricted') return trusted ? 'needs Restricted Mode: run-integration.mjs --trust' : undefined;
   if (needs === 'multi-root' && (vscode.workspace.workspaceFolders?.length ?? 0) < 2) return 'needs a multi-root workspace: run-integration.mjs --multi-root';
@@ -93,7 +96,7 @@ export function suite(title: string, opts: SuiteOptions, body: (t: SuiteContext)
     const slug = title.toLowerCase().replace(/[^a-z0-9]+/g, '-').replace(/^-|-$/g, '').slice(0, 24);
 
     before(async function () {
-      const reason = skipReason(opts.needs);
+      const reason = skipReason(opts.needs, opts.workbench);
       if (reason) skipSuite(this, reason);
       ctx.api = await activateExtension();
       const folders = vscode.workspace.workspaceFolders ?? [];
@@ -261,4 +264,25 @@ export async function watchersReady(api: CheckpointApi, folder: vscode.Workspace
   // already queued — the probe's own add among them — have run.
   await api.model.folder(folder).refreshFile(probe);
   await waitFor(api.tree.onDidChangeTreeData, async () => !(await labels(api, folder)).includes('watcher-probe'), 'the probe to leave the tree');
+}
+
+/** What a person read in the page, and the buttons there were (notifications). */
+export interface WorkbenchReply {
+  text: string;
+  buttons?: string[];
+}
+
+/**
+ * Does in the workbench page what a person does, through the runner's driver (scripts/workbench-driver.mjs): waits
+ * for the modal dialog or for the notification containing `text`, returns what it says, and presses `button`.
+ */
+export async function inWorkbench(
+  request: { action: 'dialog'; button?: string } | { action: 'notification'; text: string; button?: string },
+): Promise<WorkbenchReply> {
+  const url = process.env.CHECKPOINT_TEST_DRIVER;
+  assert.ok(url, 'no workbench driver: run the suite with scripts/run-integration.mjs');
+  const res = await fetch(url, { method: 'POST', body: JSON.stringify(request), signal: AbortSignal.timeout(EVENT_TIMEOUT + 5_000) });
+  const body = (await res.json()) as WorkbenchReply & { error?: string };
+  if (!res.ok) throw new Error(`In the workbench (${JSON.stringify(request)}): ${body.error ?? res.status}`);
+  return body;
 }
