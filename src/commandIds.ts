@@ -96,6 +96,8 @@ export interface UndoOptions {
   folder?: string;
   name?: string;
   trashPath: string;
+  /** The trashed file is the version an overwrite replaced: Undo puts it back over the newer one (which goes to the trash). */
+  overwrite?: boolean;
 }
 
 /** `checkpoint.switchBranch` options; without `branch`, the active checkpoint's branch. */

@@ -14,6 +14,11 @@ export const ContextKey = {
    * multi-root workspace differ; unset until resolved.
    */
   memoryDirSource: 'checkpoint.memoryDirSource',
+  /**
+   * With source 'claude': which of Claude Code's folders, for the welcome view: 'autoMemoryDirectory' | 'mainWorktree'
+   * | 'project' (see core/memoryDir's `claudeMemoryKind`), 'mixed' when folders differ, '' when none is Claude's.
+   */
+  claudeMemory: 'checkpoint.claudeMemory',
 } as const;
 
 /**

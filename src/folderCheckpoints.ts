@@ -19,6 +19,8 @@ export interface UndoEntry {
   folder: string;
   name: string;
   trashPath: string;
+  /** The trashed file is the version a save overwrote: Undo puts it back over the newer one, which goes to the trash. */
+  overwrite?: boolean;
 }
 
 /** The writes a folder's checkpoints go through (see {@link FolderCheckpoints.run}). */
@@ -380,12 +382,16 @@ export class FolderCheckpoints implements vscode.Disposable {
 
   private quiet = 0;
 
-  /** Saves a checkpoint and makes it the active one. */
+  /** Saves a checkpoint and makes it the active one; an overwrite can be undone (the previous version is in the trash). */
   save(input: SaveInput): Promise<SaveResult> {
     return this.run('save', async (store) => {
       const r = await store.save(input);
       const cp = r.checkpoint;
-      return [r, { files: [r.path], active: { name: cp.name, branch: cp.branch, saved: cp.saved, path: r.path } }];
+      return [r, {
+        files: [r.path],
+        active: { name: cp.name, branch: cp.branch, saved: cp.saved, path: r.path },
+        undo: r.replaced ? { folder: this.key, name: cp.name, trashPath: r.replaced, overwrite: true } : undefined,
+      }];
     });
   }
 
@@ -435,15 +441,23 @@ export class FolderCheckpoints implements vscode.Disposable {
     return this.run('deleteAll', async (store) => [await store.deleteAll(), { files: 'all', active: null }]);
   }
 
-  /** Puts a trashed checkpoint back (file and index bullet), as Undo. Returns its name and path. */
-  restore(trashPath: string, name?: string): Promise<{ name: string; path: string }> {
+  /**
+   * Puts a trashed checkpoint back (file and index bullet), as Undo. `overwrite`: it is the version a save
+   * replaced, and goes back over the newer one (which goes to the trash: `replaced`). Returns its name and path.
+   */
+  restore(trashPath: string, name?: string, opts: { overwrite?: boolean } = {}): Promise<{ name: string; path: string; replaced?: string }> {
     return this.run('restore', async (store) => {
-      const cp = await store.restore(trashPath);
-      const file = store.pathFor(name || cp.name);
+      const cp = await store.restore(trashPath, { replaceLive: opts.overwrite === true });
+      const restoredName = name || cp.name;
+      const file = store.pathFor(restoredName);
       const recorded = this.recorded();
-      return [{ name: name || cp.name, path: file }, {
+      const active =
+        recorded?.path === trashPath || (opts.overwrite && recorded?.name === restoredName)
+          ? { name: restoredName, branch: cp.branch, saved: cp.saved, path: file }
+          : undefined;
+      return [{ name: restoredName, path: file, ...(cp.replaced ? { replaced: cp.replaced } : {}) }, {
         files: [file],
-        active: recorded?.path === trashPath ? { ...recorded, path: file } : undefined,
+        active,
         undo: this.host.lastUndo?.trashPath === trashPath ? null : undefined,
       }];
     });

@@ -4,7 +4,7 @@ import { CheckpointState } from './checkpointState';
 import { ContextKey, type ContextKeys } from './contextKeys';
 import type { IndexReadStats } from './core/checkpointIndex';
 import { CheckpointError } from './core/errors';
-import { autoMemoryOffNotice, type MemoryDirSource, type ResolvedMemoryDir } from './core/memoryDir';
+import { autoMemoryOffNotice, claudeMemoryKind, type ClaudeMemoryKind, type MemoryDirSource, type ResolvedMemoryDir } from './core/memoryDir';
 import { printable } from './core/names';
 import { FolderCheckpoints, type FileChange, type FolderHost, type ModelChange, type UndoEntry } from './folderCheckpoints';
 import { affects } from './settings';
@@ -129,14 +129,32 @@ export class WorkspaceModel implements vscode.Disposable {
    * every folder's is resolved and they agree, 'mixed' when folders differ, undefined while one is not resolved yet.
    */
   memoryDirSource(): MemoryDirSource | 'mixed' | undefined {
-    const sources = new Set<MemoryDirSource>();
+    return this.common((resolved) => resolved.source) || undefined;
+  }
+
+  /** Which of Claude Code's folders the workspace's checkpoints are in ('' when none is Claude's), as {@link memoryDirSource}. */
+  claudeMemory(): ClaudeMemoryKind | '' | 'mixed' | undefined {
+    return this.common((resolved, folder) => claudeMemoryKind(resolved, folder.uri.fsPath), true);
+  }
+
+  /**
+   * What every folder's resolved memory directory says: the one value when they agree, 'mixed' when they differ,
+   * undefined while a folder is not resolved yet. `skipUndefined`: folders that say nothing do not count ('' if none does).
+   */
+  private common<T extends string>(
+    of: (resolved: ResolvedMemoryDir, folder: vscode.WorkspaceFolder) => T | undefined,
+    skipUndefined = false,
+  ): T | '' | 'mixed' | undefined {
+    const values = new Set<T>();
     for (const folder of this.folders()) {
-      const source = this.entries.get(folder.uri.toString())?.memoryDirNow()?.source;
-      if (!source) return undefined;
-      sources.add(source);
+      const resolved = this.entries.get(folder.uri.toString())?.memoryDirNow();
+      if (!resolved) return undefined;
+      const value = of(resolved, folder);
+      if (value !== undefined) values.add(value);
+      else if (!skipUndefined) return undefined;
     }
-    if (sources.size > 1) return 'mixed';
-    return sources.values().next().value;
+    if (values.size > 1) return 'mixed';
+    return values.values().next().value ?? '';
   }
 
   /** Tells the user, once per memory folder, that Claude Code will not load it (its auto memory is off). */
@@ -151,6 +169,8 @@ export class WorkspaceModel implements vscode.Disposable {
   private updateMemoryDirSource(): void {
     const source = this.memoryDirSource();
     if (source) this.contextKeys.set(ContextKey.memoryDirSource, source);
+    const claude = this.claudeMemory();
+    if (claude !== undefined) this.contextKeys.set(ContextKey.claudeMemory, claude);
   }
 
   /** Resolves every folder's directories again, re-reads branches and lists again (the Refresh command). */

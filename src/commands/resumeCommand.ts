@@ -102,7 +102,7 @@ export async function undoCommand(s: Services, arg: unknown): Promise<string | u
   let folder: vscode.WorkspaceFolder | undefined;
   if (isOptions<UndoOptions>(arg) && typeof arg.trashPath === 'string') {
     folder = s.model.folderFromOption(arg.folder);
-    entry = { folder: folder.uri.toString(), name: arg.name ?? '', trashPath: arg.trashPath };
+    entry = { folder: folder.uri.toString(), name: arg.name ?? '', trashPath: arg.trashPath, overwrite: arg.overwrite === true };
   }
   if (!entry) {
     void vscode.window.showInformationMessage('Nothing to undo.');
@@ -110,9 +110,13 @@ export async function undoCommand(s: Services, arg: unknown): Promise<string | u
   }
   folder ??= s.model.folders().find((f) => f.uri.toString() === entry.folder);
   if (!folder) throw new CheckpointError('The folder of that checkpoint is no longer open.');
-  const restored = await s.model.folder(folder).restore(entry.trashPath, entry.name);
+  const restored = await s.model.folder(folder).restore(entry.trashPath, entry.name, { overwrite: entry.overwrite });
   const file = restored.path;
-  s.log.info(`Restored ${entry.trashPath} to ${file}`);
-  void vscode.window.showInformationMessage(`Restored checkpoint "${restored.name}".`);
+  s.log.info(`Restored ${entry.trashPath} to ${file}${restored.replaced ? `; the newer version is in ${restored.replaced}` : ''}`);
+  void vscode.window.showInformationMessage(
+    restored.replaced
+      ? `Restored the previous version of checkpoint "${restored.name}"; the version that replaced it is in the trash.`
+      : `Restored checkpoint "${restored.name}".`,
+  );
   return file;
 }

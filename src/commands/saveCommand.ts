@@ -1,13 +1,15 @@
+import { stat } from 'node:fs/promises';
 import * as vscode from 'vscode';
 import { formatLocalDateTime, formatRelative } from '../core/dates';
 import { CheckpointError } from '../core/errors';
 import { exists } from '../core/files';
-import { readActivePlan } from '../core/jsonCheckpoints';
 import { printable } from '../core/names';
 import { formatStep, listPlans, planName, readPlanProgress } from '../core/plans';
 import { previewName, splitItems, suggestName } from '../core/saveForm';
+import { resolveActivePlanFile, suggestPlan, type SuggestedPlan } from '../core/stateIndex';
 import { CheckpointExistsError, LIST_READ_BYTES, type CheckpointStore, type SaveResult } from '../core/store';
 import { tildify } from '../markdown';
+import { folderSetting } from '../settings';
 import { CommandId, type SaveOptions } from '../commandIds';
 import type { Services } from '../services';
 import { askPick, askText, BACK, type StepResult } from './quickInput';
@@ -44,7 +46,8 @@ export async function saveCommand(s: Services, arg: unknown, planFirst: boolean)
       leftOff: arg.leftOff,
       done: arg.done ?? [],
       failed: arg.failed ?? [],
-      plan: arg.plan,
+      // No plan given: the active plan of `.claude/state-index.json`, as the CLI does ('' for none).
+      plan: arg.plan ?? (await resolveActivePlanFile(folder.uri.fsPath, { plansDirectory: folderSetting(folder, 'plansDirectory') })),
       force: arg.force === true,
     };
     return writeCheckpoint(s, folder, form, false);
@@ -65,12 +68,15 @@ async function askSaveForm(
   const cwd = folder.uri.fsPath;
   const checkpoints = s.model.folder(folder);
   const store = await checkpoints.store();
-  const [branch, activePlan, existing, plansDir] = await Promise.all([
+  const plansDir = await checkpoints.plansDir();
+  const [branch, suggested, existing] = await Promise.all([
     checkpoints.currentBranch(),
-    readActivePlan(cwd),
+    suggestPlan(cwd, plansDir, { plansDirectory: folderSetting(folder, 'plansDirectory') }).catch(() => undefined),
     checkpoints.index.list().catch(() => []),
-    checkpoints.plansDir(),
   ]);
+  // The name follows the plan the agent's procedure declared active; a plan that was only edited recently is
+  // offered in the plan step, not in the name.
+  const activePlan = suggested?.why === 'active' ? suggested.path : undefined;
   const existingByName = new Map(existing.filter((e) => e.source === 'markdown').map((e) => [e.name, e]));
   const form: SaveForm = { name: '', leftOff: '', done: [], failed: [], plan: presetPlan, force: false };
   let doneText = '';
@@ -161,13 +167,12 @@ async function askSaveForm(
         break;
       }
       case 'plan': {
-        plans ??= await planItems(plansDir);
+        plans ??= await planItems(plansDir, suggested);
         const none: PlanPickItem = { label: '$(circle-slash) No plan', description: 'a named checkpoint', plan: undefined };
         const items = planFirst ? [...plans, none] : [none, ...plans];
-        const active =
-          items.find((p) => p.plan !== undefined && p.plan === form.plan) ??
-          (activePlan ? items.find((p) => p.plan !== undefined && planName(p.plan) === activePlan) : undefined) ??
-          items[0];
+        // Preselected: the plan chosen before (Back), else the suggested one (seed 003: err on the side of a plan).
+        const preselect = form.plan ?? suggested?.path;
+        const active = items.find((p) => p.plan !== undefined && p.plan === preselect) ?? items[0];
         const r = await askPick({
           ...frame,
           items,
@@ -187,16 +192,24 @@ async function askSaveForm(
   return form;
 }
 
-/** Plans of the plans directory as pick items, with their progress and age. */
-async function planItems(plansDir: string): Promise<PlanPickItem[]> {
-  const plans = (await listPlans(plansDir)).slice(0, MAX_PLANS);
+/**
+ * Plans of the plans directory as pick items, with their progress and age; the suggested plan first when it
+ * is the active one, also when it lives outside the plans directory.
+ */
+async function planItems(plansDir: string, suggested: SuggestedPlan | undefined): Promise<PlanPickItem[]> {
+  let plans: { path: string; name: string; mtimeMs: number }[] = (await listPlans(plansDir)).slice(0, MAX_PLANS);
+  if (suggested?.why === 'active') {
+    const mtimeMs = (await stat(suggested.path).catch(() => undefined))?.mtimeMs ?? 0;
+    plans = [{ path: suggested.path, name: planName(suggested.path), mtimeMs }, ...plans.filter((p) => p.path !== suggested.path)];
+  }
   return Promise.all(
     plans.map(async (p) => {
       const progress = await readPlanProgress(p.path);
       const modified = formatRelative(new Date(p.mtimeMs).toISOString());
+      const active = suggested?.why === 'active' && p.path === suggested.path ? ' · active plan' : '';
       return {
         label: `$(checklist) ${p.name}`,
-        description: progress ? `${formatStep(progress.step, progress.steps)} · ${modified}` : modified,
+        description: (progress ? `${formatStep(progress.step, progress.steps)} · ${modified}` : modified) + active,
         detail: tildify(p.path),
         plan: p.path,
       };
@@ -252,10 +265,14 @@ async function writeCheckpoint(s: Services, folder: vscode.WorkspaceFolder, form
     void vscode.window.showWarningMessage(w);
   }
   const restricted = s.model.trusted ? '' : ' Branch and modified files were not recorded: git does not run in Restricted Mode.';
-  void vscode.window.showInformationMessage(`Checkpoint "${cp.name}" saved.${restricted}`, 'Open', 'Copy Resume Prompt').then((choice) => {
+  const replaced = result.replaced;
+  const overwrote = replaced ? ' The previous version is in the trash.' : '';
+  const actions = ['Open', 'Copy Resume Prompt', ...(replaced ? ['Undo'] : [])];
+  void vscode.window.showInformationMessage(`Checkpoint "${cp.name}" saved.${overwrote}${restricted}`, ...actions).then((choice) => {
     const target = { folder: folder.uri.toString(), name: cp.name };
     if (choice === 'Open') void vscode.commands.executeCommand(CommandId.open, target);
     if (choice === 'Copy Resume Prompt') void vscode.commands.executeCommand(CommandId.copyResumePrompt, target);
+    if (choice === 'Undo' && replaced) void vscode.commands.executeCommand(CommandId.undo, { ...target, trashPath: replaced, overwrite: true });
   });
   return result.path;
 }

@@ -5,7 +5,7 @@ import { readSmallFile, writeFileAtomic } from './files';
 import { JSON_CHECKPOINT_MAX_BYTES, readActivePlan } from './jsonCheckpoints';
 import { editJson, parseJsonObject } from './jsonEdit';
 import { expandHome, homeFrom } from './paths';
-import { resolvePlansDir } from './plans';
+import { listPlans, resolvePlansDir } from './plans';
 
 /**
  * `.claude/state-index.json` of the plan-scoped checkpoint procedure (seed 003): `active_plan` names the plan a
@@ -37,6 +37,33 @@ export async function resolveActivePlanFile(cwd: string, opts: { env?: NodeJS.Pr
     if (await isFile(p)) return p;
   }
   return undefined;
+}
+
+/** How recently a plan must have changed for the save form to offer it first. */
+export const RECENT_PLAN_MS = 24 * 60 * 60 * 1000;
+
+/** The plan a save form offers first, and why. */
+export interface SuggestedPlan {
+  path: string;
+  /** `active`: named by `active_plan` in `.claude/state-index.json`; `recent`: the plans folder's newest, changed in the last 24 hours. */
+  why: 'active' | 'recent';
+}
+
+/**
+ * The plan the editor's save form preselects (seed 003: "err on the side of including it"): the file that
+ * `active_plan` names, else the most recently modified plan of `plansDir` when it changed in the last 24 hours,
+ * else none ("No plan").
+ */
+export async function suggestPlan(
+  cwd: string,
+  plansDir: string,
+  opts: { env?: NodeJS.ProcessEnv; plansDirectory?: string; now?: number } = {},
+): Promise<SuggestedPlan | undefined> {
+  const active = await resolveActivePlanFile(cwd, opts).catch(() => undefined);
+  if (active) return { path: active, why: 'active' };
+  const newest = (await listPlans(plansDir))[0];
+  const now = opts.now ?? Date.now();
+  return newest && now - newest.mtimeMs <= RECENT_PLAN_MS ? { path: newest.path, why: 'recent' } : undefined;
 }
 
 /**
