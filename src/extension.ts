@@ -1,12 +1,15 @@
 import * as path from 'node:path';
 import * as vscode from 'vscode';
+import { registerAgentCommands } from './commands/agentCommands';
 import { registerCommands } from './commands/registerCommands';
+import { CommandLine } from './commandLine';
 import { folderToolTarget, toolFolder } from './commands/toolTarget';
 import { registerLanguageModelTools, registerMcpServerDefinition, type LmApi } from './lmTools';
 import { ContextKeys } from './contextKeys';
 import type { Services } from './services';
 import { CheckpointStatusBar } from './statusBar';
 import { CheckpointTreeProvider } from './views/checkpointTree';
+import { ResumeOffer } from './resumeOffer';
 import { WorkspaceModel } from './workspaceModel';
 
 /** What `activate` returns: the extension's parts, for integration tests (`getExtension(…).exports`). */
@@ -18,6 +21,10 @@ export interface CheckpointApi {
   readonly log: vscode.LogOutputChannel;
   /** The context keys as last set (VS Code cannot read them back). */
   readonly contextKeys: ContextKeys;
+  /** The `checkpoint` command on the integrated terminals' PATH. */
+  readonly commandLine: CommandLine;
+  /** The start-up offer to resume a pending checkpoint. */
+  readonly resumeOffer: ResumeOffer;
 }
 
 /**
@@ -34,7 +41,9 @@ export function activate(context: vscode.ExtensionContext): CheckpointApi {
   tree.bindView(view);
   const statusBar = new CheckpointStatusBar(model, contextKeys);
   const services: Services = { log, model, statusBar, contextKeys };
-  context.subscriptions.push(log, model, tree, view, statusBar, ...registerCommands(services));
+  const commandLine = new CommandLine(context, log);
+  const resumeOffer = new ResumeOffer(services, context.globalState);
+  context.subscriptions.push(log, model, tree, view, statusBar, commandLine, ...registerCommands(services), ...registerAgentCommands(services, commandLine));
   // Guarded inside: VS Code versions or hosts without the language-model or MCP APIs activate without them.
   const lmApi = vscode as unknown as LmApi;
   context.subscriptions.push(
@@ -53,9 +62,12 @@ export function activate(context: vscode.ExtensionContext): CheckpointApi {
   const timer = setTimeout(() => {
     log.info(`Activated (${vscode.workspace.isTrusted ? 'trusted' : 'Restricted Mode: git does not run'})`);
     statusBar.start();
+    // The launcher is rewritten at every start (it names this version's dist/cli.js).
+    void commandLine.launchers().catch(() => undefined);
+    void resumeOffer.run();
   }, 0);
   context.subscriptions.push({ dispose: () => clearTimeout(timer) });
-  return { model, tree, statusBar, log, contextKeys };
+  return { model, tree, statusBar, log, contextKeys, commandLine, resumeOffer };
 }
 
 export function deactivate(): void {

@@ -1,0 +1,55 @@
+import * as vscode from 'vscode';
+import { formatRelative } from './core/dates';
+import { errorMessage } from './core/errors';
+import { agentLine } from './core/escaping';
+import { findPending } from './core/pending';
+import type { Services } from './services';
+
+const OFFERED_KEY = 'checkpoint.offeredResumes';
+const MAX_REMEMBERED = 200;
+
+/**
+ * When a window opens a folder whose pending checkpoint (the newest saved since the last resume) was saved outside
+ * this window — by an agent, a hook, another machine's sync — a notification offers to resume it. Once per
+ * checkpoint (remembered across windows); never for this window's own saves; setting `checkpoint.offerResumeOnOpen`.
+ */
+export class ResumeOffer {
+  /** The notifications shown, in order (what a user saw; for tests). */
+  readonly shown: string[] = [];
+
+  constructor(
+    private readonly s: Services,
+    private readonly memento: vscode.Memento,
+  ) {}
+
+  /** Offers the pending checkpoint of each folder (at start-up); resolves once shown, not answered. Never throws. */
+  async run(): Promise<void> {
+    await Promise.all(
+      this.s.model.folders().map((folder) =>
+        this.offer(folder).catch((err) => this.s.log.warn(`Pending checkpoint of ${folder.name}: ${errorMessage(err)}`)),
+      ),
+    );
+  }
+
+  private async offer(folder: vscode.WorkspaceFolder): Promise<void> {
+    if (!vscode.workspace.getConfiguration('checkpoint', folder).get<boolean>('offerResumeOnOpen', true)) return;
+    const store = await this.s.model.folder(folder).store();
+    const pending = await findPending(store);
+    if (!pending) return;
+    const c = pending.checkpoint;
+    const own = this.s.model.folder(folder).recorded();
+    if (own && own.name === c.name && own.saved === c.saved) return; // saved (or resumed) in this window
+    const key = `${store.memoryDir}\u0000${c.name}\u0000${c.saved}`;
+    const offered = this.memento.get<string[]>(OFFERED_KEY, []);
+    if (offered.includes(key)) return;
+    await this.memento.update(OFFERED_KEY, [...offered, key].slice(-MAX_REMEMBERED));
+    const where = this.s.model.folders().length > 1 ? ` in ${folder.name}` : '';
+    const message = `Resume '${agentLine(c.name, 64)}'${where} — saved ${formatRelative(c.saved)}${c.branch ? ` on ${agentLine(c.branch, 80)}` : ''}`;
+    this.shown.push(message);
+    this.s.log.info(`Offered to resume ${c.path}`);
+    // Not awaited: the notification stays until the user answers (or never does).
+    void vscode.window.showInformationMessage(message, 'Resume', 'Later').then((choice) => {
+      if (choice === 'Resume') void vscode.commands.executeCommand('checkpoint.resume', { folder: folder.uri.toString(), name: c.name });
+    });
+  }
+}
