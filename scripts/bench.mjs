@@ -3,7 +3,7 @@
 // (alternating which goes first) after a warm-up, prints a table and writes docs/PERFORMANCE.md.
 // Exits 0 even when a budget is missed: misses are printed as MISS and recorded in the report.
 //
-// Usage: node scripts/bench.mjs [--runs N] [--only save,mcp,list,upsert,lock,bundle,activate,tree]
+// Usage: node scripts/bench.mjs [--runs N] [--only save,mcp,list,session-start,upsert,lock,bundle,activate,tree]
 //                               [--no-build] [--no-vscode] [--vscode-runs N] [--no-write] [--keep] [--before REV]
 // --before REV also builds the CLI of git revision REV (git archive, into the temp folder) and runs it in the same
 // interleaved loops, for before/after rows.
@@ -58,7 +58,8 @@ const now = () => Number(process.hrtime.bigint()) / 1e6;
 function timeProcess([cmd, args, opts = {}]) {
   return new Promise((resolve, reject) => {
     const t0 = now();
-    const child = spawn(cmd, args, { ...opts, stdio: ['ignore', opts.stdout ?? 'ignore', 'pipe'] });
+    const child = spawn(cmd, args, { ...opts, stdio: [opts.input === undefined ? 'ignore' : 'pipe', opts.stdout ?? 'ignore', 'pipe'] });
+    if (opts.input !== undefined) child.stdin.end(opts.input);
     let t1 = 0;
     let err = '';
     child.stderr.on('data', (d) => (err += d));
@@ -361,6 +362,26 @@ if (want('list')) {
   );
   ratioRow('list --json (CLI, 2,000 checkpoints)', 'node: readdir + read every file', res, 1.5);
   beforeRow('list --json (CLI, 2,000 checkpoints)', 'node: readdir + read every file', res, 1.5);
+}
+
+// ---- hook session-start -------------------------------------------------------------------------------------
+if (want('session-start')) {
+  // What every Claude Code session start runs: the pending checkpoint of the folder as additionalContext.
+  const dir = join(tmp, 'session-start-memory');
+  const files = makeCheckpointDir(dir, core, 20);
+  const newest = files[files.length - 1];
+  const repo = makeGitRepo(join(tmp, 'session-start-repo'), { files: 20, modified: 2 });
+  const input = JSON.stringify({ session_id: 'bench', transcript_path: join(tmp, 'none.jsonl'), cwd: repo, hook_event_name: 'SessionStart', source: 'startup' });
+  const args = [cli, 'hook', 'session-start', '--dir', dir];
+  const check = spawnSync(node, args, { cwd: repo, input, encoding: 'utf8' });
+  const context = check.status === 0 && check.stdout ? JSON.parse(check.stdout).hookSpecificOutput?.additionalContext : undefined;
+  if (!context?.includes('"task-0019"')) throw new Error(`hook session-start did not print the newest checkpoint: ${check.stdout}${check.stderr}`);
+  log(`session-start: ${RUNS} interleaved runs`);
+  const res = await interleave(
+    () => timeProcess([node, [join(benchDir, 'floor-session-start.cjs'), dir, newest], { cwd: repo, input }]),
+    () => timeProcess([node, args, { cwd: repo, input }]),
+  );
+  ratioRow('hook session-start (CLI, 20 checkpoints)', 'node: read stdin + MEMORY.md + the newest checkpoint, print the JSON', res, 1.3);
 }
 
 // ---- MEMORY.md upsert -----------------------------------------------------------------------------------------
