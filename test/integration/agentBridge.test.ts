@@ -116,7 +116,7 @@ suite('Claude Code and the command line', {}, (t) => {
     runCliSync(['save', 'from-agent', '--left-off', 'the agent stopped here', '--dir', t.dir, '--cwd', t.cwd], { env: process.env });
     await t.api.resumeOffer.run();
     assert.equal(t.api.resumeOffer.shown.length, before + 1);
-    assert.match(t.api.resumeOffer.shown[before], /^Resume 'from-agent' — saved just now on \S+/);
+    assert.match(t.api.resumeOffer.shown[before], /^Resume 'from-agent'( in \S+)? — saved just now on \S+/);
     await t.api.resumeOffer.run();
     assert.equal(t.api.resumeOffer.shown.length, before + 1, 'once per checkpoint');
 
