@@ -94,6 +94,8 @@ async function runFlow(flow, { browser, extensionDir, temp }) {
         'git.openRepositoryInParentFolders': 'never',
         'workbench.tips.enabled': false,
         'workbench.welcomePage.walkthroughs.openOnInstall': false,
+        // The demo's checkpoints were saved outside the window: only the flow about the start-up offer wants it.
+        'checkpoint.offerResumeOnOpen': flow.resumeOffer === true,
       },
     });
     page = await openWorkbench(browser, server.url, workspace);

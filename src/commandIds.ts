@@ -17,6 +17,9 @@ export const CommandId = {
   statusBarActions: 'checkpoint.statusBarActions',
   refresh: 'checkpoint.refresh',
   showLog: 'checkpoint.showLog',
+  installCommandLine: 'checkpoint.installCommandLine',
+  connectClaude: 'checkpoint.connectClaude',
+  disconnectClaude: 'checkpoint.disconnectClaude',
 } as const;
 
 // ---- the Checkpoints view's nodes: what a command gets when run from the tree ---------------------------------

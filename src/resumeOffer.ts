@@ -1,4 +1,5 @@
 import * as vscode from 'vscode';
+import { CommandId } from './commandIds';
 import { formatRelative } from './core/dates';
 import { errorMessage } from './core/errors';
 import { agentLine } from './core/escaping';
@@ -49,7 +50,7 @@ export class ResumeOffer {
     this.s.log.info(`Offered to resume ${c.path}`);
     // Not awaited: the notification stays until the user answers (or never does).
     void vscode.window.showInformationMessage(message, 'Resume', 'Later').then((choice) => {
-      if (choice === 'Resume') void vscode.commands.executeCommand('checkpoint.resume', { folder: folder.uri.toString(), name: c.name });
+      if (choice === 'Resume') void vscode.commands.executeCommand(CommandId.resume, { folder: folder.uri.toString(), name: c.name });
     });
   }
 }

@@ -1,9 +1,11 @@
+import { existsSync } from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
-import { claudeTargets, connectClaude, disconnectClaude, planConnect, type ConnectScope } from '../core/claudeSettings';
+import { claudeTargets, connectClaude, disconnectClaude, hookProgram, planConnect, PATH_PROGRAM, type ConnectScope } from '../core/claudeSettings';
 import { CheckpointError } from '../core/errors';
 import { installLauncher } from '../core/launcher';
+import { CommandId } from '../commandIds';
 import type { CommandLine } from '../commandLine';
 import type { Services } from '../services';
 import { createCommand } from './createCommand';
@@ -13,6 +15,11 @@ const tildify = (p: string): string => {
   const home = os.homedir();
   return p === home || p.startsWith(home + path.sep) ? `~${p.slice(home.length)}` : p;
 };
+
+/** The folders on the editor's own PATH (what programs started outside its terminals search). */
+const pathDirs = (): string[] => (process.env.PATH ?? '').split(path.delimiter).filter(Boolean).map((p) => path.resolve(p));
+
+const INSTALL = 'Install Command Line…';
 
 /** `checkpoint.installCommandLine` without UI: `{ folder: DIR }` (the folder to link `checkpoint` into). */
 export interface InstallOptions {
@@ -40,7 +47,7 @@ export async function installCommandLineCommand(cl: CommandLine, arg: unknown): 
     } else target = pick.dir;
   }
   const installed = await installLauncher(await cl.launchers(), target);
-  const onPath = (process.env.PATH ?? '').split(path.delimiter).some((p) => p && path.resolve(p) === path.resolve(target));
+  const onPath = pathDirs().includes(path.resolve(target));
   void vscode.window.showInformationMessage(
     `Installed ${tildify(installed)}.${onPath ? '' : ` Add ${tildify(target)} to your PATH to run it as \`checkpoint\`.`}`,
   );
@@ -82,7 +89,12 @@ export async function connectClaudeCommand(s: Services, cl: CommandLine, arg: un
   if (!where) return undefined;
   const opts = isOptions<ConnectOptions>(arg) ? arg : {};
   const targets = claudeTargets(where.scope, where.folder?.uri.fsPath ?? '');
-  const program = await cl.program();
+  const program = hookProgram(where.scope, await cl.program());
+  // Workspace hooks run `checkpoint` from PATH: VS Code's terminals have it; elsewhere it must be installed.
+  const hint =
+    program === PATH_PROGRAM && !pathDirs().some((d) => existsSync(path.join(d, process.platform === 'win32' ? 'checkpoint.cmd' : 'checkpoint')))
+      ? ` For Claude Code started outside VS Code's terminals, run Checkpoint: ${INSTALL}`
+      : '';
   let sessionEnd = opts.sessionEnd === true;
   const plan = await planConnect(targets, program, { sessionEnd });
   if (!plan.summary.length) {
@@ -96,7 +108,7 @@ export async function connectClaudeCommand(s: Services, cl: CommandLine, arg: un
       `Connect Claude Code to Checkpoint?`,
       {
         modal: true,
-        detail: `Adds to ${tildify(targets.settingsFile)} (other settings and hooks are kept):\n${plan.summary.map((l) => `• ${l}`).join('\n')}\n\nAt start, Claude Code is told about the checkpoint waiting to be resumed; before it compacts its context, a checkpoint is saved automatically.`,
+        detail: `Adds to ${tildify(targets.settingsFile)} (other settings and hooks are kept):\n${plan.summary.map((l) => `• ${l}`).join('\n')}\n\nAt start, Claude Code is told about the checkpoint waiting to be resumed; before it compacts its context, a checkpoint is saved automatically.${program === PATH_PROGRAM ? `\n\nThe hooks run \`checkpoint\` from PATH, so the file works on every machine: VS Code's integrated terminals have it.${hint}` : ''}`,
       },
       connect,
       withEnd,
@@ -106,7 +118,9 @@ export async function connectClaudeCommand(s: Services, cl: CommandLine, arg: un
   }
   const r = await connectClaude(targets, program, { sessionEnd });
   s.log.info(`Connected Claude Code: ${targets.settingsFile}${r.added.length ? ` (+ ${r.added.map((h) => h.event).join(', ')})` : ''}${r.skillWritten ? `, skill ${targets.skillFile}` : ''}`);
-  void vscode.window.showInformationMessage(`Claude Code is connected: ${tildify(targets.settingsFile)}.`);
+  void vscode.window.showInformationMessage(`Claude Code is connected: ${tildify(targets.settingsFile)}.${hint}`, ...(hint ? [INSTALL] : [])).then((choice) => {
+    if (choice === INSTALL) void vscode.commands.executeCommand(CommandId.installCommandLine);
+  });
   return r;
 }
 
@@ -127,8 +141,8 @@ export async function disconnectClaudeCommand(s: Services, arg: unknown): Promis
 /** The agent-side commands (ids as in package.json). */
 export function registerAgentCommands(s: Services, cl: CommandLine): vscode.Disposable[] {
   return [
-    createCommand('checkpoint.installCommandLine', s.log, (arg) => installCommandLineCommand(cl, arg)),
-    createCommand('checkpoint.connectClaude', s.log, (arg) => connectClaudeCommand(s, cl, arg)),
-    createCommand('checkpoint.disconnectClaude', s.log, (arg) => disconnectClaudeCommand(s, arg)),
+    createCommand(CommandId.installCommandLine, s.log, (arg) => installCommandLineCommand(cl, arg)),
+    createCommand(CommandId.connectClaude, s.log, (arg) => connectClaudeCommand(s, cl, arg)),
+    createCommand(CommandId.disconnectClaude, s.log, (arg) => disconnectClaudeCommand(s, arg)),
   ];
 }

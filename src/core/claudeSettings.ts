@@ -149,6 +149,20 @@ export function disconnectSettingsText(text: string, file = 'settings.json'): { 
 
 export type ConnectScope = 'workspace' | 'user';
 
+/** The product's command by name, as the hooks in a workspace's settings run it (from PATH). */
+export const PATH_PROGRAM = 'checkpoint';
+
+/**
+ * The program Connect writes into the hooks of `scope`'s settings file. A workspace's `.claude/settings.json` is
+ * often committed and shared: it gets `checkpoint` by name, which works on every machine where the command is on
+ * PATH (VS Code's integrated terminals have it; Install Command Line… puts it on other terminals' PATH), and names
+ * no path of this one. The user's settings file belongs to this machine: it gets `launcher` (the full path of the
+ * launcher, as a shell word), so Claude Code finds it wherever it is started.
+ */
+export function hookProgram(scope: ConnectScope, launcher: string): string {
+  return scope === 'workspace' ? PATH_PROGRAM : launcher;
+}
+
 export interface ClaudeTargets {
   settingsFile: string;
   skillFile: string;

@@ -251,6 +251,31 @@ export const flows = [
   },
 
   {
+    name: 'a checkpoint saved outside the window is offered at start-up; Resume resumes it',
+    slug: 'resume-offer',
+    resumeOffer: true,
+    async run({ wb, memoryDir, screenshot }) {
+      // The demo's checkpoints were saved by the CLI before the window opened; db-migration (on main) is the newest.
+      const offer = /^Resume 'db-migration' — saved .+ on main$/;
+      // The extension activates when start-up has finished (onStartupFinished): allow a slow machine its time.
+      const resume = await wb.visible(wb.notificationButton(offer, 'Resume'), 'the start-up offer with Resume', { timeout: 60_000 });
+      await wb.visible(wb.notificationButton(offer, 'Later'), 'the start-up offer with Later');
+      assert.equal(await wb.notification(/^Resume '/).count(), 1, 'one offer: the pending checkpoint only');
+      await wb.mouseAway();
+      await screenshot(); // the offer, as the window opens
+
+      const file = checkpointFile(memoryDir, 'db-migration');
+      await resume.click();
+      await wb.visible(wb.notification(/^Resumed "db-migration": .*Moved to trash\./), 'the "Resumed … Moved to trash." notification');
+      await wb.visible(wb.editorTab('Preview checkpoint-db-migration.md'), 'the Markdown preview of the resumed checkpoint');
+      await wb.until(() => !existsSync(file), 'the resumed checkpoint to leave the memory folder');
+      assert.equal(trashed(memoryDir, 'db-migration').length, 1, 'the resumed checkpoint should be in .trash/');
+      assertNoBullet(memoryDir, 'db-migration');
+      assertBullet(memoryDir, 'oauth-callback');
+    },
+  },
+
+  {
     name: 'the empty view\'s welcome button starts Save',
     slug: 'welcome-save',
     checkpoints: false,

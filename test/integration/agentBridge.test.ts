@@ -44,6 +44,19 @@ suite('Claude Code and the command line', {}, (t) => {
     assert.match(version, /^\d+\.\d+\.\d+/);
   });
 
+  /** The hook commands of a settings file, by event. */
+  const hookCommands = (file: string): Record<string, string[]> => {
+    const data = JSON.parse(readFileSync(file, 'utf8').replace(/^\s*\/\/.*$/gm, '')) as { hooks?: Record<string, { hooks: { command: string }[] }[]> };
+    return Object.fromEntries(Object.entries(data.hooks ?? {}).map(([ev, groups]) => [ev, groups.flatMap((g) => g.hooks.map((h) => h.command))]));
+  };
+  /** SessionStart's JSON as Claude Code sends it on stdin, in a file. */
+  const sessionStartInput = (): string => {
+    const file = path.join(t.temp('hook-input'), 'session-start.json');
+    writeFileSync(file, JSON.stringify({ session_id: 's1', transcript_path: path.join(t.cwd, 'none.jsonl'), cwd: t.cwd, hook_event_name: 'SessionStart', source: 'startup', model: 'm' }));
+    return file;
+  };
+  const contextOf = (stdout: string): string => (JSON.parse(stdout) as { hookSpecificOutput: { additionalContext: string } }).hookSpecificOutput.additionalContext;
+
   it('Connect merges the hooks into a settings file with comments and other hooks; again changes nothing; Disconnect restores it', async () => {
     mkdirSync(path.dirname(settingsFile()), { recursive: true });
     const original = '{\n  // team settings\n  "model": "sonnet",\n  "hooks": {\n    "PreCompact": [{ "hooks": [{ "type": "command", "command": "./backup.sh" }] }]\n  }\n}\n';
@@ -53,27 +66,23 @@ suite('Claude Code and the command line', {}, (t) => {
     assert.equal(r.skillWritten, true);
     const text = readFileSync(settingsFile(), 'utf8');
     assert.ok(text.startsWith('{\n  // team settings\n  "model": "sonnet",'));
-    assert.ok(text.includes('"command": "./backup.sh"'));
-    const program = await t.api.commandLine.program();
-    assert.ok(text.includes(JSON.stringify(`${program} hook session-start`)), text);
-    assert.ok(text.includes(JSON.stringify(`${program} hook pre-compact`)));
+    // The workspace's file may be committed: the hooks run `checkpoint` from PATH and name no path of this machine.
+    assert.deepEqual(hookCommands(settingsFile()), { PreCompact: ['./backup.sh', 'checkpoint hook pre-compact'], SessionStart: ['checkpoint hook session-start'] });
+    assert.ok(!text.includes((await t.api.commandLine.launchers()).dir), text);
     assert.match(readFileSync(skillFile(), 'utf8'), /^---\nname: checkpoint\n/);
 
     const again = await vscode.commands.executeCommand<{ added: unknown[] }>('checkpoint.connectClaude', { scope: 'workspace', confirm: true });
     assert.equal(again.added.length, 0);
     assert.equal(readFileSync(settingsFile(), 'utf8'), text);
 
-    // The hook command Connect wrote, run as Claude Code runs it: the pending checkpoint comes back as context.
+    // The hook command Connect wrote, run as Claude Code started in an integrated terminal runs it (that PATH):
+    // the pending checkpoint comes back as context.
     const saved = await save(t.folder, { name: 'hooked', leftOff: 'Wiring the hook' });
     assert.ok(saved);
-    const command = `${program} hook session-start`;
-    const stdout = execFileSync('/bin/sh', ['-c', command], {
-      cwd: t.cwd,
-      input: JSON.stringify({ session_id: 's1', cwd: t.cwd, hook_event_name: 'SessionStart', source: 'startup' }),
-      env: { ...process.env, CHECKPOINT_MEMORY_DIR: t.dir },
-      encoding: 'utf8',
-    });
-    const context = (JSON.parse(stdout) as { hookSpecificOutput: { additionalContext: string } }).hookSpecificOutput.additionalContext;
+    const [command] = hookCommands(settingsFile()).SessionStart;
+    const out = path.join(t.temp('hook-output'), 'out.json');
+    await inTerminal(`cd '${t.cwd}' && CHECKPOINT_MEMORY_DIR='${t.dir}' ${command} < '${sessionStartInput()}' > '${out}' 2>&1`);
+    const context = contextOf(readFileSync(out, 'utf8'));
     assert.match(context, /"hooked"/);
     assert.match(context, /Left off: Wiring the hook/);
 
@@ -81,6 +90,25 @@ suite('Claude Code and the command line', {}, (t) => {
     assert.deepEqual([off.removedHooks, off.skillRemoved], [2, true]);
     assert.equal(readFileSync(settingsFile(), 'utf8'), original);
     assert.equal(existsSync(skillFile()), false);
+    rmSync(settingsFile());
+  });
+
+  it('Connect with no settings file creates it with only the hooks; a workspace connected with a launcher path gets `checkpoint` instead', async () => {
+    const r = await vscode.commands.executeCommand<{ added: unknown[] }>('checkpoint.connectClaude', { scope: 'workspace', confirm: true });
+    assert.equal(r.added.length, 2);
+    const created = JSON.parse(readFileSync(settingsFile(), 'utf8')) as Record<string, unknown>;
+    assert.deepEqual(Object.keys(created), ['hooks']);
+    assert.deepEqual(hookCommands(settingsFile()), { SessionStart: ['checkpoint hook session-start'], PreCompact: ['checkpoint hook pre-compact'] });
+    // What an earlier version wrote: the launcher's full path. Connect points its own entries at `checkpoint`.
+    const launcher = (await t.api.commandLine.launchers()).posix;
+    writeFileSync(settingsFile(), readFileSync(settingsFile(), 'utf8').replace(/"checkpoint hook/g, `"'${launcher}' hook`));
+    const again = await vscode.commands.executeCommand<{ added: unknown[] }>('checkpoint.connectClaude', { scope: 'workspace', confirm: true });
+    assert.equal(again.added.length, 2);
+    assert.deepEqual(hookCommands(settingsFile()), { SessionStart: ['checkpoint hook session-start'], PreCompact: ['checkpoint hook pre-compact'] });
+    const off = await vscode.commands.executeCommand<{ removedHooks: number }>('checkpoint.disconnectClaude', { scope: 'workspace' });
+    assert.equal(off.removedHooks, 2);
+    assert.deepEqual(JSON.parse(readFileSync(settingsFile(), 'utf8')), {});
+    rmSync(settingsFile());
   });
 
   it('Connect leaves a settings file that is not valid JSON untouched (and writes nothing else)', async () => {
@@ -93,15 +121,32 @@ suite('Claude Code and the command line', {}, (t) => {
     rmSync(settingsFile());
   });
 
-  it('Connect to the user settings: Claude Code\'s configuration folder', async () => {
+  it('Connect to the user settings (plain JSON, another SessionStart hook): the launcher\'s full path, which runs from any PATH; Disconnect restores the file', async function () {
+    if (process.platform === 'win32') this.skip();
     const claudeDir = process.env.CLAUDE_CONFIG_DIR;
     assert.ok(claudeDir, 'the harness points CLAUDE_CONFIG_DIR at a temp folder');
     const userSettings = path.join(claudeDir, 'settings.json');
+    const original = `${JSON.stringify({ model: 'opus', hooks: { SessionStart: [{ matcher: 'startup', hooks: [{ type: 'command', command: 'echo hello' }] }] } }, null, 2)}\n`;
+    writeFileSync(userSettings, original);
     await vscode.commands.executeCommand('checkpoint.connectClaude', { scope: 'user', confirm: true, sessionEnd: true });
-    const data = JSON.parse(readFileSync(userSettings, 'utf8')) as { hooks: Record<string, unknown> };
-    assert.deepEqual(Object.keys(data.hooks), ['SessionStart', 'PreCompact', 'SessionEnd']);
-    await vscode.commands.executeCommand('checkpoint.disconnectClaude', { scope: 'user' });
-    assert.equal(readFileSync(userSettings, 'utf8').trim(), '{}');
+    const launcher = (await t.api.commandLine.launchers()).posix;
+    const hooks = hookCommands(userSettings);
+    assert.deepEqual(Object.keys(hooks), ['SessionStart', 'PreCompact', 'SessionEnd']);
+    assert.deepEqual(hooks.SessionStart, ['echo hello', `${await t.api.commandLine.program()} hook session-start`]);
+    assert.ok(hooks.SessionStart[1].replace(/^'/, '').startsWith(launcher), hooks.SessionStart[1]);
+    assert.equal((JSON.parse(readFileSync(userSettings, 'utf8')) as { model: string }).model, 'opus');
+    // This machine's own file: Claude Code started from a terminal without `checkpoint` on PATH still runs it.
+    await save(t.folder, { name: 'user-hooked', leftOff: 'From the user settings' });
+    const stdout = execFileSync('/bin/sh', ['-c', hooks.SessionStart[1]], {
+      cwd: t.cwd,
+      input: readFileSync(sessionStartInput()),
+      env: { PATH: '/usr/bin:/bin', HOME: process.env.HOME, CHECKPOINT_MEMORY_DIR: t.dir },
+      encoding: 'utf8',
+    });
+    assert.match(contextOf(stdout), /"user-hooked"/);
+    const off = await vscode.commands.executeCommand<{ removedHooks: number }>('checkpoint.disconnectClaude', { scope: 'user' });
+    assert.equal(off.removedHooks, 3);
+    assert.equal(readFileSync(userSettings, 'utf8'), original);
     rmSync(userSettings);
   });
 

@@ -9,6 +9,7 @@ import {
   connectSettingsText,
   disconnectClaude,
   disconnectSettingsText,
+  hookProgram,
   isProductCommand,
   plannedHooks,
 } from '../../src/core/claudeSettings';
@@ -71,6 +72,16 @@ test('Connect after the launcher moved updates its own entries instead of adding
   const data = parse(moved.text) as { hooks: Record<string, { hooks: { command: string }[] }[]> };
   assert.deepEqual(data.hooks.SessionStart.flatMap((g) => g.hooks.map((h) => h.command)), ['echo hello', `${LAUNCHER} hook session-start`]);
   assert.equal(data.hooks.PreCompact.length, 1);
+});
+
+test('a workspace\'s settings (often committed) get `checkpoint` by name; the user\'s own file gets the launcher\'s path', () => {
+  assert.equal(hookProgram('workspace', LAUNCHER), 'checkpoint');
+  assert.equal(hookProgram('user', LAUNCHER), LAUNCHER);
+  // A workspace connected by an earlier version (the launcher's path): Connect points its entries at `checkpoint`.
+  const before = connectSettingsText(USER_SETTINGS, hooks).text;
+  const after = connectSettingsText(before, plannedHooks(hookProgram('workspace', LAUNCHER)));
+  assert.ok(!after.text.includes('/home/me/'), after.text);
+  assert.equal(disconnectSettingsText(after.text).text, USER_SETTINGS);
 });
 
 test('Disconnect removes only the product\'s entry from a group it shares with another hook', () => {
