@@ -5,7 +5,7 @@ import { after, describe, test } from 'node:test';
 import * as assert from 'node:assert/strict';
 import { existsSync, mkdirSync, realpathSync, writeFileSync } from 'node:fs';
 import * as path from 'node:path';
-import { claudeTargets, connectClaude } from '../../src/core/claudeSettings';
+import { claudeTargets, connectClaude, hookProgram } from '../../src/core/claudeSettings';
 import { shellQuote } from '../../src/core/escaping';
 import { writeLaunchers } from '../../src/core/launcher';
 import { runClaude, type ClaudeSession } from '../support/claudeCode';
@@ -217,10 +217,11 @@ describe('Claude Code runs the SessionStart hooks of the folder', () => {
     const home = makeHome();
     const project = repo();
     const saved = await save(project, cliEnv(home), 'parser-rewrite', 'Tokenizer done; grammar tests next');
-    // What Connect Claude Code does (the same core), with the `checkpoint` launcher the extension writes.
+    // What Connect Claude Code does for a workspace (the same core): the hooks run `checkpoint` from PATH, where the
+    // extension's launcher is in VS Code's integrated terminals.
     const launchers = await writeLaunchers(path.join(temp('checkpoint-claude-bin-'), 'bin'), { execPath: process.execPath, cliPath: CLI });
-    await connectClaude(claudeTargets('workspace', project, cliEnv(home)), shellQuote(launchers.posix));
-    const s = await runClaude({ cwd: project, home });
+    await connectClaude(claudeTargets('workspace', project, cliEnv(home)), hookProgram('workspace', shellQuote(launchers.posix)));
+    const s = await runClaude({ cwd: project, home, env: { PATH: `${launchers.dir}${path.delimiter}${process.env.PATH ?? ''}` } });
     const context = s.hookContexts.join('\n');
     assert.match(context, /parser-rewrite/, `Claude Code got no pending checkpoint from the SessionStart hook (saved to ${saved.path}):\n${context || '(no hook context)'}`);
     assert.match(context, /Tokenizer done; grammar tests next/);

@@ -4,21 +4,7 @@ import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node
 import * as path from 'node:path';
 import * as vscode from 'vscode';
 import { atomicWrite, checkpointText, runCliSync } from '../support/fixtures';
-import { save, setSetting, suite, waitFor } from './helpers';
-
-/** Runs a shell command line in an integrated terminal (the PATH VS Code gives terminals) and resolves when it exits. */
-async function inTerminal(commandLine: string): Promise<void> {
-  const terminal = vscode.window.createTerminal({ name: 'checkpoint test', shellPath: '/bin/sh', shellArgs: ['-c', commandLine] });
-  let closed = false;
-  const sub = vscode.window.onDidCloseTerminal((t) => {
-    if (t === terminal) closed = true;
-  });
-  try {
-    await waitFor(vscode.window.onDidCloseTerminal, () => closed, 'the terminal to exit', 30_000);
-  } finally {
-    sub.dispose();
-  }
-}
+import { inTerminal, save, setSetting, suite } from './helpers';
 
 suite('Claude Code and the command line', {}, (t) => {
   const settingsFile = (): string => path.join(t.cwd, '.claude', 'settings.json');

@@ -167,6 +167,20 @@ export function waitFor<T>(
   });
 }
 
+/** Runs a shell command line in an integrated terminal (the PATH VS Code gives terminals) and resolves when it exits. */
+export async function inTerminal(commandLine: string): Promise<void> {
+  const terminal = vscode.window.createTerminal({ name: 'checkpoint test', shellPath: '/bin/sh', shellArgs: ['-c', commandLine] });
+  let closed = false;
+  const sub = vscode.window.onDidCloseTerminal((t) => {
+    if (t === terminal) closed = true;
+  });
+  try {
+    await waitFor(vscode.window.onDidCloseTerminal, () => closed, 'the terminal to exit', 30_000);
+  } finally {
+    sub.dispose();
+  }
+}
+
 /**
  * Updates a `checkpoint.*` setting and waits until the extension host sees the new value.
  * `target` defaults to the folder's settings (the settings' resource scope).
