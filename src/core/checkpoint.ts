@@ -33,6 +33,10 @@ export interface Checkpoint {
   auto?: boolean;
   /** The agent session an automatic checkpoint belongs to (its older automatic ones are replaced). */
   session?: string;
+  /** HEAD's commit when saved (full object id); absent before the first commit or without a snapshot. */
+  head?: string;
+  /** The code snapshot's commit (refs/checkpoints/snapshots/<name>); absent when none was taken. */
+  snapshot?: string;
 }
 
 /** One checkpoint a combined checkpoint was made from: a row of its `## Sources` table. */
@@ -45,6 +49,10 @@ export interface CheckpointSource {
   planStep?: number;
   planSteps?: number;
 }
+
+const OBJECT_ID = /^(?:[0-9a-f]{40}|[0-9a-f]{64})$/;
+/** True for a full git object id (SHA-1 or SHA-256): the only form `head` and `snapshot` take. */
+export const isObjectId = (s: unknown): s is string => typeof s === 'string' && OBJECT_ID.test(s);
 
 export const NONE = 'None';
 const NO_BRANCH = '(none)';
@@ -148,6 +156,9 @@ export function renderCheckpoint(cp: Checkpoint): string {
     }
   }
   if (cp.sources?.length) fm.push(`sources: [${cp.sources.map((src) => flowScalar(src.name)).join(', ')}]`);
+  // Object ids are always quoted: one of digits only would read back as a number.
+  if (isObjectId(cp.head)) fm.push(`head: "${cp.head}"`);
+  if (isObjectId(cp.snapshot)) fm.push(`snapshot: "${cp.snapshot}"`);
   fm.push('---');
   const leftOff = leftOffLines(cp.leftOff).map(escapeLine);
   lines.push('## Left Off', ...(leftOff.length ? leftOff : [NONE]));
@@ -443,6 +454,9 @@ export function parseCheckpoint(text: string, fallbackName: string, fallbackSave
       cp.planSteps = steps;
     }
   }
+  // Only a full object id is kept: anything else in these keys is not ours and is ignored, not an error.
+  if (isObjectId(fm?.head)) cp.head = fm.head;
+  if (isObjectId(fm?.snapshot)) cp.snapshot = fm.snapshot;
   return cp;
 }
 

@@ -1,4 +1,5 @@
 import { statSync } from 'node:fs';
+import { devNull } from 'node:os';
 import * as path from 'node:path';
 import { CheckpointError, errorMessage } from './errors';
 import { printable } from './names';
@@ -11,6 +12,10 @@ import { printable } from './names';
 // - Writes (stage, commit, push, the index rollback: commit.ts) go through simple-git, required lazily by those
 //   commands only: its argument handling and unsafe-option checks (≥ 3.36 for the injection fixes) guard the calls
 //   that change a repository, user text reaches git only through a file, and each call has a time limit.
+// - The code snapshot's plumbing (snapshot.ts, handoff.ts: a temporary index, commit-tree, update-ref and push/fetch
+//   of refs under refs/checkpoints/ only) runs on every save, so it uses `runGit` below with NO_HOOKS: every
+//   argument is built by the product, a checkpoint name enters a ref only after `git check-ref-format`, a remote
+//   only when it is a configured remote's name and after `--`, and each call has a time limit.
 
 export interface GitState {
   /** Current branch; `HEAD (detached at <sha>)` when detached; '' when not a repository or git is unusable. */
@@ -62,9 +67,24 @@ export class GitTimeoutError extends CheckpointError {
   }
 }
 
+export interface GitRunOptions {
+  /** Extra environment variables for git (for example GIT_INDEX_FILE); never taken from user text. */
+  env?: Record<string, string>;
+  /** Written to git's stdin (else stdin is closed). */
+  input?: string | Buffer;
+  /** Kill git (and fail with GitTimeoutError) after this many milliseconds; default {@link GIT_TIMEOUT_MS}. */
+  timeoutMs?: number;
+}
+
 /**
- * A git runner that never runs a repository's fsmonitor hook (a `.git/config` could name any command there),
- * never prompts, and does not inherit variables such as EDITOR or GIT_PAGER.
+ * Arguments that keep git from running any hook a repository's config names (`core.hooksPath`): updating a ref
+ * runs `reference-transaction`, for one. For the product's own plumbing, never for the user's own commands.
+ */
+export const NO_HOOKS = ['-c', `core.hooksPath=${devNull}`];
+
+/**
+ * Runs git once and resolves with its raw stdout. Never runs a repository's fsmonitor hook (a `.git/config` could
+ * name any command there), never prompts, and does not inherit variables such as EDITOR or GIT_PAGER.
  *
  * It keeps the semantics of simple-git's `raw()`, which this replaced (loading simple-git and its per-command
  * machinery cost ~12 ms per CLI run, and its 50 ms exit timer kept the process alive after the work): a folder
@@ -74,54 +94,68 @@ export class GitTimeoutError extends CheckpointError {
  *
  * Every call has a time limit (`timeoutMs`): git runs in a process group of its own, and the whole group (git and
  * whatever filter or hook it started) is killed when the limit passes; the call then fails with GitTimeoutError.
+ * Callers pass arguments they built themselves: user text goes after `--`, through stdin, or is checked first.
  */
-function gitIn(cwd: string, timeoutMs = GIT_TIMEOUT_MS): GitRunner {
+export function runGitBytes(cwd: string, args: string[], opts: GitRunOptions = {}): Promise<Buffer> {
   if (!statSync(cwd, { throwIfNoEntry: false })?.isDirectory()) {
-    throw new CheckpointError(`Cannot run git in ${cwd}: the folder does not exist.`);
+    return Promise.reject(new CheckpointError(`Cannot run git in ${cwd}: the folder does not exist.`));
   }
-  const env = gitEnv();
-  return (args) =>
-    new Promise((resolve, reject) => {
-      // node:child_process is loaded on first use: commands that never run git do not pay for it.
-      const { spawn } = require('node:child_process') as typeof import('node:child_process');
-      const group = process.platform !== 'win32';
-      const child = spawn('git', ['-c', 'core.fsmonitor=false', ...args], { cwd, env, windowsHide: true, detached: group, stdio: ['ignore', 'pipe', 'pipe'] });
-      const out: Buffer[] = [];
-      const err: Buffer[] = [];
-      let settled = false;
-      const timer = setTimeout(() => {
-        if (settled) return;
-        settled = true;
+  const env = opts.env ? { ...gitEnv(), ...opts.env } : gitEnv();
+  const timeoutMs = opts.timeoutMs ?? GIT_TIMEOUT_MS;
+  return new Promise((resolve, reject) => {
+    // node:child_process is loaded on first use: commands that never run git do not pay for it.
+    const { spawn } = require('node:child_process') as typeof import('node:child_process');
+    const group = process.platform !== 'win32';
+    const stdin = opts.input === undefined ? 'ignore' : 'pipe';
+    const child = spawn('git', ['-c', 'core.fsmonitor=false', ...args], { cwd, env, windowsHide: true, detached: group, stdio: [stdin, 'pipe', 'pipe'] });
+    const out: Buffer[] = [];
+    const err: Buffer[] = [];
+    let settled = false;
+    const settle = (fn: () => void): void => {
+      if (settled) return;
+      settled = true;
+      clearTimeout(timer);
+      fn();
+    };
+    const timer = setTimeout(() => {
+      settle(() => {
         try {
           if (group && child.pid !== undefined) process.kill(-child.pid, 'SIGKILL');
           else child.kill('SIGKILL');
         } catch {
           child.kill('SIGKILL');
         }
-        child.stdout.destroy();
-        child.stderr.destroy();
+        child.stdout!.destroy();
+        child.stderr!.destroy();
         reject(new GitTimeoutError(timeoutMs));
-      }, timeoutMs);
-      timer.unref();
-      const finish = (code: number | null): void => {
-        if (settled) return;
-        settled = true;
-        clearTimeout(timer);
-        if (code && err.length) reject(new Error(Buffer.concat(err).toString('utf8')));
-        else resolve(Buffer.concat(out).toString('utf8'));
-      };
-      child.stdout.on('data', (d: Buffer) => out.push(d));
-      child.stderr.on('data', (d: Buffer) => err.push(d));
-      child.on('error', (e) => {
-        if (!settled) {
-          settled = true;
-          clearTimeout(timer);
-          reject(e);
-        }
       });
-      child.on('close', (code) => finish(code));
-      child.on('exit', (code) => setTimeout(() => finish(code), 50).unref());
-    });
+    }, timeoutMs);
+    timer.unref();
+    const finish = (code: number | null): void =>
+      settle(() => (code && err.length ? reject(new Error(Buffer.concat(err).toString('utf8'))) : resolve(Buffer.concat(out))));
+    child.stdout!.on('data', (d: Buffer) => out.push(d));
+    child.stderr!.on('data', (d: Buffer) => err.push(d));
+    child.on('error', (e) => settle(() => reject(e)));
+    child.on('close', (code) => finish(code));
+    child.on('exit', (code) => setTimeout(() => finish(code), 50).unref());
+    if (child.stdin) {
+      child.stdin.on('error', () => undefined); // git may exit before reading all of it; its exit code tells
+      child.stdin.end(opts.input);
+    }
+  });
+}
+
+/** {@link runGitBytes} with stdout decoded as UTF-8. */
+export async function runGit(cwd: string, args: string[], opts: GitRunOptions = {}): Promise<string> {
+  return (await runGitBytes(cwd, args, opts)).toString('utf8');
+}
+
+/** A runner bound to a folder (see {@link runGitBytes}); throws at once when the folder does not exist. */
+function gitIn(cwd: string, timeoutMs = GIT_TIMEOUT_MS): GitRunner {
+  if (!statSync(cwd, { throwIfNoEntry: false })?.isDirectory()) {
+    throw new CheckpointError(`Cannot run git in ${cwd}: the folder does not exist.`);
+  }
+  return (args) => runGit(cwd, args, { timeoutMs });
 }
 
 /** Parses `git status --porcelain=v2 --branch -z` into branch and changed paths. */

@@ -31,6 +31,7 @@ import { recordResume } from './pending';
 import { readPlanProgress, resolvePlanPath } from './plans';
 import { recordLastCheckpoint } from './stateIndex';
 import { NO_CHECKPOINTS } from './wording';
+import { keepSnapshot, takeSnapshot, type SnapshotOptions } from './snapshot';
 
 /** Listing reads only this much of each file: front matter and the first sections are at the top. */
 export const LIST_READ_BYTES = 64 * 1024;
@@ -69,6 +70,8 @@ export interface SaveInput {
   git?: { branch: string; modifiedFiles: string[] };
   /** Saved by a hook: marked `auto: true`, with the agent session it belongs to. */
   auto?: { session?: string };
+  /** The code snapshot (default: on in a git work tree; never without git or with `git` given). */
+  snapshot?: SnapshotOptions;
 }
 
 export interface SaveResult {
@@ -420,6 +423,8 @@ export class CheckpointStore {
     const name = validateName(input.name);
     const file = this.pathFor(name);
     const pendingGit = input.git ?? (this.allowGit ? readGitState(this.cwd, { timeoutMs: this.gitTimeoutMs }) : { branch: '', modifiedFiles: [] });
+    // The snapshot's git calls run beside the status, before the lock; its ref is set once the checkpoint is written.
+    const pendingSnapshot = this.allowGit && !input.git ? takeSnapshot(this.cwd, name, input.snapshot) : undefined;
     // While git runs in its child process, load what the write needs, which would otherwise load after it.
     preloadLock();
     preloadAtomicWrite();
@@ -443,6 +448,12 @@ export class CheckpointStore {
       cp.auto = true;
       if (input.auto.session) cp.session = input.auto.session;
     }
+    const snap = await pendingSnapshot;
+    if (snap?.snapshot) {
+      if (snap.snapshot.head) cp.head = snap.snapshot.head;
+      cp.snapshot = snap.snapshot.commit;
+    }
+    warnings.push(...(snap?.warnings ?? []), ...(snap?.notes ?? []));
     const planPath = input.plan?.trim() ? resolvePlanPath(input.plan, this.cwd, this.home) : undefined;
     // A plan path that leads nowhere is not a known plan: the checkpoint is saved without it (an agent's hook
     // must not lose the checkpoint over a moved plan), and the warning says so.
@@ -502,6 +513,11 @@ export class CheckpointStore {
       if (written.replaced) saved.replaced = written.replaced;
       return saved;
     });
+    if (cp.snapshot) {
+      await keepSnapshot(this.cwd, name, cp.snapshot).catch((err: unknown) =>
+        warnings.push(`The code snapshot ${cp.snapshot!.slice(0, 12)} is saved but no ref keeps it (${errorMessage(err).trim().split('\n')[0]}); git may prune it.`),
+      );
+    }
     // A plan-scoped checkpoint is the plan's last one (seed 003's `.claude/state-index.json`, when it exists).
     if (cp.plan) {
       const warning = await recordLastCheckpoint(this.cwd, cp.saved);

@@ -1,0 +1,256 @@
+import { promises as fs } from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import { isObjectId } from './checkpoint';
+import { CheckpointError, errorMessage } from './errors';
+import { runGit, type GitRunOptions } from './git';
+
+// A code snapshot per checkpoint, with git's own plumbing: the work tree (tracked changes and untracked files that
+// are not ignored) is written as a commit object through a temporary index file, so the user's index, work tree,
+// stash list and HEAD are never touched. Blobs are shared with the repository: a snapshot costs the changed files.
+
+/** Keeps the snapshot of the live checkpoint `<name>`. */
+export const SNAPSHOT_REFS = 'refs/checkpoints/snapshots/';
+/** Keeps a snapshot whose name ref moved on while a trashed checkpoint may still name it (`kept/<sha>`). */
+export const KEPT_REFS = 'refs/checkpoints/kept/';
+/** A checkpoint file as a commit, for the hand-off through a remote (`files/<name>`). */
+export const FILES_REFS = 'refs/checkpoints/files/';
+/** New blobs above this many bytes: the snapshot is skipped with a warning. */
+export const DEFAULT_SNAPSHOT_LIMIT_BYTES = 50 * 1024 * 1024;
+/** The whole snapshot gives up (with a warning, the save goes on) after this long. */
+export const SNAPSHOT_TIME_LIMIT_MS = 20_000;
+/** Commands that read only a little (rev-parse, update-ref…). */
+export const GIT_QUICK_MS = 10_000;
+
+
+/** An identity for snapshot commits when the repository has none configured (git refuses to commit without). */
+const FALLBACK_IDENTITY = {
+  GIT_AUTHOR_NAME: 'Checkpoint',
+  GIT_AUTHOR_EMAIL: 'checkpoint@localhost',
+  GIT_COMMITTER_NAME: 'Checkpoint',
+  GIT_COMMITTER_EMAIL: 'checkpoint@localhost',
+};
+
+export interface SnapshotOptions {
+  /** Off: no snapshot. Default on. */
+  enabled?: boolean;
+  /** Bytes of new content (changed and untracked files) above which the snapshot is skipped. */
+  limitBytes?: number;
+  /** Total time for the snapshot's git calls. */
+  timeLimitMs?: number;
+}
+
+/** A snapshot commit and the HEAD it was taken on ('' before the first commit). */
+export interface Snapshot {
+  head: string;
+  commit: string;
+}
+
+export interface SnapshotOutcome {
+  snapshot?: Snapshot;
+  /** Why no snapshot was taken, or what it left out: shown to the user. */
+  warnings: string[];
+  /** Informational (submodules recorded at their commit). */
+  notes: string[];
+}
+
+/** The ref that keeps the snapshot of checkpoint `name`; throws when git would not accept it as a ref name. */
+export async function snapshotRef(cwd: string, name: string, timeoutMs = GIT_QUICK_MS): Promise<string> {
+  return checkedRef(cwd, SNAPSHOT_REFS, name, timeoutMs);
+}
+
+/** `prefix + name` after `git check-ref-format` accepted it. A name is never read as an option. */
+export async function checkedRef(cwd: string, prefix: string, name: string, timeoutMs = GIT_QUICK_MS): Promise<string> {
+  const ref = prefix + name;
+  if (!name || name.startsWith('-') || /[\0-\x20\x7f]/.test(name)) throw new CheckpointError(`"${name}" cannot be part of a git ref name.`);
+  // check-ref-format exits 1 without a word on stderr (the runner would count that as success): --normalize
+  // prints the name only when git accepts it.
+  const out = await runGit(cwd, ['check-ref-format', '--normalize', ref], { timeoutMs }).catch(() => '');
+  if (out.trim() !== ref) throw new CheckpointError(`"${name}" cannot be part of a git ref name (git check-ref-format refuses ${ref}).`);
+  return ref;
+}
+
+/** The repository's top folder and the path of its index file; undefined outside a work tree (or in a bare one). */
+async function repoPaths(cwd: string, timeoutMs: number): Promise<{ top: string; index: string } | undefined> {
+  const out = await runGit(cwd, ['rev-parse', '--show-toplevel', '--git-path', 'index'], { timeoutMs }).catch(() => '');
+  const [top, index] = out.split('\n');
+  if (!top || !index) return undefined;
+  return { top, index: path.resolve(cwd, index) };
+}
+
+/** HEAD's commit, or '' before the first commit. */
+export async function headCommit(cwd: string, timeoutMs = GIT_QUICK_MS): Promise<string> {
+  const sha = (await runGit(cwd, ['rev-parse', '-q', '--verify', 'HEAD^{commit}'], { timeoutMs }).catch(() => '')).trim();
+  return isObjectId(sha) ? sha : '';
+}
+
+/** A ref's commit, or '' when there is no such ref. */
+export async function refCommit(cwd: string, ref: string, timeoutMs = GIT_QUICK_MS): Promise<string> {
+  const sha = (await runGit(cwd, ['rev-parse', '-q', '--verify', `${ref}^{commit}`], { timeoutMs }).catch(() => '')).trim();
+  return isObjectId(sha) ? sha : '';
+}
+
+/** True when the repository has this commit. */
+export async function hasCommit(cwd: string, sha: string, timeoutMs = GIT_QUICK_MS): Promise<boolean> {
+  if (!isObjectId(sha)) return false;
+  return runGit(cwd, ['cat-file', '-t', sha], { timeoutMs }).then((t) => t.trim() === 'commit', () => false);
+}
+
+function splitZ(out: string): string[] {
+  return out.split('\0').filter((p) => p !== '');
+}
+
+function mb(bytes: number): string {
+  return `${(bytes / (1024 * 1024)).toFixed(bytes < 10 * 1024 * 1024 ? 1 : 0)} MB`;
+}
+
+/** Sizes of the files that would become new blobs, until `limit` is passed; the largest first. */
+async function newContentSize(top: string, paths: string[], limit: number): Promise<{ total: number; largest: { path: string; size: number }[] }> {
+  let total = 0;
+  const sizes: { path: string; size: number }[] = [];
+  for (let i = 0; i < paths.length && total <= limit; i += 64) {
+    const batch = paths.slice(i, i + 64);
+    const stats = await Promise.all(batch.map((p) => fs.lstat(path.join(top, p)).catch(() => undefined)));
+    stats.forEach((st, k) => {
+      if (st?.isFile()) {
+        total += st.size;
+        sizes.push({ path: batch[k], size: st.size });
+      }
+    });
+  }
+  return { total, largest: sizes.sort((a, b) => b.size - a.size).slice(0, 3) };
+}
+
+/** A runner whose calls share one deadline. */
+function budgeted(cwd: string, ms: number): (args: string[], opts?: GitRunOptions) => Promise<string> {
+  const deadline = Date.now() + ms;
+  return (args, opts = {}) => runGit(cwd, args, { ...opts, timeoutMs: Math.max(1000, deadline - Date.now()) });
+}
+
+/**
+ * Writes the work tree as a tree object through a temporary index seeded from the repository's own index (HEAD
+ * plus what is staged, with git's file-status cache, so unchanged files are not read again), or from HEAD when
+ * there is no index file. The user's index file is only read. Returns the tree, the temporary index's gitlinks
+ * (submodules and nested repositories), and what was too large.
+ */
+async function writeWorkTree(
+  cwd: string,
+  opts: { limitBytes: number; timeLimitMs: number; head?: string },
+): Promise<{ top: string; head: string; tree?: string; gitlinks: string[]; tooLarge?: string }> {
+  const git = budgeted(cwd, opts.timeLimitMs);
+  const [paths, head, changed] = await Promise.all([
+    repoPaths(cwd, opts.timeLimitMs),
+    opts.head !== undefined ? Promise.resolve(opts.head) : headCommit(cwd, opts.timeLimitMs),
+    // What add -A would read: modified tracked files (against the index) and untracked files that are not ignored.
+    git(['ls-files', '-z', '--full-name', '--modified', '--others', '--exclude-standard', '--', ':/']).then(splitZ, () => undefined),
+  ]);
+  if (!paths) throw new CheckpointError('not a git work tree');
+  const { top } = paths;
+  const size = await newContentSize(top, changed ?? [], opts.limitBytes);
+  if (size.total > opts.limitBytes) {
+    const largest = size.largest.map((f) => `${f.path} (${mb(f.size)})`).join(', ');
+    return {
+      top,
+      head,
+      gitlinks: [],
+      tooLarge: `the changed and untracked files hold more than ${mb(opts.limitBytes)} of new content (largest: ${largest})`,
+    };
+  }
+  const tmp = await fs.mkdtemp(path.join(os.tmpdir(), 'checkpoint-index-'));
+  try {
+    const index = path.join(tmp, 'index');
+    const env = { GIT_INDEX_FILE: index };
+    const seeded = await fs.copyFile(paths.index, index).then(() => true, () => false);
+    if (!seeded && head) await git(['read-tree', head], { env });
+    const inTop = budgeted(top, opts.timeLimitMs);
+    // A split index would write a shared part into the repository: the temporary index is always whole.
+    await inTop(['-c', 'core.splitIndex=false', 'add', '-A'], { env });
+    const tree = (await inTop(['write-tree'], { env })).trim();
+    if (!isObjectId(tree)) throw new CheckpointError(`git write-tree gave no tree (${String(tree).slice(0, 80)})`);
+    // Gitlinks (submodules, nested repositories) are recorded at their commit; their own changes are not included.
+    const mayHaveLinks = (changed ?? []).some((p) => p.endsWith('/')) || (await fs.lstat(path.join(top, '.gitmodules')).then(() => true, () => false));
+    const gitlinks = mayHaveLinks
+      ? splitZ(await inTop(['ls-files', '-z', '--stage'], { env }))
+          .filter((r) => r.startsWith('160000 '))
+          .map((r) => r.slice(r.indexOf('\t') + 1))
+      : [];
+    return { top, head, tree, gitlinks };
+  } finally {
+    await fs.rm(tmp, { recursive: true, force: true });
+  }
+}
+
+/**
+ * Takes a snapshot of the work tree at `cwd` as a commit object (HEAD as its parent; none before the first
+ * commit). Creates no ref: {@link keepSnapshot} does, once the checkpoint that names it is written. Never throws:
+ * outside a git work tree it returns nothing; when it cannot (too large, git failed or ran too long) it says why.
+ */
+export async function takeSnapshot(cwd: string, name: string, opts: SnapshotOptions = {}): Promise<SnapshotOutcome> {
+  const outcome: SnapshotOutcome = { warnings: [], notes: [] };
+  if (opts.enabled === false) return outcome;
+  const timeLimitMs = opts.timeLimitMs ?? SNAPSHOT_TIME_LIMIT_MS;
+  const limitBytes = opts.limitBytes ?? DEFAULT_SNAPSHOT_LIMIT_BYTES;
+  try {
+    const [ref, wt] = await Promise.all([
+      snapshotRef(cwd, name, timeLimitMs).then(
+        (r) => r,
+        (err: unknown) => err as Error,
+      ),
+      writeWorkTree(cwd, { limitBytes, timeLimitMs }),
+    ]);
+    if (ref instanceof Error) {
+      outcome.warnings.push(`Code snapshot skipped: ${errorMessage(ref)}`);
+      return outcome;
+    }
+    if (wt.tooLarge || !wt.tree) {
+      outcome.warnings.push(`Code snapshot skipped: ${wt.tooLarge ?? 'no tree'}. Ignore such files in .gitignore, or raise the snapshot size limit.`);
+      return outcome;
+    }
+    for (const link of wt.gitlinks) outcome.notes.push(`Submodule ${link} is recorded at its commit; its own uncommitted changes are not in the snapshot.`);
+    const commit = await commitTree(wt.top, wt.tree, wt.head, `checkpoint: ${name}`, timeLimitMs);
+    outcome.snapshot = { head: wt.head, commit };
+  } catch (err) {
+    if (errorMessage(err) === 'not a git work tree') return outcome;
+    outcome.warnings.push(`Code snapshot skipped: ${errorMessage(err).trim().split('\n')[0]}`);
+  }
+  return outcome;
+}
+
+/** `git commit-tree`, unsigned, with the repository's identity or, when it has none, Checkpoint's. */
+export async function commitTree(cwd: string, tree: string, parent: string, message: string, timeoutMs = GIT_QUICK_MS): Promise<string> {
+  const args = ['commit-tree', '--no-gpg-sign', tree, ...(parent ? ['-p', parent] : []), '-m', message];
+  let out: string;
+  try {
+    out = await runGit(cwd, args, { timeoutMs });
+  } catch (err) {
+    if (!/identity|tell me who you are|empty ident|name consists only/i.test(errorMessage(err))) throw err;
+    out = await runGit(cwd, args, { timeoutMs, env: FALLBACK_IDENTITY });
+  }
+  const sha = out.trim();
+  if (!isObjectId(sha)) throw new CheckpointError(`git commit-tree gave no commit (${String(sha).slice(0, 80)})`);
+  return sha;
+}
+
+/**
+ * Points `refs/checkpoints/snapshots/<name>` at `commit`. A different snapshot it pointed at stays reachable as
+ * `refs/checkpoints/kept/<sha>`: a trashed checkpoint may still name it, and Undo or restore can bring that back.
+ */
+export async function keepSnapshot(cwd: string, name: string, commit: string, timeoutMs = GIT_QUICK_MS): Promise<void> {
+  if (!isObjectId(commit)) throw new CheckpointError(`"${commit}" is not a commit id.`);
+  const ref = await snapshotRef(cwd, name, timeoutMs);
+  const old = await refCommit(cwd, ref, timeoutMs);
+  if (old === commit) return;
+  const lines = [`update ${ref}\0${commit}\0${old}\0`];
+  if (old) lines.push(`update ${KEPT_REFS}${old}\0${old}\0\0`);
+  await runGit(cwd, ['update-ref', '-z', '--stdin'], { input: lines.join(''), timeoutMs });
+}
+
+/**
+ * Writes the current work tree as a tree object (no commit, no ref), for comparing a snapshot with now.
+ * Throws when it cannot.
+ */
+export async function workTreeNow(cwd: string, opts: { limitBytes?: number; timeLimitMs?: number } = {}): Promise<string> {
+  const wt = await writeWorkTree(cwd, { limitBytes: opts.limitBytes ?? Number.MAX_SAFE_INTEGER, timeLimitMs: opts.timeLimitMs ?? SNAPSHOT_TIME_LIMIT_MS });
+  if (!wt.tree) throw new CheckpointError(wt.tooLarge ?? 'git wrote no tree of the work tree');
+  return wt.tree;
+}
