@@ -24,7 +24,10 @@ Saves <memory dir>/checkpoint-<name>.md and its line in MEMORY.md.
                     When git refuses (nothing to commit, a failing pre-commit hook, a detached HEAD, a merge or
                     rebase in progress, no user.email), the checkpoint stays saved, the index is left as it was,
                     and the exit code is 1.
-  --push            with --commit: then push (to the upstream, else origin, setting the upstream)`,
+  --push            with --commit: then push (to the upstream, else origin, setting the upstream)
+  --no-snapshot     do not record a code snapshot (by default, in a git repository, the work tree's tracked
+                    changes and untracked files are kept as a commit under refs/checkpoints/snapshots/<name>,
+                    without touching the index, the work tree, the stash or HEAD)`,
   options: {
     'left-off': { type: 'string' },
     done: { type: 'string', multiple: true },
@@ -35,6 +38,7 @@ Saves <memory dir>/checkpoint-<name>.md and its line in MEMORY.md.
     force: { type: 'boolean' },
     commit: { type: 'boolean' },
     push: { type: 'boolean' },
+    'no-snapshot': { type: 'boolean' },
   },
   positionals: 1,
   async run(ctx) {
@@ -56,6 +60,7 @@ Saves <memory dir>/checkpoint-<name>.md and its line in MEMORY.md.
         // No plan given: the active plan of .claude/state-index.json, when it names a plan file that exists.
         plan: values.plan ?? (await resolveActivePlanFile(ctx.cwd, { env: ctx.env })),
         force: values.force === true,
+        snapshot: { enabled: values['no-snapshot'] !== true },
       };
       if (values.commit) {
         const { saveAndCommit } = loadCommitModule();
