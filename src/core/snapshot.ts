@@ -3,11 +3,17 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { isObjectId } from './checkpoint';
 import { CheckpointError, errorMessage } from './errors';
-import { runGit, type GitRunOptions } from './git';
+import { NO_HOOKS, runGit as runAnyGit, type GitRunOptions } from './git';
+import type { CheckpointStore } from './store';
 
 // A code snapshot per checkpoint, with git's own plumbing: the work tree (tracked changes and untracked files that
 // are not ignored) is written as a commit object through a temporary index file, so the user's index, work tree,
 // stash list and HEAD are never touched. Blobs are shared with the repository: a snapshot costs the changed files.
+
+/** git for the product's own plumbing: no hook a repository names ever runs. */
+export function runGit(cwd: string, args: string[], opts: GitRunOptions = {}): Promise<string> {
+  return runAnyGit(cwd, [...NO_HOOKS, ...args], opts);
+}
 
 /** Keeps the snapshot of the live checkpoint `<name>`. */
 export const SNAPSHOT_REFS = 'refs/checkpoints/snapshots/';
@@ -253,4 +259,46 @@ export async function workTreeNow(cwd: string, opts: { limitBytes?: number; time
   const wt = await writeWorkTree(cwd, { limitBytes: opts.limitBytes ?? Number.MAX_SAFE_INTEGER, timeLimitMs: opts.timeLimitMs ?? SNAPSHOT_TIME_LIMIT_MS });
   if (!wt.tree) throw new CheckpointError(wt.tooLarge ?? 'git wrote no tree of the work tree');
   return wt.tree;
+}
+
+/** Trashed checkpoints older than this many days are purged on save, with the snapshot refs only they named. */
+export const TRASH_PURGE_DAYS = 30;
+
+/**
+ * Deletes the refs under refs/checkpoints/snapshots/ and refs/checkpoints/kept/ that point at one of `shas`.
+ * Returns the refs deleted. A ref moved meanwhile is left alone (the deletion checks its old value).
+ */
+export async function removeSnapshotRefs(cwd: string, shas: ReadonlySet<string>, timeoutMs = GIT_QUICK_MS): Promise<string[]> {
+  if (shas.size === 0) return [];
+  const out = await runGit(cwd, ['for-each-ref', '--format=%(objectname) %(refname)', SNAPSHOT_REFS, KEPT_REFS], { timeoutMs });
+  const doomed = out
+    .split('\n')
+    .map((l) => [l.slice(0, l.indexOf(' ')), l.slice(l.indexOf(' ') + 1)] as const)
+    .filter(([sha, ref]) => shas.has(sha) && ref.startsWith('refs/checkpoints/'));
+  if (doomed.length === 0) return [];
+  await runGit(cwd, ['update-ref', '-z', '--stdin'], { input: doomed.map(([sha, ref]) => `delete ${ref}\0${sha}\0`).join(''), timeoutMs });
+  return doomed.map(([, ref]) => ref);
+}
+
+/**
+ * Purges trashed checkpoints dated `olderThanDays` days ago or earlier (0: the whole trash), and the snapshot refs
+ * that only they named: a snapshot goes only when no live or trashed checkpoint names it any more, so Undo and
+ * restore never find a checkpoint without its snapshot. `git: false` (Restricted Mode) leaves refs alone.
+ */
+export async function collectGarbage(
+  store: CheckpointStore,
+  olderThanDays: number,
+  opts: { git?: boolean } = {},
+): Promise<{ purged: string[]; refsRemoved: string[]; warnings: string[] }> {
+  const { purged, stillNamed } = await store.purgeTrash(olderThanDays);
+  const gone = new Set(purged.map((p) => p.snapshot).filter((s): s is string => isObjectId(s) && !stillNamed.has(s)));
+  const warnings: string[] = [];
+  let refsRemoved: string[] = [];
+  if (gone.size && opts.git !== false) {
+    refsRemoved = await removeSnapshotRefs(store.cwd, gone).catch((err: unknown) => {
+      warnings.push(`The snapshot refs of purged checkpoints were not removed: ${errorMessage(err).trim().split('\n')[0]}`);
+      return [];
+    });
+  }
+  return { purged: purged.map((p) => p.file), refsRemoved, warnings };
 }

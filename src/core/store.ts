@@ -31,7 +31,7 @@ import { recordResume } from './pending';
 import { readPlanProgress, resolvePlanPath } from './plans';
 import { recordLastCheckpoint } from './stateIndex';
 import { NO_CHECKPOINTS } from './wording';
-import { keepSnapshot, takeSnapshot, type SnapshotOptions } from './snapshot';
+import { collectGarbage, keepSnapshot, takeSnapshot, TRASH_PURGE_DAYS, type SnapshotOptions } from './snapshot';
 
 /** Listing reads only this much of each file: front matter and the first sections are at the top. */
 export const LIST_READ_BYTES = 64 * 1024;
@@ -518,6 +518,8 @@ export class CheckpointStore {
         warnings.push(`The code snapshot ${cp.snapshot!.slice(0, 12)} is saved but no ref keeps it (${errorMessage(err).trim().split('\n')[0]}); git may prune it.`),
       );
     }
+    // Trash older than 30 days goes, with the snapshot refs only it named.
+    warnings.push(...(await collectGarbage(this, TRASH_PURGE_DAYS, { git: this.allowGit }).then((g) => g.warnings, (err: unknown) => [`Old trash was not purged: ${errorMessage(err)}`])));
     // A plan-scoped checkpoint is the plan's last one (seed 003's `.claude/state-index.json`, when it exists).
     if (cp.plan) {
       const warning = await recordLastCheckpoint(this.cwd, cp.saved);
@@ -745,6 +747,65 @@ export class CheckpointStore {
         throw err;
       }
       return cp;
+    });
+  }
+
+  /**
+   * Writes a checkpoint as given (one pulled from another machine), with its index bullet. A live checkpoint of
+   * that name goes to the trash first (no write destroys a checkpoint). Returns the file and where the old one went.
+   */
+  async put(cp: Checkpoint): Promise<{ path: string; trashPath?: string }> {
+    const name = validateName(cp.name);
+    const file = this.pathFor(name);
+    const content = renderCheckpoint({ ...cp, name });
+    return withDirLock(this.memoryDir, async () => {
+      await cleanStaleTempFiles(this.memoryDir);
+      await assertNotSymlink(file);
+      await assertNotSymlink(this.indexPath);
+      const index = await this.readIndex();
+      const trashPath = (await exists(file)) ? await this.trashFile(file, path.basename(file)) : undefined;
+      await writeFileAtomic(file, content);
+      await writeFileAtomic(this.indexPath, upsertIndex(index, name, formatBullet({ ...cp, name })).text);
+      return { path: file, trashPath };
+    });
+  }
+
+  /**
+   * Removes trashed checkpoint files from the day folders of `.trash` dated `olderThanDays` days ago or earlier
+   * (0: all of them), then those folders when empty. Returns the removed files with the snapshot each named, and
+   * every snapshot still named by a live or trashed checkpoint. Reads only the trash folder when nothing is old.
+   */
+  async purgeTrash(olderThanDays: number): Promise<{ purged: { file: string; snapshot?: string }[]; stillNamed: Set<string> }> {
+    const trash = path.join(this.memoryDir, TRASH_DIR);
+    const today = this.now();
+    const cutoff = formatLocalDate(new Date(today.getFullYear(), today.getMonth(), today.getDate() - olderThanDays));
+    const days = (await fs.readdir(trash).catch(() => [] as string[])).filter((d) => /^\d{4}-\d{2}-\d{2}$/.test(d));
+    const old = days.filter((d) => d <= cutoff);
+    if (old.length === 0) return { purged: [], stillNamed: new Set() };
+    const snapshotOf = (file: string): Promise<string | undefined> => this.read(file, LIST_READ_BYTES).then((c) => c.snapshot, () => undefined);
+    return withDirLock(this.memoryDir, async () => {
+      await assertNotSymlink(trash);
+      const purged: { file: string; snapshot?: string }[] = [];
+      for (const day of old) {
+        const dir = path.join(trash, day);
+        await assertNotSymlink(dir);
+        for (const f of await fs.readdir(dir).catch(() => [] as string[])) {
+          if (!nameFromFileName(f.replace(/~\d+(?=\.md$)/, ''))) continue;
+          const file = path.join(dir, f);
+          purged.push({ file, snapshot: await snapshotOf(file) });
+          await fs.rm(file, { force: true });
+        }
+        await fs.rmdir(dir).catch(() => undefined);
+      }
+      const stillNamed = new Set<string>();
+      for (const day of days.filter((d) => d > cutoff)) {
+        for (const f of await fs.readdir(path.join(trash, day)).catch(() => [] as string[])) {
+          const sha = await snapshotOf(path.join(trash, day, f));
+          if (sha) stillNamed.add(sha);
+        }
+      }
+      for (const c of await this.list({ includeJson: false })) if (c.checkpoint?.snapshot) stillNamed.add(c.checkpoint.snapshot);
+      return { purged, stillNamed };
     });
   }
 

@@ -1,0 +1,183 @@
+import { parseCheckpoint, renderCheckpoint, type Checkpoint } from './checkpoint';
+import { CheckpointError, errorMessage } from './errors';
+import { fileNameFor, printable, sanitizeName, validateName } from './names';
+import { SHOW_READ_BYTES, type CheckpointStore } from './store';
+import { checkedRef, commitTree, FILES_REFS, GIT_QUICK_MS, hasCommit, keepSnapshot, runGit, SNAPSHOT_REFS } from './snapshot';
+
+// The hand-off to another machine through the repository's own git remote: checkpoint files travel as commits on
+// refs/checkpoints/files/<name>, their snapshots on refs/checkpoints/snapshots/<name> (two namespaces, so no
+// checkpoint name can collide with another ref), with the transport and credentials the code already uses.
+
+/** Push and fetch may wait on the network. */
+export const NETWORK_MS = 120_000;
+/** Where a pull fetches to, before the checkpoints are written (and the refs deleted). */
+const INCOMING = 'refs/checkpoints/incoming/';
+
+/** What git needs to reach a remote beyond the local runner's environment: the SSH agent and proxies. */
+const NETWORK_ENV = ['SSH_AUTH_SOCK', 'SSH_AGENT_PID', 'GIT_SSH', 'GIT_SSH_COMMAND', 'HTTP_PROXY', 'HTTPS_PROXY', 'NO_PROXY', 'ALL_PROXY', 'http_proxy', 'https_proxy', 'no_proxy', 'all_proxy'];
+
+function networkEnv(): Record<string, string> {
+  const env: Record<string, string> = {};
+  for (const k of NETWORK_ENV) {
+    const v = process.env[k];
+    if (v !== undefined) env[k] = v;
+  }
+  return env;
+}
+
+/** The remote to use: the one named (it must be configured), else `origin`, else the only remote. */
+export async function resolveRemote(cwd: string, remote?: string): Promise<string> {
+  const out = await runGit(cwd, ['remote'], { timeoutMs: GIT_QUICK_MS }).catch((err: unknown) => {
+    throw new CheckpointError(`git cannot list the remotes of ${cwd}: ${errorMessage(err).trim().split('\n')[0]}`);
+  });
+  const remotes = out.split('\n').map((r) => r.trim()).filter(Boolean);
+  if (remote !== undefined) {
+    // Only a configured remote: a URL (or anything git could read as an option) never reaches git.
+    if (!remotes.includes(remote)) {
+      throw new CheckpointError(`No git remote named "${printable(remote)}"${remotes.length ? ` (remotes: ${remotes.join(', ')})` : ''}.`);
+    }
+    return remote;
+  }
+  if (remotes.includes('origin')) return 'origin';
+  if (remotes.length === 1) return remotes[0];
+  if (remotes.length === 0) throw new CheckpointError('This repository has no git remote; add one with `git remote add`.');
+  throw new CheckpointError(`Several git remotes and none is "origin": name one with --remote (${remotes.join(', ')}).`);
+}
+
+export interface PushResult {
+  remote: string;
+  pushed: { name: string; snapshot?: string }[];
+  warnings: string[];
+}
+
+/** The commit of a checkpoint file (a tree holding `checkpoint-<name>.md` only). */
+async function fileCommit(cwd: string, name: string, text: string): Promise<string> {
+  const blob = (await runGit(cwd, ['hash-object', '-w', '--stdin'], { input: text, timeoutMs: GIT_QUICK_MS })).trim();
+  const tree = (await runGit(cwd, ['mktree'], { input: `100644 blob ${blob}\t${fileNameFor(name)}\n`, timeoutMs: GIT_QUICK_MS })).trim();
+  return commitTree(cwd, tree, '', `checkpoint file: ${name}`);
+}
+
+/**
+ * Pushes checkpoints (`names`, else every readable Markdown checkpoint) and their snapshots to a git remote.
+ * A checkpoint of the same name on the remote is replaced.
+ */
+export async function pushCheckpoints(store: CheckpointStore, names: string[], remoteName?: string): Promise<PushResult> {
+  const cwd = store.cwd;
+  const remote = await resolveRemote(cwd, remoteName);
+  const targets = names.length ? names.map(validateName) : (await store.list({ includeJson: false })).filter((c) => !c.unreadable).map((c) => c.name);
+  if (targets.length === 0) throw new CheckpointError('No checkpoints to push.');
+  const refspecs: string[] = [];
+  const result: PushResult = { remote, pushed: [], warnings: [] };
+  for (const name of new Set(targets)) {
+    const found = await store.find(name);
+    if (!found || found.source !== 'markdown') throw new CheckpointError(`No checkpoint named "${name}" in ${store.memoryDir}.`);
+    const cp = await store.show(name);
+    const text = renderCheckpoint({ ...cp, name });
+    refspecs.push(`+${await fileCommit(cwd, name, text)}:${await checkedRef(cwd, FILES_REFS, name)}`);
+    const entry: { name: string; snapshot?: string } = { name };
+    if (cp.snapshot && (await hasCommit(cwd, cp.snapshot))) {
+      refspecs.push(`+${cp.snapshot}:${await checkedRef(cwd, SNAPSHOT_REFS, name)}`);
+      entry.snapshot = cp.snapshot;
+    } else if (cp.snapshot) {
+      result.warnings.push(`The snapshot of "${name}" (${cp.snapshot.slice(0, 12)}) is not in this repository; the checkpoint is pushed without it.`);
+    }
+    result.pushed.push(entry);
+  }
+  try {
+    await runGit(cwd, ['push', '--no-verify', '--quiet', '--', remote, ...refspecs], { timeoutMs: NETWORK_MS, env: networkEnv() });
+  } catch (err) {
+    if (err instanceof CheckpointError) throw err;
+    throw new CheckpointError(`git push to ${remote} failed: ${errorMessage(err).trim()}`);
+  }
+  return result;
+}
+
+export interface PullResult {
+  remote: string;
+  /** Written into the memory folder; `trashPath`: where the local checkpoint of that name went first. */
+  written: { name: string; path: string; snapshot?: string; trashPath?: string }[];
+  /** Already here, identical. */
+  unchanged: string[];
+  /** Not written, with the reason (not a checkpoint, too large, a name git or the product refuses). */
+  skipped: { name: string; reason: string }[];
+  warnings: string[];
+}
+
+/**
+ * Fetches the checkpoints pushed to a git remote and writes them into this machine's memory folder. A local
+ * checkpoint of the same name that differs goes to the trash first; an identical one is left as it is. Every file
+ * is parsed and written again by the product's own renderer: nothing from the remote is copied verbatim.
+ */
+export async function pullCheckpoints(store: CheckpointStore, remoteName?: string): Promise<PullResult> {
+  const cwd = store.cwd;
+  const remote = await resolveRemote(cwd, remoteName);
+  try {
+    await runGit(
+      cwd,
+      ['fetch', '--no-tags', '--no-write-fetch-head', '--prune', '--quiet', '--', remote, `+${FILES_REFS}*:${INCOMING}files/*`, `+${SNAPSHOT_REFS}*:${INCOMING}snapshots/*`],
+      { timeoutMs: NETWORK_MS, env: networkEnv() },
+    );
+  } catch (err) {
+    if (err instanceof CheckpointError) throw err;
+    throw new CheckpointError(`git fetch from ${remote} failed: ${errorMessage(err).trim()}`);
+  }
+  const refs = (await runGit(cwd, ['for-each-ref', '--format=%(objectname) %(refname)', INCOMING], { timeoutMs: GIT_QUICK_MS }))
+    .split('\n')
+    .filter(Boolean)
+    .map((l) => ({ sha: l.slice(0, l.indexOf(' ')), ref: l.slice(l.indexOf(' ') + 1) }));
+  const result: PullResult = { remote, written: [], unchanged: [], skipped: [], warnings: [] };
+  try {
+    for (const { sha, ref } of refs) {
+      if (!ref.startsWith(`${INCOMING}files/`)) continue;
+      const name = ref.slice(`${INCOMING}files/`.length);
+      const shown = printable(name, 64);
+      if (sanitizeName(name) !== name) {
+        result.skipped.push({ name: shown, reason: 'not a checkpoint name' });
+        continue;
+      }
+      let cp: Checkpoint;
+      try {
+        cp = await readPushedFile(cwd, sha, name);
+      } catch (err) {
+        result.skipped.push({ name, reason: errorMessage(err) });
+        continue;
+      }
+      if (cp.snapshot && !(await hasCommit(cwd, cp.snapshot))) {
+        result.warnings.push(`The snapshot of "${name}" is not on ${remote}; the checkpoint is written without it.`);
+        delete cp.snapshot;
+      }
+      const local = (await store.find(name)) ? await store.show(name).catch(() => undefined) : undefined;
+      if (local && renderCheckpoint({ ...local, name }) === renderCheckpoint(cp)) {
+        result.unchanged.push(name);
+        continue;
+      }
+      const put = await store.put(cp);
+      const entry: PullResult['written'][number] = { name, path: put.path };
+      if (put.trashPath) entry.trashPath = put.trashPath;
+      if (cp.snapshot) {
+        entry.snapshot = cp.snapshot;
+        await keepSnapshot(cwd, name, cp.snapshot).catch((err: unknown) =>
+          result.warnings.push(`The snapshot of "${name}" is fetched but no ref keeps it: ${errorMessage(err).trim().split('\n')[0]}`),
+        );
+      }
+      result.written.push(entry);
+    }
+  } finally {
+    // The fetched refs were only a way in: the snapshots are kept by their own refs now.
+    if (refs.length) {
+      await runGit(cwd, ['update-ref', '-z', '--stdin'], { input: refs.map((r) => `delete ${r.ref}\0${r.sha}\0`).join(''), timeoutMs: GIT_QUICK_MS }).catch(() => undefined);
+    }
+  }
+  return result;
+}
+
+/** The checkpoint in a pushed file commit, parsed; throws with the reason when it is not one. */
+async function readPushedFile(cwd: string, commit: string, name: string): Promise<Checkpoint> {
+  const spec = `${commit}:${fileNameFor(name)}`;
+  const size = Number((await runGit(cwd, ['cat-file', '-s', spec], { timeoutMs: GIT_QUICK_MS }).catch(() => '')).trim());
+  if (!Number.isSafeInteger(size) || size <= 0) throw new CheckpointError(`no ${fileNameFor(name)} in it`);
+  if (size > SHOW_READ_BYTES) throw new CheckpointError(`too large (${size} bytes)`);
+  const text = await runGit(cwd, ['cat-file', 'blob', spec], { timeoutMs: GIT_QUICK_MS });
+  const cp = parseCheckpoint(text, name);
+  return { ...cp, name };
+}
