@@ -3,7 +3,7 @@
 // (alternating which goes first) after a warm-up, prints a table and writes docs/PERFORMANCE.md.
 // Exits 0 even when a budget is missed: misses are printed as MISS and recorded in the report.
 //
-// Usage: node scripts/bench.mjs [--runs N] [--only save,mcp,list,session-start,upsert,lock,bundle,activate,tree]
+// Usage: node scripts/bench.mjs [--runs N] [--only save,snapshot,mcp,list,session-start,upsert,lock,bundle,activate,tree]
 //                               [--no-build] [--no-vscode] [--vscode-runs N] [--no-write] [--keep] [--before REV]
 // --before REV also builds the CLI of git revision REV (git archive, into the temp folder) and runs it in the same
 // interleaved loops, for before/after rows.
@@ -232,7 +232,8 @@ if (want('save')) {
   const memCli = memFor('cli');
   const memFloor = memFor('floor');
   const memBefore = memFor('before');
-  const saveArgs = (i, bundle = cli, mem = memCli) => saveArgsFor(i, bundle, mem);
+  // Without the code snapshot: its floor has none (the snapshot has a row of its own below).
+  const saveArgs = (i, bundle = cli, mem = memCli) => [...saveArgsFor(i, bundle, mem), '--no-snapshot'];
   // Check once that the CLI does the real work (branch, 200 files, the bullet).
   const check = spawnSync(node, [...saveArgs(0), '--json'], { cwd: repo, encoding: 'utf8' });
   if (check.status !== 0) throw new Error(`checkpoint save failed: ${check.stderr}`);
@@ -243,7 +244,8 @@ if (want('save')) {
     () => timeProcess([node, [join(benchDir, 'floor-save.cjs'), memFloor], { cwd: repo }]),
     (i) => timeProcess([node, saveArgs(i), { cwd: repo }]),
     RUNS,
-    beforeCli && ((i) => timeProcess([node, saveArgs(i, beforeCli, memBefore), { cwd: repo }])),
+    // A CLI from before the code snapshot does not know --no-snapshot (and takes none).
+    beforeCli && ((i) => timeProcess([node, saveArgs(i, beforeCli, memBefore).filter((a) => a !== '--no-snapshot'), { cwd: repo }])),
   );
   const name = 'save (CLI, 3,000 files, 200 modified)';
   const floorName = 'node: rev-parse + status + temp/rename write + MEMORY.md rewrite';
@@ -331,6 +333,55 @@ if (want('mcp')) {
   });
   await server.stop();
   ratioRow('MCP: checkpoint_save round trip (running server)', 'the CLI: checkpoint save (same repository)', roundTrip, 1.5);
+// ---- save with a code snapshot ---------------------------------------------------------------------------------
+if (want('snapshot')) {
+  log('snapshot: generating a git repository of 3,000 files with 200 modified');
+  const repo = makeGitRepo(join(tmp, 'snapshot-repo'), { files: 3000, modified: 200 });
+  const gitOut = (...args) => spawnSync('git', args, { cwd: repo, encoding: 'utf8' }).stdout;
+  /** Bytes of the repository's object store (loose objects and packs), as files on disk. */
+  const objectBytes = () => Number(/size: (\d+)/.exec(gitOut('count-objects', '-v'))[1]) * 1024 + Number(/size-pack: (\d+)/.exec(gitOut('count-objects', '-v'))[1]) * 1024;
+  const apparentObjectBytes = () => {
+    let total = 0;
+    for (const d of spawnSync('find', [join(repo, '.git', 'objects'), '-type', 'f', '-printf', '%s\n'], { encoding: 'utf8' }).stdout.split('\n')) total += Number(d) || 0;
+    return total;
+  };
+  const changed = gitOut('ls-files', '-z', '--modified', '--others', '--exclude-standard').split('\0').filter(Boolean);
+  const copyBytes = changed.reduce((n, f) => n + statSync(join(repo, f)).size, 0);
+  const memSnap = join(tmp, 'snapshot-memory');
+  const memSnapFloor = join(tmp, 'snapshot-memory-floor');
+  for (const d of [memSnap, memSnapFloor]) makeCheckpointDir(d, core, 20);
+  const args = (i) => [cli, 'save', 'bench', '--left-off', `Snapshot run ${i}`, '--force', '--dir', memSnap];
+  // The first snapshot: what it adds to the repository (200 changed files as new blobs, the trees, one commit).
+  const before = { disk: objectBytes(), bytes: apparentObjectBytes() };
+  const first = spawnSync(node, [...args(0), '--json'], { cwd: repo, encoding: 'utf8' });
+  if (first.status !== 0) throw new Error(`checkpoint save (snapshot) failed: ${first.stderr}`);
+  const text = readFileSync(join(memSnap, 'checkpoint-bench.md'), 'utf8');
+  const sha = /\nsnapshot: "([0-9a-f]{40})"\n/.exec(text)?.[1];
+  if (!sha || gitOut('rev-parse', 'refs/checkpoints/snapshots/bench').trim() !== sha) throw new Error(`save took no snapshot:\n${text.slice(0, 400)}\n${first.stderr}`);
+  if (gitOut('diff-tree', '-r', '--name-only', 'HEAD', sha).split('\n').filter(Boolean).length !== 200) throw new Error('the snapshot does not hold the 200 changed files');
+  const growthFirst = { disk: objectBytes() - before.disk, bytes: apparentObjectBytes() - before.bytes };
+  // A second snapshot of the same work tree: blobs and trees are shared, only a commit is new.
+  const mid = apparentObjectBytes();
+  if (spawnSync(node, args(1), { cwd: repo }).status !== 0) throw new Error('second save failed');
+  const growthSame = apparentObjectBytes() - mid;
+  log(`snapshot: ${RUNS} interleaved runs`);
+  const res = await interleave(
+    () => timeProcess(['sh', [join(benchDir, 'floor-save-snapshot.sh'), memSnapFloor], { cwd: repo }]),
+    (i) => timeProcess([node, args(i), { cwd: repo }]),
+  );
+  ratioRow('save with a code snapshot (CLI, 3,000 files, 200 modified)', 'sh: the same git plumbing (status, index copy, add -A, write-tree, commit-tree, update-ref) + temp/rename write', res, 1.3);
+  const kb = (n) => `${(n / 1024).toFixed(1)} KB`;
+  valueRow(
+    'repository growth, first snapshot (200 changed files)',
+    `${kb(growthFirst.bytes)} (${kb(growthFirst.disk)} on disk)`,
+    `vs a copy of the changed files: ${kb(copyBytes)}`,
+    undefined,
+  );
+  valueRow('repository growth, next snapshot of the same files', kb(growthSame), 'vs a copy of the changed files: ' + kb(copyBytes), undefined);
+  notes.push(
+    'Repository growth: bytes of new files under .git/objects (loose, zlib-compressed objects; "on disk" counts whole file-system blocks, as `git count-objects` does). ' +
+      'A shadow repository (one copy of the work tree per workspace, as some agent tools keep) would start from a copy of every file; the column compares with a copy of the changed files only.',
+  );
 }
 
 // ---- list ---------------------------------------------------------------------------------------------------

@@ -19,6 +19,11 @@ import { restoreCommand } from './cli/restore';
 import { resumeCommand } from './cli/resume';
 import { saveCommand } from './cli/save';
 import { showCommand } from './cli/show';
+import { diffCommand } from './cli/diff';
+import { branchCommand } from './cli/branch';
+import { pushCommand } from './cli/push';
+import { pullCommand } from './cli/pull';
+import { gcCommand } from './cli/gc';
 
 /** The commands, in the order the top-level help lists them. Adding a command is one entry here. */
 const COMMANDS: Record<string, Command> = {
@@ -33,6 +38,11 @@ const COMMANDS: Record<string, Command> = {
   pending: pendingCommand,
   hook: hookCommand,
   mcp: mcpCommand,
+  diff: diffCommand,
+  branch: branchCommand,
+  push: pushCommand,
+  pull: pullCommand,
+  gc: gcCommand,
 };
 
 /** Set by the bundler from package.json (scripts/build.mjs); absent when the CLI runs from the tsc output. */

@@ -1,7 +1,7 @@
 import { promises as fs } from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { isObjectId } from './checkpoint';
+import { isObjectId, type Checkpoint } from './checkpoint';
 import { CheckpointError, errorMessage } from './errors';
 import { NO_HOOKS, runGit as runAnyGit, type GitRunOptions } from './git';
 import type { CheckpointStore } from './store';
@@ -65,14 +65,19 @@ export async function snapshotRef(cwd: string, name: string, timeoutMs = GIT_QUI
   return checkedRef(cwd, SNAPSHOT_REFS, name, timeoutMs);
 }
 
+/** Ref names git accepted in this process (its rules do not change between calls). */
+const acceptedRefs = new Set<string>();
+
 /** `prefix + name` after `git check-ref-format` accepted it. A name is never read as an option. */
 export async function checkedRef(cwd: string, prefix: string, name: string, timeoutMs = GIT_QUICK_MS): Promise<string> {
   const ref = prefix + name;
+  if (acceptedRefs.has(ref)) return ref;
   if (!name || name.startsWith('-') || /[\0-\x20\x7f]/.test(name)) throw new CheckpointError(`"${name}" cannot be part of a git ref name.`);
   // check-ref-format exits 1 without a word on stderr (the runner would count that as success): --normalize
   // prints the name only when git accepts it.
   const out = await runGit(cwd, ['check-ref-format', '--normalize', ref], { timeoutMs }).catch(() => '');
   if (out.trim() !== ref) throw new CheckpointError(`"${name}" cannot be part of a git ref name (git check-ref-format refuses ${ref}).`);
+  acceptedRefs.add(ref);
   return ref;
 }
 
@@ -253,12 +258,76 @@ export async function keepSnapshot(cwd: string, name: string, commit: string, ti
 
 /**
  * Writes the current work tree as a tree object (no commit, no ref), for comparing a snapshot with now.
- * Throws when it cannot.
+ * Returns it with the repository's top folder (the diff's paths are relative to it). Throws when it cannot.
  */
-export async function workTreeNow(cwd: string, opts: { limitBytes?: number; timeLimitMs?: number } = {}): Promise<string> {
+export async function workTreeNow(cwd: string, opts: { limitBytes?: number; timeLimitMs?: number } = {}): Promise<{ top: string; tree: string }> {
   const wt = await writeWorkTree(cwd, { limitBytes: opts.limitBytes ?? Number.MAX_SAFE_INTEGER, timeLimitMs: opts.timeLimitMs ?? SNAPSHOT_TIME_LIMIT_MS });
   if (!wt.tree) throw new CheckpointError(wt.tooLarge ?? 'git wrote no tree of the work tree');
-  return wt.tree;
+  return { top: wt.top, tree: wt.tree };
+}
+
+/** The snapshot commit a checkpoint names; throws when it has none or the repository lacks it. */
+export async function checkpointSnapshot(store: CheckpointStore, name: string): Promise<{ checkpoint: Checkpoint; commit: string }> {
+  const checkpoint = await store.show(name);
+  if (!checkpoint.snapshot) {
+    throw new CheckpointError(`Checkpoint "${checkpoint.name}" has no code snapshot (it was saved outside git, with --no-snapshot, or over the size limit).`);
+  }
+  if (!(await hasCommit(store.cwd, checkpoint.snapshot))) {
+    throw new CheckpointError(
+      `The snapshot of "${checkpoint.name}" (${checkpoint.snapshot.slice(0, 12)}) is not in the repository at ${store.cwd}; if it was saved on another machine, run checkpoint pull.`,
+    );
+  }
+  return { checkpoint, commit: checkpoint.snapshot };
+}
+
+/** One file that differs between a snapshot and now: Added, Modified, Deleted since the snapshot, or Type changed. */
+export interface SnapshotChange {
+  status: 'A' | 'M' | 'D' | 'T';
+  /** Relative to the repository's top folder, `/`-separated. */
+  path: string;
+}
+
+/** The files that differ between a snapshot and the work tree now (untracked files included, ignored ones not). */
+export async function changesSince(cwd: string, commit: string): Promise<{ top: string; tree: string; changes: SnapshotChange[] }> {
+  const { top, tree } = await workTreeNow(cwd);
+  const out = await runGit(top, ['diff-tree', '-r', '--no-renames', '--name-status', '-z', commit, tree], { timeoutMs: SNAPSHOT_TIME_LIMIT_MS });
+  const parts = splitZ(out);
+  const changes: SnapshotChange[] = [];
+  for (let i = 0; i + 1 < parts.length; i += 2) {
+    const status = parts[i][0];
+    if (status === 'A' || status === 'M' || status === 'D' || status === 'T') changes.push({ status, path: parts[i + 1] });
+  }
+  return { top, tree, changes };
+}
+
+/** The patch (or with `stat`, the summary) from a snapshot to the work tree now; '' when nothing changed. */
+export async function diffSince(cwd: string, commit: string, opts: { stat?: boolean } = {}): Promise<string> {
+  const { top, tree } = await workTreeNow(cwd);
+  // No external diff program and no textconv filter runs: the repository's config could name any command.
+  const args = ['diff', '--no-ext-diff', '--no-textconv', '--no-color', ...(opts.stat ? ['--stat'] : []), commit, tree];
+  return runGit(top, args, { timeoutMs: SNAPSHOT_TIME_LIMIT_MS });
+}
+
+/** Where `checkpoint branch` puts a snapshot: `checkpoint/<name>`. */
+export const BRANCH_PREFIX = 'checkpoint/';
+
+/**
+ * Creates the branch `checkpoint/<name>` at a snapshot. Never moves an existing branch, never touches the work
+ * tree, the index or HEAD. Returns the branch name.
+ */
+export async function branchFromSnapshot(cwd: string, name: string, commit: string): Promise<string> {
+  const ref = await checkedRef(cwd, `refs/heads/${BRANCH_PREFIX}`, name);
+  const branch = ref.slice('refs/heads/'.length);
+  try {
+    // An empty old value: the ref must not exist yet.
+    await runGit(cwd, ['update-ref', '-m', `checkpoint: branch from the snapshot of ${name}`, ref, commit, ''], { timeoutMs: GIT_QUICK_MS });
+  } catch (err) {
+    if (/reference already exists/i.test(errorMessage(err))) {
+      throw new CheckpointError(`A branch named ${branch} exists already; rename or delete it first (nothing was changed).`);
+    }
+    throw new CheckpointError(`git could not create ${branch}: ${errorMessage(err).trim().split('\n')[0]}`);
+  }
+  return branch;
 }
 
 /** Trashed checkpoints older than this many days are purged on save, with the snapshot refs only they named. */

@@ -30,6 +30,12 @@ function world(opts: { commit?: boolean } = {}): World {
   return { ...ws, outside };
 }
 
+/**
+ * What a save writes outside the memory directory on purpose: the code snapshot's objects and its refs under
+ * refs/checkpoints/ in the repository. Nothing else may change.
+ */
+const MEMORY_AND_SNAPSHOTS = ['mem', path.join('repo', '.git', 'objects'), path.join('repo', '.git', 'refs', 'checkpoints')];
+
 /** CLI processes run at once where their order does not matter. */
 const PARALLEL = 4;
 const json = (r: ProcessResult): any => JSON.parse(r.out); // eslint-disable-line @typescript-eslint/no-explicit-any
@@ -77,7 +83,7 @@ const OPTION_NAMES = ['-x', '--evil', '-rf'];
 test(`hostile names through the CLI (${USABLE_NAMES.length} usable, ${REFUSED_NAMES.length} refused, ${OPTION_NAMES.length} option-like): never a write outside the memory directory`, async () => {
   const w = world();
   try {
-    const before = snapshotTree(w.root, ['mem']);
+    const before = snapshotTree(w.root, MEMORY_AND_SNAPSHOTS);
     // Refused: exit 1, a clear message without raw control characters, and nothing written at all.
     const refusals = REFUSED_NAMES.flatMap((name) => [['save', name, '--left-off', 'x'], ['show', name], ['resume', name], ['delete', name]]);
     await mapLimit(refusals, PARALLEL, async (args) => {
@@ -122,7 +128,7 @@ test(`hostile names through the CLI (${USABLE_NAMES.length} usable, ${REFUSED_NA
       const r = await w.cli(['delete', '--', name]);
       assert.ok(r.code === 0 || /No checkpoint named|is not a checkpoint name/.test(r.err), `delete ${JSON.stringify(name)}: ${r.err}`);
     }
-    assert.deepEqual(snapshotTree(w.root, ['mem']), before, 'nothing outside the memory directory changed');
+    assert.deepEqual(snapshotTree(w.root, MEMORY_AND_SNAPSHOTS), before, 'nothing outside the memory directory changed');
     for (const day of readdirSync(path.join(w.mem, '.trash'))) {
       for (const f of readdirSync(path.join(w.mem, '.trash', day))) assert.match(f, /^checkpoint-[a-z0-9._-]+(?:~\d+)?\.md$/);
     }
@@ -134,7 +140,7 @@ test(`hostile names through the CLI (${USABLE_NAMES.length} usable, ${REFUSED_NA
 test('hostile names through the core: saved inside the memory directory, or refused with CheckpointError', async () => {
   const w = world();
   try {
-    const before = snapshotTree(w.root, ['mem']);
+    const before = snapshotTree(w.root, MEMORY_AND_SNAPSHOTS);
     const store = new CheckpointStore({ memoryDir: w.mem, cwd: w.repo });
     for (const name of [...USABLE_NAMES, 'a\u0000b', 'nul\u0000\u0000']) {
       const r = await store.save({ name, leftOff: 'x', force: true });
@@ -153,7 +159,7 @@ test('hostile names through the core: saved inside the memory directory, or refu
     for (const p of [path.join(w.outside, 'checkpoint-secret.md'), path.join(w.mem, '.trash', '..', '..', 'outside', 'checkpoint-x.md'), '/etc/passwd']) {
       await assert.rejects(store.restore(p), CheckpointError, p);
     }
-    assert.deepEqual(snapshotTree(w.root, ['mem']), before);
+    assert.deepEqual(snapshotTree(w.root, MEMORY_AND_SNAPSHOTS), before);
   } finally {
     w.done();
   }

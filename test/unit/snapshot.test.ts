@@ -327,7 +327,7 @@ test('workTreeNow and takeSnapshot do not write the user index even when its sta
     const file = path.join(repo, 'README.md');
     writeFileSync(file, readFileSync(file));
     const before = userState(repo);
-    const tree = await workTreeNow(repo);
+    const { tree } = await workTreeNow(repo);
     const snap = await takeSnapshot(repo, 'stale');
     assert.deepEqual(userState(repo), before);
     assert.equal(git(repo, 'rev-parse', `${snap.snapshot!.commit}^{tree}`).trim(), tree);

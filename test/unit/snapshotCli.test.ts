@@ -1,9 +1,11 @@
 import { after, test } from 'node:test';
 import * as assert from 'node:assert/strict';
-import { readFileSync, writeFileSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { existsSync, readFileSync, readdirSync, renameSync, unlinkSync, writeFileSync } from 'node:fs';
 import * as path from 'node:path';
 import { git, makeRepo, removeDir, tempDir } from '../support/fixtures';
 import { isolatedEnv, runCli } from '../support/processes';
+import { CheckpointStore } from '../../src/core/store';
 
 const home = tempDir('checkpoint-home-');
 after(() => removeDir(home));
@@ -31,6 +33,194 @@ test('CLI save takes a snapshot in a git repository; --no-snapshot takes none', 
     assert.equal(b.code, 0, b.err);
     assert.doesNotMatch(readFileSync(path.join(mem, 'checkpoint-without.md'), 'utf8'), /snapshot:|head:/);
     assert.deepEqual(refs(repo), ['refs/checkpoints/snapshots/with']);
+  } finally {
+    removeDir(repo);
+    removeDir(path.dirname(mem));
+  }
+});
+
+/** Every file under `dir` but `.git`, with its bytes as a hex string. */
+function files(dir: string, rel = ''): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const e of readdirSync(path.join(dir, rel), { withFileTypes: true })) {
+    const p = rel ? `${rel}/${e.name}` : e.name;
+    if (e.name === '.git') continue;
+    if (e.isDirectory()) Object.assign(out, files(dir, p));
+    else out[p] = readFileSync(path.join(dir, p)).toString('hex');
+  }
+  return out;
+}
+
+/** A branch's files and their bytes as a hex string. */
+function branchFiles(repo: string, rev: string): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const p of git(repo, 'ls-tree', '-r', '-z', '--name-only', rev).split('\0').filter(Boolean)) {
+    out[p] = execFileSync('git', ['show', `${rev}:${p}`], { cwd: repo }).toString('hex');
+  }
+  return out;
+}
+
+function indexHash(repo: string): string {
+  return readFileSync(path.join(repo, '.git', 'index')).toString('hex');
+}
+
+test('diff and branch: exactly the saved content, against the work tree now, and nothing of the user touched', async () => {
+  const repo = makeRepo();
+  const mem = path.join(tempDir(), 'mem');
+  const run = (...args: string[]): ReturnType<typeof runCli> => runCli([...args, '--dir', mem], { cwd: repo, env });
+  try {
+    writeFileSync(path.join(repo, '.gitignore'), 'secret.env\n');
+    writeFileSync(path.join(repo, 'keep.txt'), 'keep\n');
+    writeFileSync(path.join(repo, 'drop.txt'), 'drop\n');
+    git(repo, 'add', '-A');
+    git(repo, 'commit', '-q', '-m', 'base');
+    writeFileSync(path.join(repo, 'README.md'), '# demo\nsaved line\n');
+    writeFileSync(path.join(repo, 'logo.bin'), Buffer.from([0, 255, 1, 254, 0]));
+    writeFileSync(path.join(repo, 'secret.env'), 'TOKEN=1\n');
+    git(repo, 'mv', 'keep.txt', 'kept.txt');
+    const atSave = files(repo);
+    delete atSave['secret.env'];
+    assert.equal((await run('save', 'feat', '--left-off', 'x')).code, 0);
+
+    const same = await run('diff', 'feat');
+    assert.equal(same.code, 0, same.err);
+    assert.match(same.out, /^No changes since the snapshot of "feat" \([0-9a-f]{12}\)\.\n$/);
+
+    // Work goes on after the checkpoint.
+    writeFileSync(path.join(repo, 'README.md'), '# demo\nsaved line\nlater line\n');
+    writeFileSync(path.join(repo, 'later.txt'), 'later\n');
+    unlinkSync(path.join(repo, 'drop.txt'));
+    const changes = JSON.parse((await run('diff', 'feat', '--json')).out).changes;
+    assert.deepEqual(changes, [
+      { status: 'M', path: 'README.md' },
+      { status: 'D', path: 'drop.txt' },
+      { status: 'A', path: 'later.txt' },
+    ]);
+    const stat = await run('diff', 'feat', '--stat');
+    assert.match(stat.out, /README\.md \| 1 \+\n drop\.txt {2}\| 1 -\n later\.txt \| 1 \+\n 3 files changed/);
+    const patch = await run('diff', 'feat');
+    assert.match(patch.out, /\n\+later line\n/);
+    assert.doesNotMatch(patch.out, /secret/);
+
+    const before = { index: indexHash(repo), head: git(repo, 'rev-parse', 'HEAD'), branch: git(repo, 'symbolic-ref', 'HEAD'), tree: files(repo) };
+    const b = await run('branch', 'feat', '--json');
+    assert.equal(b.code, 0, b.err);
+    assert.equal(JSON.parse(b.out).branch, 'checkpoint/feat');
+    assert.deepEqual({ index: indexHash(repo), head: git(repo, 'rev-parse', 'HEAD'), branch: git(repo, 'symbolic-ref', 'HEAD'), tree: files(repo) }, before);
+    assert.deepEqual(branchFiles(repo, 'checkpoint/feat'), atSave, 'the branch holds exactly the saved work tree');
+    assert.equal(git(repo, 'rev-parse', 'checkpoint/feat^').trim(), before.head.trim());
+
+    const again = await run('branch', 'feat');
+    assert.equal(again.code, 1);
+    assert.match(again.err, /A branch named checkpoint\/feat exists already/);
+
+    assert.equal((await run('save', 'plain', '--no-snapshot')).code, 0);
+    const none = await run('diff', 'plain');
+    assert.equal(none.code, 1);
+    assert.match(none.err, /has no code snapshot/);
+  } finally {
+    removeDir(repo);
+    removeDir(path.dirname(mem));
+  }
+});
+
+test('push and pull between two clones through a bare remote; a differing local checkpoint goes to the trash first', async () => {
+  const root = tempDir();
+  const bare = path.join(root, 'remote.git');
+  const a = makeRepo({ dir: path.join(root, 'a') });
+  const memA = path.join(root, 'mem-a');
+  const memB = path.join(root, 'mem-b');
+  try {
+    git(root, 'init', '-q', '--bare', bare);
+    git(a, 'remote', 'add', 'origin', bare);
+    git(a, 'push', '-q', 'origin', 'main');
+    git(root, 'clone', '-q', bare, 'b');
+    const b = path.join(root, 'b');
+    git(b, 'config', 'user.name', 'B');
+    git(b, 'config', 'user.email', 'b@example.invalid');
+
+    writeFileSync(path.join(a, 'wip.ts'), 'export const wip = 1;\n');
+    assert.equal((await runCli(['save', 'handoff', '--left-off', 'from machine A', '--done', 'wired it', '--dir', memA], { cwd: a, env })).code, 0);
+    const push = await runCli(['push', '--dir', memA, '--json'], { cwd: a, env });
+    assert.equal(push.code, 0, push.err);
+    const pushed = JSON.parse(push.out);
+    assert.equal(pushed.remote, 'origin');
+    assert.deepEqual(pushed.pushed.map((p: { name: string }) => p.name), ['handoff']);
+    const remoteRefs = git(bare, 'for-each-ref', '--format=%(refname)', 'refs/checkpoints').trim().split('\n');
+    assert.deepEqual(remoteRefs, ['refs/checkpoints/files/handoff', 'refs/checkpoints/snapshots/handoff']);
+
+    // Machine B has its own checkpoint of that name.
+    assert.equal((await runCli(['save', 'handoff', '--left-off', 'local on B', '--no-snapshot', '--dir', memB], { cwd: b, env })).code, 0);
+    const pull = await runCli(['pull', '--dir', memB, '--json'], { cwd: b, env });
+    assert.equal(pull.code, 0, pull.err);
+    const pulled = JSON.parse(pull.out);
+    assert.equal(pulled.written.length, 1);
+    assert.equal(pulled.written[0].name, 'handoff');
+    const trashPath = pulled.written[0].trashPath as string;
+    assert.match(readFileSync(trashPath, 'utf8'), /## Left Off\nlocal on B\n/, 'the local one is in the trash');
+    assert.ok(trashPath.startsWith(path.join(memB, '.trash')));
+    const show = JSON.parse((await runCli(['show', 'handoff', '--json', '--dir', memB], { cwd: b, env })).out);
+    assert.equal(show.leftOff, 'from machine A');
+    assert.deepEqual(show.done, ['wired it']);
+    assert.match(readFileSync(path.join(memB, 'MEMORY.md'), 'utf8'), /- \*\*handoff\*\* \(main, \w{3} \d{2}\) — from machine A/);
+    assert.deepEqual(git(b, 'for-each-ref', '--format=%(refname)', 'refs/checkpoints').trim().split('\n'), ['refs/checkpoints/snapshots/handoff'], 'no fetched refs left behind');
+
+    // The snapshot came along: compare and branch work on B.
+    const diff = JSON.parse((await runCli(['diff', 'handoff', '--json', '--dir', memB], { cwd: b, env })).out);
+    assert.deepEqual(diff.changes, [{ status: 'D', path: 'wip.ts' }]);
+    assert.equal((await runCli(['branch', 'handoff', '--dir', memB], { cwd: b, env })).code, 0);
+    assert.equal(git(b, 'show', 'checkpoint/handoff:wip.ts'), 'export const wip = 1;\n');
+
+    // Pulling again changes nothing.
+    const again = JSON.parse((await runCli(['pull', '--dir', memB, '--json'], { cwd: b, env })).out);
+    assert.deepEqual([again.written, again.unchanged], [[], ['handoff']]);
+    assert.equal(readdirSync(path.dirname(trashPath)).length, 1, 'nothing more went to the trash');
+
+    const bad = await runCli(['push', '--remote', '--upload-pack=touch x', '--dir', memA], { cwd: a, env });
+    assert.equal(bad.code, 1);
+    assert.match(bad.err, /No git remote named/);
+  } finally {
+    removeDir(root);
+  }
+});
+
+test('gc and save purge old trash and only the snapshot refs no checkpoint names; Undo keeps its snapshot', async () => {
+  const repo = makeRepo();
+  const mem = path.join(tempDir(), 'mem');
+  const store = new CheckpointStore({ memoryDir: mem, cwd: repo });
+  const refNames = (): string[] => git(repo, 'for-each-ref', '--format=%(refname)', 'refs/checkpoints').split('\n').filter(Boolean);
+  try {
+    writeFileSync(path.join(repo, 'a.txt'), '1\n');
+    const s1 = (await store.save({ name: 'x' })).checkpoint.snapshot!;
+    const trash1 = await store.delete('x');
+    writeFileSync(path.join(repo, 'a.txt'), '2\n');
+    const s2 = (await store.save({ name: 'x' })).checkpoint.snapshot!;
+    // The trashed x still has its snapshot: kept by refs/checkpoints/kept/<sha>.
+    assert.deepEqual(refNames().sort(), [`refs/checkpoints/kept/${s1}`, 'refs/checkpoints/snapshots/x']);
+    assert.equal(git(repo, 'cat-file', '-t', s1).trim(), 'commit');
+
+    // Age the trash folder to 40 days ago; a fresh save purges it, and with it the ref only it named.
+    const day = path.dirname(trash1);
+    const old = new Date();
+    old.setDate(old.getDate() - 40);
+    const oldDay = path.join(path.dirname(day), `${old.getFullYear()}-${String(old.getMonth() + 1).padStart(2, '0')}-${String(old.getDate()).padStart(2, '0')}`);
+    renameSync(day, oldDay);
+    writeFileSync(path.join(repo, 'a.txt'), '3\n');
+    await store.save({ name: 'y' });
+    assert.equal(existsSync(oldDay), false, 'trash older than 30 days is purged on save');
+    assert.deepEqual(refNames().sort(), ['refs/checkpoints/snapshots/x', 'refs/checkpoints/snapshots/y']);
+
+    // A recent trash copy keeps its ref through gc; gc --older-than 0 empties the trash and drops it.
+    await store.delete('y');
+    const gc30 = await runCli(['gc', '--dir', mem, '--json'], { cwd: repo, env });
+    assert.deepEqual(JSON.parse(gc30.out), { purged: [], refsRemoved: [] });
+    assert.ok(refNames().includes('refs/checkpoints/snapshots/y'));
+    const gc0 = await runCli(['gc', '--older-than', '0', '--dir', mem, '--json'], { cwd: repo, env });
+    assert.equal(gc0.code, 0, gc0.err);
+    assert.deepEqual(JSON.parse(gc0.out).refsRemoved, ['refs/checkpoints/snapshots/y']);
+    assert.deepEqual(refNames(), ['refs/checkpoints/snapshots/x'], 'the live checkpoint keeps its snapshot');
+    assert.equal((await store.show('x')).snapshot, s2);
+    assert.equal((await runCli(['gc', '--older-than', 'soon', '--dir', mem], { cwd: repo, env })).code, 2);
   } finally {
     removeDir(repo);
     removeDir(path.dirname(mem));

@@ -1,0 +1,27 @@
+import { UsageError } from '../core/errors';
+import { branchFromSnapshot, checkpointSnapshot } from '../core/snapshot';
+import { defineCommand } from './command';
+
+export const branchCommand = defineCommand({
+  synopsis: 'branch <name>',
+  summary: "create the branch checkpoint/<name> at a checkpoint's code snapshot",
+  help: `Usage: checkpoint branch <name> [options]
+
+Creates the branch checkpoint/<name> at the checkpoint's code snapshot (its parent is the commit that was HEAD
+when it was saved). Your work tree, index and current branch are not touched; an existing branch of that name is
+never moved (exit 1).
+With --json: { "branch", "commit" }.`,
+  options: {},
+  positionals: 1,
+  async run(ctx) {
+    const [name] = ctx.positionals;
+    if (name === undefined) throw new UsageError('branch needs a name: checkpoint branch <name>');
+    const store = await ctx.store();
+    const { checkpoint, commit } = await checkpointSnapshot(store, name);
+    const branch = await branchFromSnapshot(store.cwd, checkpoint.name, commit);
+    ctx.print(
+      `Created branch ${branch} at ${commit.slice(0, 12)}, the code snapshot of "${checkpoint.name}". Your work tree is unchanged.\nTo work on it: git switch ${branch}`,
+      { branch, commit },
+    );
+  },
+});

@@ -1,0 +1,29 @@
+import { UsageError } from '../core/errors';
+import { changesSince, checkpointSnapshot, diffSince } from '../core/snapshot';
+import { defineCommand } from './command';
+
+export const diffCommand = defineCommand({
+  synopsis: 'diff <name>',
+  summary: "what changed in the work tree since a checkpoint's code snapshot",
+  help: `Usage: checkpoint diff <name> [--stat] [options]
+
+Prints the changes from the checkpoint's code snapshot to the work tree now (tracked and untracked files that
+git does not ignore), as a patch. Nothing is changed.
+  --stat   a summary per file instead of the patch
+With --json: { "name", "snapshot", "head", "changes": [{ "status": "A"|"M"|"D"|"T", "path" }] }.`,
+  options: { stat: { type: 'boolean' } },
+  positionals: 1,
+  async run(ctx) {
+    const [name] = ctx.positionals;
+    if (name === undefined) throw new UsageError('diff needs a name: checkpoint diff <name>');
+    const store = await ctx.store();
+    const { checkpoint, commit } = await checkpointSnapshot(store, name);
+    if (ctx.json) {
+      const { changes } = await changesSince(store.cwd, commit);
+      ctx.io.out(JSON.stringify({ name: checkpoint.name, snapshot: commit, head: checkpoint.head ?? null, changes }, null, 2));
+      return;
+    }
+    const text = await diffSince(store.cwd, commit, { stat: ctx.values.stat === true });
+    ctx.io.out(text.trimEnd() || `No changes since the snapshot of "${checkpoint.name}" (${commit.slice(0, 12)}).`);
+  },
+});
