@@ -151,9 +151,11 @@ export async function pullCheckpoints(store: CheckpointStore, remoteName?: strin
         result.unchanged.push(name);
         continue;
       }
-      const put = await store.put(cp);
+      // As a combined checkpoint is written: a local one of that name goes to the trash first.
+      const put = await store.saveCombined(cp);
+      result.warnings.push(...put.warnings);
       const entry: PullResult['written'][number] = { name, path: put.path };
-      if (put.trashPath) entry.trashPath = put.trashPath;
+      if (put.replaced) entry.trashPath = put.replaced;
       if (cp.snapshot) {
         entry.snapshot = cp.snapshot;
         await keepSnapshot(cwd, name, cp.snapshot).catch((err: unknown) =>

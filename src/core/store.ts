@@ -751,26 +751,6 @@ export class CheckpointStore {
   }
 
   /**
-   * Writes a checkpoint as given (one pulled from another machine), with its index bullet. A live checkpoint of
-   * that name goes to the trash first (no write destroys a checkpoint). Returns the file and where the old one went.
-   */
-  async put(cp: Checkpoint): Promise<{ path: string; trashPath?: string }> {
-    const name = validateName(cp.name);
-    const file = this.pathFor(name);
-    const content = renderCheckpoint({ ...cp, name });
-    return withDirLock(this.memoryDir, async () => {
-      await cleanStaleTempFiles(this.memoryDir);
-      await assertNotSymlink(file);
-      await assertNotSymlink(this.indexPath);
-      const index = await this.readIndex();
-      const trashPath = (await exists(file)) ? await this.trashFile(file, path.basename(file)) : undefined;
-      await writeFileAtomic(file, content);
-      await writeFileAtomic(this.indexPath, upsertIndex(index, name, formatBullet({ ...cp, name })).text);
-      return { path: file, trashPath };
-    });
-  }
-
-  /**
    * Removes trashed checkpoint files from the day folders of `.trash` dated `olderThanDays` days ago or earlier
    * (0: all of them), then those folders when empty. Returns the removed files with the snapshot each named, and
    * every snapshot still named by a live or trashed checkpoint. Reads only the trash folder when nothing is old.

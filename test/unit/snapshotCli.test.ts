@@ -131,7 +131,7 @@ test('push and pull between two clones through a bare remote; a differing local 
   const memA = path.join(root, 'mem-a');
   const memB = path.join(root, 'mem-b');
   try {
-    git(root, 'init', '-q', '--bare', bare);
+    git(root, 'init', '-q', '--bare', '-b', 'main', bare);
     git(a, 'remote', 'add', 'origin', bare);
     git(a, 'push', '-q', 'origin', 'main');
     git(root, 'clone', '-q', bare, 'b');
@@ -174,11 +174,16 @@ test('push and pull between two clones through a bare remote; a differing local 
     // Pulling again changes nothing.
     const again = JSON.parse((await runCli(['pull', '--dir', memB, '--json'], { cwd: b, env })).out);
     assert.deepEqual([again.written, again.unchanged], [[], ['handoff']]);
-    assert.equal(readdirSync(path.dirname(trashPath)).length, 1, 'nothing more went to the trash');
+    assert.deepEqual(readdirSync(path.dirname(trashPath)), [path.basename(trashPath)], 'nothing more went to the trash');
 
-    const bad = await runCli(['push', '--remote', '--upload-pack=touch x', '--dir', memA], { cwd: a, env });
-    assert.equal(bad.code, 1);
-    assert.match(bad.err, /No git remote named/);
+    // A remote must be a configured one: never a URL, never something git could read as an option.
+    const marker = path.join(root, 'marker');
+    for (const remote of [`--upload-pack=touch ${marker}`, `ext::sh -c touch% ${marker}`, bare]) {
+      const bad = await runCli(['push', `--remote=${remote}`, '--dir', memA], { cwd: a, env });
+      assert.equal(bad.code, 1, bad.err);
+      assert.match(bad.err, /No git remote named .* \(remotes: origin\)/);
+    }
+    assert.equal(existsSync(marker), false);
   } finally {
     removeDir(root);
   }
