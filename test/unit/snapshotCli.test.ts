@@ -3,8 +3,7 @@ import * as assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import { existsSync, readFileSync, readdirSync, renameSync, unlinkSync, writeFileSync } from 'node:fs';
 import * as path from 'node:path';
-import { git, makeRepo, removeDir, tempDir } from '../support/fixtures';
-import { isolatedEnv, runCli } from '../support/processes';
+import { git, isolatedEnv, makeRepo, removeDir, runCli, tempDir } from '../support/fixtures';
 import { CheckpointStore } from '../../src/core/store';
 
 const home = tempDir('checkpoint-home-');
@@ -27,7 +26,7 @@ test('CLI save takes a snapshot in a git repository; --no-snapshot takes none', 
     const snap = /\nsnapshot: "([0-9a-f]{40})"\n/.exec(text)?.[1];
     assert.ok(snap, text);
     assert.deepEqual(refs(repo), ['refs/checkpoints/snapshots/with']);
-    assert.equal(git(repo, 'show', `${snap}:wip.ts`), 'export {};\n');
+    assert.equal(git(repo, 'show', `${snap}:wip.ts`), 'export {};');
 
     const b = await runCli(['save', 'without', '--no-snapshot', '--dir', mem], { cwd: repo, env });
     assert.equal(b.code, 0, b.err);
@@ -169,7 +168,7 @@ test('push and pull between two clones through a bare remote; a differing local 
     const diff = JSON.parse((await runCli(['diff', 'handoff', '--json', '--dir', memB], { cwd: b, env })).out);
     assert.deepEqual(diff.changes, [{ status: 'D', path: 'wip.ts' }]);
     assert.equal((await runCli(['branch', 'handoff', '--dir', memB], { cwd: b, env })).code, 0);
-    assert.equal(git(b, 'show', 'checkpoint/handoff:wip.ts'), 'export const wip = 1;\n');
+    assert.equal(git(b, 'show', 'checkpoint/handoff:wip.ts'), 'export const wip = 1;');
 
     // Pulling again changes nothing.
     const again = JSON.parse((await runCli(['pull', '--dir', memB, '--json'], { cwd: b, env })).out);
