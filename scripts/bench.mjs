@@ -333,6 +333,8 @@ if (want('mcp')) {
   });
   await server.stop();
   ratioRow('MCP: checkpoint_save round trip (running server)', 'the CLI: checkpoint save (same repository)', roundTrip, 1.5);
+}
+
 // ---- save with a code snapshot ---------------------------------------------------------------------------------
 if (want('snapshot')) {
   log('snapshot: generating a git repository of 3,000 files with 200 modified');
