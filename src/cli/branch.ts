@@ -1,4 +1,5 @@
 import { UsageError } from '../core/errors';
+import { shellQuote } from '../core/escaping';
 import { branchFromSnapshot, checkpointSnapshot } from '../core/snapshot';
 import { defineCommand } from './command';
 
@@ -20,7 +21,7 @@ With --json: { "branch", "commit" }.`,
     const { checkpoint, commit } = await checkpointSnapshot(store, name);
     const branch = await branchFromSnapshot(store.cwd, checkpoint.name, commit);
     ctx.print(
-      `Created branch ${branch} at ${commit.slice(0, 12)}, the code snapshot of "${checkpoint.name}". Your work tree is unchanged.\nTo work on it: git switch ${branch}`,
+      `Created branch ${branch} at ${commit.slice(0, 12)}, the code snapshot of "${checkpoint.name}". Your work tree is unchanged.\nTo work on it: git switch ${shellQuote(branch)}`,
       { branch, commit },
     );
   },

@@ -50,9 +50,8 @@ export interface CheckpointSource {
   planSteps?: number;
 }
 
-const OBJECT_ID = /^(?:[0-9a-f]{40}|[0-9a-f]{64})$/;
 /** True for a full git object id (SHA-1 or SHA-256): the only form `head` and `snapshot` take. */
-export const isObjectId = (s: unknown): s is string => typeof s === 'string' && OBJECT_ID.test(s);
+export const isObjectId = (s: unknown): s is string => typeof s === 'string' && (s.length === 40 || s.length === 64) && /^[0-9a-f]+$/.test(s);
 
 export const NONE = 'None';
 const NO_BRANCH = '(none)';

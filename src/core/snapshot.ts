@@ -3,7 +3,8 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { isObjectId, type Checkpoint } from './checkpoint';
 import { CheckpointError, errorMessage } from './errors';
-import { NO_HOOKS, runGit as runAnyGit, type GitRunOptions } from './git';
+import { oneLine } from './escaping';
+import { GIT_TIMEOUT_MS, NO_HOOKS, runGit as runAnyGit, runGitBytes, type GitRunOptions } from './git';
 import type { CheckpointStore } from './store';
 
 // A code snapshot per checkpoint, with git's own plumbing: the work tree (tracked changes and untracked files that
@@ -23,10 +24,10 @@ export const KEPT_REFS = 'refs/checkpoints/kept/';
 export const FILES_REFS = 'refs/checkpoints/files/';
 /** New blobs above this many bytes: the snapshot is skipped with a warning. */
 export const DEFAULT_SNAPSHOT_LIMIT_BYTES = 50 * 1024 * 1024;
-/** The whole snapshot gives up (with a warning, the save goes on) after this long. */
-export const SNAPSHOT_TIME_LIMIT_MS = 20_000;
+/** The whole snapshot gives up (with a warning, the save goes on) after this long: one git call's limit. */
+export const SNAPSHOT_TIME_LIMIT_MS = GIT_TIMEOUT_MS;
 /** Commands that read only a little (rev-parse, update-ref…). */
-export const GIT_QUICK_MS = 10_000;
+export const GIT_QUICK_MS = GIT_TIMEOUT_MS;
 
 
 /** An identity for snapshot commits when the repository has none configured (git refuses to commit without). */
@@ -159,7 +160,7 @@ async function writeWorkTree(
   const { top } = paths;
   const size = await newContentSize(top, changed ?? [], opts.limitBytes);
   if (size.total > opts.limitBytes) {
-    const largest = size.largest.map((f) => `${f.path} (${mb(f.size)})`).join(', ');
+    const largest = size.largest.map((f) => `${oneLine(f.path)} (${mb(f.size)})`).join(', ');
     return {
       top,
       head,
@@ -217,7 +218,7 @@ export async function takeSnapshot(cwd: string, name: string, opts: SnapshotOpti
       outcome.warnings.push(`Code snapshot skipped: ${wt.tooLarge ?? 'no tree'}. Ignore such files in .gitignore, or raise the snapshot size limit.`);
       return outcome;
     }
-    for (const link of wt.gitlinks) outcome.notes.push(`Submodule ${link} is recorded at its commit; its own uncommitted changes are not in the snapshot.`);
+    for (const link of wt.gitlinks) outcome.notes.push(`Submodule ${oneLine(link)} is recorded at its commit; its own uncommitted changes are not in the snapshot.`);
     const commit = await commitTree(wt.top, wt.tree, wt.head, `checkpoint: ${name}`, timeLimitMs);
     outcome.snapshot = { head: wt.head, commit };
   } catch (err) {
@@ -287,17 +288,38 @@ export interface SnapshotChange {
   path: string;
 }
 
-/** The files that differ between a snapshot and the work tree now (untracked files included, ignored ones not). */
-export async function changesSince(cwd: string, commit: string): Promise<{ top: string; tree: string; changes: SnapshotChange[] }> {
-  const { top, tree } = await workTreeNow(cwd);
-  const out = await runGit(top, ['diff-tree', '-r', '--no-renames', '--name-status', '-z', commit, tree], { timeoutMs: SNAPSHOT_TIME_LIMIT_MS });
-  const parts = splitZ(out);
+/** The files that differ between two commits or trees (`from` '': the empty tree), paths relative to the top. */
+export async function changesBetween(top: string, from: string, to: string): Promise<SnapshotChange[]> {
+  const args = from ? ['diff-tree', '-r', '--no-renames', '--name-status', '-z', from, to] : ['ls-tree', '-r', '-z', '--name-only', to];
+  const parts = splitZ(await runGit(top, args, { timeoutMs: SNAPSHOT_TIME_LIMIT_MS }));
+  if (!from) return parts.map((p) => ({ status: 'A', path: p }));
   const changes: SnapshotChange[] = [];
   for (let i = 0; i + 1 < parts.length; i += 2) {
     const status = parts[i][0];
     if (status === 'A' || status === 'M' || status === 'D' || status === 'T') changes.push({ status, path: parts[i + 1] });
   }
-  return { top, tree, changes };
+  return changes;
+}
+
+/** The files that differ between a snapshot and the work tree now (untracked files included, ignored ones not). */
+export async function changesSince(cwd: string, commit: string): Promise<{ top: string; tree: string; changes: SnapshotChange[] }> {
+  const { top, tree } = await workTreeNow(cwd);
+  return { top, tree, changes: await changesBetween(top, commit, tree) };
+}
+
+/** The repository's top folder (where snapshot paths start), or undefined outside a work tree. */
+export async function repoTop(cwd: string): Promise<string | undefined> {
+  return (await repoPaths(cwd, GIT_QUICK_MS))?.top;
+}
+
+/**
+ * A file's bytes in a commit (`file` relative to the top, `/`-separated), as `git show <commit>:<file>` gives them
+ * but with no textconv filter (the repository's config could name any command); throws when the commit has none.
+ */
+export async function fileAt(top: string, commit: string, file: string): Promise<Buffer> {
+  if (!isObjectId(commit)) throw new CheckpointError(`"${commit}" is not a commit id.`);
+  // `<commit>:<path>` starts with the object id: it can never be read as an option.
+  return runGitBytes(top, [...NO_HOOKS, 'cat-file', 'blob', `${commit}:${file}`], { timeoutMs: SNAPSHOT_TIME_LIMIT_MS });
 }
 
 /** The patch (or with `stat`, the summary) from a snapshot to the work tree now; '' when nothing changed. */

@@ -424,7 +424,7 @@ export class CheckpointStore {
     const file = this.pathFor(name);
     const pendingGit = input.git ?? (this.allowGit ? readGitState(this.cwd, { timeoutMs: this.gitTimeoutMs }) : { branch: '', modifiedFiles: [] });
     // The snapshot's git calls run beside the status, before the lock; its ref is set once the checkpoint is written.
-    const pendingSnapshot = this.allowGit && !input.git ? takeSnapshot(this.cwd, name, input.snapshot) : undefined;
+    const pendingSnapshot = this.allowGit && !input.git ? takeSnapshot(this.cwd, name, { timeLimitMs: this.gitTimeoutMs, ...input.snapshot }) : undefined;
     // While git runs in its child process, load what the write needs, which would otherwise load after it.
     preloadLock();
     preloadAtomicWrite();
@@ -705,9 +705,8 @@ export class CheckpointStore {
     for (const day of days) {
       const found: { name: string; path: string; n: number }[] = [];
       for (const f of await fs.readdir(path.join(trash, day)).catch(() => [] as string[])) {
-        const m = /^(.*?)(?:~(\d+))?(\.md)$/.exec(f);
-        const name = m ? nameFromFileName(m[1] + m[3]) : undefined;
-        if (name !== undefined && names.includes(name)) found.push({ name, path: path.join(trash, day, f), n: m![2] ? Number(m![2]) : 1 });
+        const copy = trashedCopy(f);
+        if (copy && names.includes(copy.name)) found.push({ name: copy.name, path: path.join(trash, day, f), n: copy.n });
       }
       copies.push(...found.sort((a, b) => b.n - a.n).map(({ name, path: p }) => ({ name, path: p })));
     }
@@ -763,14 +762,15 @@ export class CheckpointStore {
     const old = days.filter((d) => d <= cutoff);
     if (old.length === 0) return { purged: [], stillNamed: new Set() };
     const snapshotOf = (file: string): Promise<string | undefined> => this.read(file, LIST_READ_BYTES).then((c) => c.snapshot, () => undefined);
-    return withDirLock(this.memoryDir, async () => {
+    return this.locked(async (lock) => {
       await assertNotSymlink(trash);
+      await lock.assertHeld();
       const purged: { file: string; snapshot?: string }[] = [];
       for (const day of old) {
         const dir = path.join(trash, day);
         await assertNotSymlink(dir);
         for (const f of await fs.readdir(dir).catch(() => [] as string[])) {
-          if (!nameFromFileName(f.replace(/~\d+(?=\.md$)/, ''))) continue;
+          if (trashedCopy(f) === undefined) continue;
           const file = path.join(dir, f);
           purged.push({ file, snapshot: await snapshotOf(file) });
           await fs.rm(file, { force: true });
@@ -982,6 +982,13 @@ interface Move {
  * folders the moves created when they are empty again.
  */
 /** Takes back the trash copy an overwrite made (a link to the previous version) and the trash folders it created. */
+/** The checkpoint a file in a trash day folder is a copy of (`checkpoint-<name>~<n>.md`: the n-th of that day). */
+function trashedCopy(file: string): { name: string; n: number } | undefined {
+  const m = /^(.*?)(?:~(\d+))?(\.md)$/.exec(file);
+  const name = m ? nameFromFileName(m[1] + m[3]) : undefined;
+  return name === undefined ? undefined : { name, n: m![2] ? Number(m![2]) : 1 };
+}
+
 async function removeTrashCopy(copy: string | undefined, created: string[]): Promise<void> {
   if (copy) await fs.rm(copy, { force: true });
   for (const dir of [...created].reverse()) await fs.rmdir(dir).catch(() => undefined);
