@@ -1,4 +1,5 @@
 import type * as vscode from 'vscode';
+import type { SnapshotChange } from './core/snapshot';
 import type { CheckpointSummary } from './core/store';
 
 /** The command ids (as in package.json), shared by the commands, the views and the status bar. */
@@ -20,6 +21,11 @@ export const CommandId = {
   installCommandLine: 'checkpoint.installCommandLine',
   connectClaude: 'checkpoint.connectClaude',
   disconnectClaude: 'checkpoint.disconnectClaude',
+  compareWithNow: 'checkpoint.compareWithNow',
+  compareWithSavedHead: 'checkpoint.compareWithSavedHead',
+  restoreToBranch: 'checkpoint.restoreToBranch',
+  push: 'checkpoint.push',
+  pull: 'checkpoint.pull',
 } as const;
 
 // ---- the Checkpoints view's nodes: what a command gets when run from the tree ---------------------------------
@@ -113,4 +119,20 @@ export type StatusBarAction = 'switch' | 'resume' | 'open' | 'dismiss';
 /** `checkpoint.statusBarActions` without the pick: `{ action }` (one the pick would offer). */
 export interface StatusBarActionsOptions {
   action: StatusBarAction;
+}
+
+/** `checkpoint.restoreToBranch` options: `checkout` decides without asking whether to check the new branch out. */
+export interface RestoreToBranchOptions extends TargetOptions {
+  checkout?: boolean;
+}
+
+/** `checkpoint.push` / `checkpoint.pull` options: `name` (push only; default: all) and a configured remote's name. */
+export interface HandoffOptions extends TargetOptions {
+  remote?: string;
+}
+
+/** What Compare with Now / with Saved HEAD showed: the diff editor's title and each file with its two sides' URIs. */
+export interface CompareResult {
+  title: string;
+  files: (SnapshotChange & { original?: string; modified?: string })[];
 }

@@ -10,8 +10,10 @@ import { resolveGitDir } from './core/gitDir';
 import { resolveMemoryDir, type ResolvedMemoryDir } from './core/memoryDir';
 import { resolvePlansDir } from './core/plans';
 import { PromiseCache } from './core/promiseCache';
+import { pullCheckpoints, pushCheckpoints, type PullResult, type PushResult } from './core/handoff';
+import { branchFromSnapshot } from './core/snapshot';
 import { CheckpointStore, OrphanRemovedError, type CheckpointSummary, type ResumeResult, type SaveInput, type SaveResult } from './core/store';
-import { folderSetting } from './settings';
+import { folderSetting, snapshotSetting } from './settings';
 
 /** A consumed or deleted checkpoint that Undo can put back. */
 export interface UndoEntry {
@@ -24,7 +26,7 @@ export interface UndoEntry {
 }
 
 /** The writes a folder's checkpoints go through (see {@link FolderCheckpoints.run}). */
-export type WriteOperation = 'save' | 'resume' | 'delete' | 'deleteAll' | 'restore';
+export type WriteOperation = 'save' | 'resume' | 'delete' | 'deleteAll' | 'restore' | 'branch' | 'push' | 'pull';
 
 export type ModelChangeKind =
   | 'memoryDir'
@@ -382,10 +384,13 @@ export class FolderCheckpoints implements vscode.Disposable {
 
   private quiet = 0;
 
-  /** Saves a checkpoint and makes it the active one; an overwrite can be undone (the previous version is in the trash). */
+  /**
+   * Saves a checkpoint (with a code snapshot unless `checkpoint.snapshot` is off) and makes it the active one; an
+   * overwrite can be undone (the previous version is in the trash).
+   */
   save(input: SaveInput): Promise<SaveResult> {
     return this.run('save', async (store) => {
-      const r = await store.save(input);
+      const r = await store.save({ snapshot: { enabled: snapshotSetting(this.folder) }, ...input });
       const cp = r.checkpoint;
       return [r, {
         files: [r.path],
@@ -460,6 +465,24 @@ export class FolderCheckpoints implements vscode.Disposable {
         active,
         undo: this.host.lastUndo?.trashPath === trashPath ? null : undefined,
       }];
+    });
+  }
+
+  /** Creates `checkpoint/<name>` at a snapshot (the work tree, the index and HEAD stay as they are). Returns the branch. */
+  branchFromSnapshot(name: string, commit: string): Promise<string> {
+    return this.run('branch', async (store) => [await branchFromSnapshot(store.cwd, name, commit), { files: [] }]);
+  }
+
+  /** Pushes checkpoints (`names`, else all) and their snapshots to a git remote. */
+  push(names: string[], remote?: string): Promise<PushResult> {
+    return this.run('push', async (store) => [await pushCheckpoints(store, names, remote), { files: [] }]);
+  }
+
+  /** Pulls the checkpoints pushed to a git remote into the memory folder (a differing local one goes to the trash first). */
+  pull(remote?: string): Promise<PullResult> {
+    return this.run('pull', async (store) => {
+      const r = await pullCheckpoints(store, remote);
+      return [r, { files: r.written.map((w) => w.path) }];
     });
   }
 

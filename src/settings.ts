@@ -13,6 +13,11 @@ export function afterResume(folder: vscode.WorkspaceFolder): AfterResume {
   return vscode.workspace.getConfiguration(SECTION, folder.uri).get<string>('afterResume') === 'keep' ? 'keep' : 'trash';
 }
 
+/** `checkpoint.snapshot`: a code snapshot with each save (in a git repository), unless `off`. */
+export function snapshotSetting(folder: vscode.WorkspaceFolder): boolean {
+  return vscode.workspace.getConfiguration(SECTION, folder.uri).get<string>('snapshot', 'on') !== 'off';
+}
+
 export function statusBarEnabled(): boolean {
   return vscode.workspace.getConfiguration(SECTION).get<boolean>('statusBar.enabled', true);
 }

@@ -7,6 +7,7 @@ import { deleteAllCommand, deleteCommand } from './deleteCommands';
 import { copyResumePromptCommand, openCommand, openMemoryFolderCommand, revealCommand } from './fileCommands';
 import { resumeCommand, undoCommand } from './resumeCommand';
 import { saveCommand } from './saveCommand';
+import { compareWithNowCommand, compareWithSavedHeadCommand, pullCommand, pushCommand, registerSnapshotContent, restoreToBranchCommand } from './snapshotCommands';
 
 /** Registers every command (ids as in package.json), each through {@link createCommand}. */
 export function registerCommands(s: Services): vscode.Disposable[] {
@@ -27,5 +28,11 @@ export function registerCommands(s: Services): vscode.Disposable[] {
     command(CommandId.statusBarActions, (arg) => statusBarActionsCommand(s, arg)),
     command(CommandId.refresh, () => s.model.refresh()),
     command(CommandId.showLog, async () => s.log.show()),
+    command(CommandId.compareWithNow, (arg) => compareWithNowCommand(s, arg)),
+    command(CommandId.compareWithSavedHead, (arg) => compareWithSavedHeadCommand(s, arg)),
+    command(CommandId.restoreToBranch, (arg) => restoreToBranchCommand(s, arg)),
+    command(CommandId.push, (arg) => pushCommand(s, arg)),
+    command(CommandId.pull, (arg) => pullCommand(s, arg)),
+    registerSnapshotContent(s),
   ];
 }

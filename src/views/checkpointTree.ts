@@ -219,7 +219,7 @@ export class CheckpointTreeProvider implements vscode.TreeDataProvider<Checkpoin
       ? new vscode.ThemeIcon('warning', new vscode.ThemeColor('list.warningForeground'))
       : new vscode.ThemeIcon(s.source === 'json' ? 'history' : 'bookmark');
     // Flags matched in package.json menus: `viewItem =~ /checkpoint:item/`.
-    item.contextValue = ['checkpoint:item', `checkpoint:${s.source}`, ...(node.branchMismatch ? ['checkpoint:mismatch'] : [])].join(' ');
+    item.contextValue = ['checkpoint:item', `checkpoint:${s.source}`, ...(node.branchMismatch ? ['checkpoint:mismatch'] : []), ...(s.checkpoint?.snapshot ? ['checkpoint:snapshot'] : [])].join(' ');
     item.command = { command: CommandId.resume, title: 'Resume', arguments: [node] };
     item.accessibilityInformation = { label: checkpointAccessibilityLabel(node) };
     return item;

@@ -19,6 +19,7 @@ suite('Restricted Mode', {
     const text = readFileSync(saved, 'utf8');
     assert.match(text, /^branch: ""$/m);
     assert.match(text, /^## Modified Files\nNone$/m);
+    assert.doesNotMatch(text, /^(head|snapshot):/m, 'no code snapshot: git does not run');
   });
 
   it('shows the branch as unknown and explains why', async () => {
@@ -43,6 +44,12 @@ suite('Restricted Mode', {
     assert.equal(s.savedBranch, 'feature/elsewhere');
     assert.equal(s.currentBranch, '');
     assert.equal(s.branchMismatch, false);
+  });
+
+  it('refuses the code snapshot commands (they run git)', async () => {
+    for (const id of ['checkpoint.compareWithNow', 'checkpoint.restoreToBranch', 'checkpoint.push', 'checkpoint.pull']) {
+      assert.equal(await vscode.commands.executeCommand(id, { folder: t.folder.uri.fsPath, name: 'untrusted' }), undefined, id);
+    }
   });
 
   it('refuses to switch branches', async () => {

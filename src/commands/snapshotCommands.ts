@@ -1,0 +1,156 @@
+import * as path from 'node:path';
+import * as vscode from 'vscode';
+import { isObjectId } from '../core/checkpoint';
+import { CheckpointError } from '../core/errors';
+import { oneLine } from '../core/escaping';
+import { isInside } from '../core/files';
+import { changesBetween, changesSince, checkpointSnapshot, fileAt, repoTop, type SnapshotChange } from '../core/snapshot';
+import { CommandId, type CompareResult, type HandoffOptions, type RestoreToBranchOptions } from '../commandIds';
+import type { Services } from '../services';
+import { isItemNode, isOptions, resolveCheckpoint, resolveFolder, type CheckpointTarget } from './targets';
+
+/** The read-only documents of a snapshot's files: `checkpoint-snapshot:/<path>?{"top","commit"}`. */
+export const SNAPSHOT_SCHEME = 'checkpoint-snapshot';
+
+/** The URI of a file as a commit holds it. */
+function snapshotUri(top: string, commit: string, file: string): vscode.Uri {
+  return vscode.Uri.from({ scheme: SNAPSHOT_SCHEME, path: `/${file}`, query: JSON.stringify({ top, commit }) });
+}
+
+/**
+ * Serves a file of a commit (`git cat-file blob <commit>:<path>`) for {@link snapshotUri}s. A content provider's
+ * documents are read-only. Only in a trusted workspace, and only for a repository of one of its folders.
+ */
+export function registerSnapshotContent(s: Services): vscode.Disposable {
+  return vscode.workspace.registerTextDocumentContentProvider(SNAPSHOT_SCHEME, {
+    async provideTextDocumentContent(uri: vscode.Uri): Promise<string> {
+      requireGit(s);
+      let query: { top?: unknown; commit?: unknown };
+      try {
+        query = JSON.parse(uri.query) as typeof query;
+      } catch {
+        query = {};
+      }
+      const { top, commit } = query;
+      const ours = typeof top === 'string' && s.model.folders().some((f) => isInside(top, f.uri.fsPath) || isInside(f.uri.fsPath, top));
+      if (!ours || !isObjectId(commit)) throw new CheckpointError(`Not a snapshot document of this workspace: ${oneLine(uri.toString())}`);
+      return (await fileAt(top, commit, uri.path.slice(1))).toString('utf8');
+    },
+  });
+}
+
+type Resource = [vscode.Uri, vscode.Uri | undefined, vscode.Uri | undefined];
+
+/** Opens VS Code's multi-file diff editor (`vscode.changes`); nothing changed: a message says so. */
+async function showChanges(title: string, changes: SnapshotChange[], sides: (c: SnapshotChange) => Resource, none: string): Promise<CompareResult> {
+  const resources = changes.map(sides);
+  if (resources.length === 0) void vscode.window.showInformationMessage(none);
+  else await vscode.commands.executeCommand('vscode.changes', title, resources);
+  return { title, files: changes.map((c, i) => ({ ...c, original: resources[i][1]?.toString(), modified: resources[i][2]?.toString() })) };
+}
+
+function requireGit(s: Services): void {
+  if (!s.model.trusted) throw new CheckpointError('Git does not run in Restricted Mode: trust this workspace to use code snapshots.');
+}
+
+/** The checkpoint a command acts on, with its snapshot (an error when it has none, or the repository lacks it). */
+async function snapshotTarget(s: Services, arg: unknown, placeHolder: string): Promise<(CheckpointTarget & { commit: string; head?: string; cwd: string }) | undefined> {
+  requireGit(s);
+  const t = await resolveCheckpoint(s, arg, { placeHolder, markdownOnly: true });
+  if (!t) return undefined;
+  const store = await s.model.folder(t.folder).store();
+  const { checkpoint, commit } = await checkpointSnapshot(store, t.name);
+  return { ...t, name: checkpoint.name, commit, head: checkpoint.head, cwd: store.cwd };
+}
+
+/** **Compare with Now**: the snapshot against the work tree, in VS Code's multi-file diff. */
+export async function compareWithNowCommand(s: Services, arg: unknown): Promise<CompareResult | undefined> {
+  const t = await snapshotTarget(s, arg, 'Compare which checkpoint with the work tree now?');
+  if (!t) return undefined;
+  const { top, changes } = await changesSince(t.cwd, t.commit);
+  return showChanges(
+    `Checkpoint "${oneLine(t.name)}" ↔ Now`,
+    changes,
+    (c) => {
+      const file = vscode.Uri.file(path.join(top, c.path));
+      return [file, c.status === 'A' ? undefined : snapshotUri(top, t.commit, c.path), c.status === 'D' ? undefined : file];
+    },
+    `No changes since the snapshot of "${oneLine(t.name)}".`,
+  );
+}
+
+/** **Compare with Saved HEAD**: what the snapshot held beyond the commit that was HEAD when it was saved. */
+export async function compareWithSavedHeadCommand(s: Services, arg: unknown): Promise<CompareResult | undefined> {
+  const t = await snapshotTarget(s, arg, 'Compare which checkpoint with the commit it was saved on?');
+  if (!t) return undefined;
+  const top = (await repoTop(t.cwd)) ?? t.cwd;
+  const head = t.head ?? '';
+  return showChanges(
+    `Checkpoint "${oneLine(t.name)}" ↔ ${head ? head.slice(0, 7) : 'no commit'}`,
+    await changesBetween(top, head, t.commit),
+    (c) => [
+      vscode.Uri.file(path.join(top, c.path)),
+      c.status === 'A' || !head ? undefined : snapshotUri(top, head, c.path),
+      c.status === 'D' ? undefined : snapshotUri(top, t.commit, c.path),
+    ],
+    `The snapshot of "${oneLine(t.name)}" holds no changes beyond the commit it was saved on.`,
+  );
+}
+
+/**
+ * **Restore to a New Branch**: creates `checkpoint/<name>` at the snapshot (never moving an existing branch; the
+ * work tree is not touched), then offers to check it out. `{ checkout: true | false }` decides without asking.
+ * Returns the branch.
+ */
+export async function restoreToBranchCommand(s: Services, arg: unknown): Promise<string | undefined> {
+  const t = await snapshotTarget(s, arg, 'Restore which checkpoint to a new branch?');
+  if (!t) return undefined;
+  const branch = await s.model.folder(t.folder).branchFromSnapshot(t.name, t.commit);
+  s.log.info(`Created ${branch} at ${t.commit} (the snapshot of ${t.name})`);
+  const given = isOptions<RestoreToBranchOptions>(arg) && typeof arg.checkout === 'boolean' ? arg.checkout : undefined;
+  const checkout =
+    given ??
+    (await vscode.window.showInformationMessage(`Created branch ${oneLine(branch)} at the snapshot of "${oneLine(t.name)}". Your work tree is unchanged.`, 'Check Out')) ===
+      'Check Out';
+  // Through Switch Branch: git refuses a checkout that would overwrite local changes, and says why.
+  if (checkout) await vscode.commands.executeCommand(CommandId.switchBranch, { folder: t.folder.uri.toString(), branch });
+  return branch;
+}
+
+/** **Push to Remote**: a checkpoint (from the tree, or `{ name }`) or all of the folder's, with their snapshots. */
+export async function pushCommand(s: Services, arg: unknown): Promise<string[] | undefined> {
+  requireGit(s);
+  const folder = await resolveFolder(s, arg, 'Push the checkpoints of which folder?');
+  if (!folder) return undefined;
+  const opts = isOptions<HandoffOptions>(arg) ? arg : {};
+  const names = isItemNode(arg) ? [arg.summary.name] : typeof opts.name === 'string' ? [opts.name] : [];
+  const r = await vscode.window.withProgress({ location: vscode.ProgressLocation.Notification, title: 'Pushing checkpoints…' }, () =>
+    s.model.folder(folder).push(names, opts.remote),
+  );
+  for (const w of r.warnings) void vscode.window.showWarningMessage(oneLine(w));
+  const pushed = r.pushed.map((p) => p.name);
+  s.log.info(`Pushed ${pushed.join(', ')} to ${oneLine(r.remote)}`);
+  void vscode.window.showInformationMessage(`Pushed ${pushed.length} checkpoint(s) to ${oneLine(r.remote)}. On another machine: Checkpoint: Pull from Remote.`);
+  return pushed;
+}
+
+/** **Pull from Remote**: the checkpoints pushed to the remote, into this folder's memory folder. */
+export async function pullCommand(s: Services, arg: unknown): Promise<string[] | undefined> {
+  requireGit(s);
+  const folder = await resolveFolder(s, arg, 'Pull checkpoints into which folder?');
+  if (!folder) return undefined;
+  const opts = isOptions<HandoffOptions>(arg) ? arg : {};
+  const r = await vscode.window.withProgress({ location: vscode.ProgressLocation.Notification, title: 'Pulling checkpoints…' }, () =>
+    s.model.folder(folder).pull(opts.remote),
+  );
+  for (const w of [...r.warnings, ...r.skipped.map((k) => `Skipped "${k.name}": ${k.reason}`)]) void vscode.window.showWarningMessage(oneLine(w));
+  const written = r.written.map((w) => w.name);
+  const trashed = r.written.filter((w) => w.trashPath).map((w) => w.name);
+  s.log.info(`Pulled ${written.join(', ') || 'nothing new'} from ${oneLine(r.remote)}`);
+  void vscode.window.showInformationMessage(
+    written.length
+      ? `Pulled ${written.length} checkpoint(s) from ${oneLine(r.remote)}${trashed.length ? `; the local ${trashed.join(', ')} went to the trash first` : ''}.`
+      : `Nothing new on ${oneLine(r.remote)}.`,
+  );
+  return written;
+}
