@@ -390,7 +390,7 @@ export class FolderCheckpoints implements vscode.Disposable {
    */
   save(input: SaveInput): Promise<SaveResult> {
     return this.run('save', async (store) => {
-      const r = await store.save({ snapshot: { enabled: snapshotSetting(this.folder) }, ...input });
+      const r = await store.save({ snapshot: snapshotSetting(this.folder), ...input });
       const cp = r.checkpoint;
       return [r, {
         files: [r.path],

@@ -13,9 +13,12 @@ export function afterResume(folder: vscode.WorkspaceFolder): AfterResume {
   return vscode.workspace.getConfiguration(SECTION, folder.uri).get<string>('afterResume') === 'keep' ? 'keep' : 'trash';
 }
 
-/** `checkpoint.snapshot`: a code snapshot with each save (in a git repository), unless `off`. */
-export function snapshotSetting(folder: vscode.WorkspaceFolder): boolean {
-  return vscode.workspace.getConfiguration(SECTION, folder.uri).get<string>('snapshot', 'on') !== 'off';
+/** `checkpoint.snapshot` (a code snapshot with each save in a git repository, unless `off`) and its size limit. */
+export function snapshotSetting(folder: vscode.WorkspaceFolder): { enabled: boolean; limitBytes?: number } {
+  const config = vscode.workspace.getConfiguration(SECTION, folder.uri);
+  const mb = config.get<number>('snapshotSizeLimitMB');
+  const limitBytes = typeof mb === 'number' && Number.isFinite(mb) && mb >= 0 ? Math.round(mb * 1024 * 1024) : undefined;
+  return { enabled: config.get<string>('snapshot', 'on') !== 'off', limitBytes };
 }
 
 export function statusBarEnabled(): boolean {

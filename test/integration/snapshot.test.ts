@@ -88,6 +88,18 @@ suite('Code snapshots: Compare with Now, Compare with Saved HEAD, Restore to a N
     }
   });
 
+  it('over checkpoint.snapshotSizeLimitMB of new content, a save records no snapshot', async () => {
+    await setSetting(t.folder, 'snapshotSizeLimitMB', 0);
+    try {
+      writeFileSync(path.join(t.cwd, sub, 'big.txt'), 'x'.repeat(4096));
+      await save(t.folder, { name: `${name}-big`, leftOff: 'Too large' });
+      const store = await t.api.model.folder(t.folder).store();
+      assert.equal((await store.show(`${name}-big`)).snapshot, undefined);
+    } finally {
+      await setSetting(t.folder, 'snapshotSizeLimitMB', undefined);
+    }
+  });
+
   return {
     async teardown() {
       await vscode.commands.executeCommand('workbench.action.closeAllEditors');
