@@ -5,8 +5,10 @@
 // waiting, no fixed sleep) and answers with the text the person read.
 //
 //   POST / {"action":"dialog","button":"Save"}                         -> {"text":"<title and message>"}
-//   POST / {"action":"notification","text":"Resumed","button":"Copy…"} -> {"text":"<message>","buttons":["…"]}
-//     (without "button": only read it)
+//   POST / {"action":"notification","text":"Resumed","button":"Copy…"} -> {"text":"<message>","buttons":["…"],"count":1}
+//     (without "button": only read it; count: the visible notifications showing that text)
+//   POST / {"action":"count","text":"Previously failed"}               -> {"count":1}
+//   POST / {"action":"text","selector":".css","text":"…"}              -> {"text":"<the element's text>"}
 import { createServer } from 'node:http';
 
 const WAIT_MS = 15_000;
@@ -69,8 +71,17 @@ async function perform(page, request) {
     await toast.waitFor({ state: 'visible', timeout: WAIT_MS });
     const text = await toast.locator('.notification-list-item-message').innerText();
     const buttons = await toast.locator('.notification-list-item-buttons-container .monaco-button').allInnerTexts();
+    const count = await page.locator('.notification-toast', { hasText: String(request.text ?? '') }).count();
     if (request.button) await toast.getByRole('button', { name: request.button, exact: true }).click({ timeout: WAIT_MS });
-    return { text, buttons: buttons.map((b) => b.trim()) };
+    return { text, buttons: buttons.map((b) => b.trim()), count };
+  }
+  if (request.action === 'count') {
+    return { text: '', count: await page.locator('.notification-toast', { hasText: String(request.text ?? '') }).count() };
+  }
+  if (request.action === 'text') {
+    const element = page.locator(String(request.selector), { hasText: String(request.text ?? '') }).first();
+    await element.waitFor({ state: 'visible', timeout: WAIT_MS });
+    return { text: await element.innerText() };
   }
   throw new Error(`unknown action ${JSON.stringify(request.action)}`);
 }

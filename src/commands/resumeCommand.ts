@@ -2,22 +2,20 @@ import * as path from 'node:path';
 import * as vscode from 'vscode';
 import { CheckpointError, errorMessage } from '../core/errors';
 import { exists } from '../core/files';
-import { printable } from '../core/names';
-import { failedWarnings, resumePrompt, resumeSummary } from '../core/resumeText';
+import { resumeNotice, resumePrompt, resumeSummary } from '../core/resumeText';
 import { OrphanRemovedError, type ResumeResult } from '../core/store';
 import { CommandId, type ResumeOptions, type UndoOptions } from '../commandIds';
 import type { UndoEntry } from '../folderCheckpoints';
 import type { Services } from '../services';
 import { afterResume } from '../settings';
+import { CONTINUE_IN_CHAT, CONTINUE_IN_CLAUDE, continueInChat, continueInClaudeCode, continueOffers } from './continueIn';
 import { isOptions, resolveCheckpoint } from './targets';
-
-/** How many "Previously failed" warnings pop up; the rest are summed up in one. */
-const MAX_FAILED_WARNINGS = 3;
 
 /**
  * Resume: picks (the only one directly), resumes through the core (branch check; consumed per
- * `checkpoint.afterResume`), opens the checkpoint and its plan, warns about the branch and failed
- * approaches, and offers Copy Resume Prompt and Undo. Returns the core's ResumeResult.
+ * `checkpoint.afterResume`), opens the checkpoint and its plan, and shows one notification (branch warning and
+ * failed approaches in its message) offering Continue in Claude Code / in Chat where available, Copy Resume Prompt,
+ * Switch branch and Undo. Returns the core's ResumeResult.
  */
 export async function resumeCommand(s: Services, arg: unknown): Promise<ResumeResult | undefined> {
   const target = await resolveCheckpoint(s, arg, { placeHolder: 'Resume which checkpoint?', autoPickSingle: true });
@@ -39,31 +37,30 @@ export async function resumeCommand(s: Services, arg: unknown): Promise<ResumeRe
   const location = r.trashPath ?? r.path;
   s.log.info(`Resumed ${r.path}${r.consumed ? ` (moved to ${r.trashPath})` : ''}\n${resumeSummary(cp, r)}`);
 
-  await openCheckpointAndPlan(s, r);
+  const [offers] = await Promise.all([continueOffers(), openCheckpointAndPlan(s, r)]);
 
-  if (r.branchMismatch) {
-    const action = `Switch to ${cp.branch}`;
-    void vscode.window
-      .showWarningMessage(`Checkpoint "${cp.name}" was saved on ${cp.branch}; you are on ${r.currentBranch}.`, action)
-      .then((choice) => {
-        if (choice === action) void vscode.commands.executeCommand(CommandId.switchBranch, { folder: folder.uri.toString(), branch: cp.branch });
-      });
-  }
-  const failed = failedWarnings(cp);
-  for (const line of failed.slice(0, MAX_FAILED_WARNINGS)) void vscode.window.showWarningMessage(line);
-  if (failed.length > MAX_FAILED_WARNINGS) {
-    void vscode.window.showWarningMessage(`… and ${failed.length - MAX_FAILED_WARNINGS} more previously failed approaches (see the checkpoint).`);
-  }
-
-  const unchecked = !s.model.trusted && cp.branch ? ` Saved on ${cp.branch}; the branch was not checked (Restricted Mode).` : '';
-  const consumed = r.consumed ? ' Moved to trash.' : '';
-  const actions = ['Copy Resume Prompt', ...(r.consumed ? ['Undo'] : [])];
-  void vscode.window
-    .showInformationMessage(`Resumed "${cp.name}": ${printable(cp.description, 120)}.${consumed}${unchecked}`, ...actions)
-    .then(async (choice) => {
-      if (choice === 'Copy Resume Prompt') await copyPrompt(resumePrompt(cp, { currentBranch: r.currentBranch, path: location }), cp.name);
-      if (choice === 'Undo' && r.trashPath) await vscode.commands.executeCommand(CommandId.undo, { folder: folder.uri.toString(), name: cp.name, trashPath: r.trashPath });
-    });
+  // One notification (VS Code's guideline): the branch warning and the failed approaches are in its message, and
+  // the checkpoint is open beside it with everything.
+  const prompt = resumePrompt(cp, { currentBranch: r.currentBranch, path: location });
+  const switchAction = r.branchMismatch ? `Switch to ${cp.branch}` : undefined;
+  const actions = [
+    ...(offers.claude ? [CONTINUE_IN_CLAUDE] : []),
+    ...(offers.chat ? [CONTINUE_IN_CHAT] : []),
+    'Copy Resume Prompt',
+    ...(switchAction ? [switchAction] : []),
+    ...(r.consumed ? ['Undo'] : []),
+  ];
+  const message = resumeNotice(cp, r, { restricted: !s.model.trusted });
+  const warn = r.branchMismatch || cp.failed.length > 0;
+  const shown = warn ? vscode.window.showWarningMessage(message, ...actions) : vscode.window.showInformationMessage(message, ...actions);
+  void shown.then(async (choice) => {
+    const where = { folder: folder.uri.toString(), name: cp.name };
+    if (choice === CONTINUE_IN_CLAUDE) continueInClaudeCode(folder, cp.name, r.consumed ? r.trashPath : undefined);
+    if (choice === CONTINUE_IN_CHAT) await continueInChat(prompt);
+    if (choice === 'Copy Resume Prompt') await copyPrompt(prompt, cp.name);
+    if (switchAction && choice === switchAction) await vscode.commands.executeCommand(CommandId.switchBranch, { folder: where.folder, branch: cp.branch });
+    if (choice === 'Undo' && r.trashPath) await vscode.commands.executeCommand(CommandId.undo, { ...where, trashPath: r.trashPath });
+  });
   return r;
 }
 

@@ -3,6 +3,8 @@ import { formatLocalDateTime } from './dates';
 import { branchDiffers } from './git';
 import { formatStep } from './plans';
 import { escapeControls, oneLine, shellQuote, splitAnyLines } from './escaping';
+import { printable } from './names';
+import { branchSentence } from './wording';
 
 /** The branch warning of the resume procedure. */
 export function branchWarning(saved: string, current: string): string | undefined {
@@ -70,4 +72,43 @@ export function resumePrompt(cp: Checkpoint, ctx: { currentBranch: string; path?
   }
   parts.push('Summarize where we are, then wait for my direction.');
   return parts.join('\n');
+}
+
+/** How many failed approaches the resume notification names; the checkpoint shows them all. */
+const NOTICE_FAILED = 3;
+
+/**
+ * The one notification after a resume in the editor: what was resumed, where it went, the branch warning and the
+ * failed approaches, in one message (a second or third toast would hide the first).
+ */
+export function resumeNotice(
+  cp: Checkpoint,
+  r: { consumed: boolean; branchMismatch: boolean; currentBranch: string },
+  opts: { restricted: boolean },
+): string {
+  const parts = [`Resumed "${printable(cp.name, 64)}": ${printable(cp.description, 120)}.`];
+  if (r.consumed) parts.push('Moved to trash.');
+  if (r.branchMismatch || (opts.restricted && cp.branch)) {
+    parts.push(branchSentence(printable(cp.branch, 64), { currentBranch: printable(r.currentBranch, 64), restricted: opts.restricted }, (b) => b));
+  }
+  if (cp.failed.length) {
+    const named = cp.failed.slice(0, NOTICE_FAILED).map((f) => printable(f, 100));
+    const more = cp.failed.length - named.length;
+    parts.push(`Previously failed: ${named.join('; ')}${more > 0 ? ` (and ${more} more: see the checkpoint)` : ''}.`);
+  }
+  return parts.join(' ');
+}
+
+/**
+ * What Claude Code is started with to pick a checkpoint up: "continue <name>" (its skill and the agent know it). A
+ * consumed checkpoint is no longer listed: the request says where its file went.
+ */
+export function continueRequest(name: string, consumedTo?: string): string {
+  const request = `continue ${oneLine(name)}`;
+  return consumedTo ? `${request} (resumed in the editor; the checkpoint file is now ${oneLine(consumedTo)})` : request;
+}
+
+/** The terminal line that starts Claude Code on a checkpoint: `claude 'continue <name>'`, quoted for a POSIX shell. */
+export function claudeContinueLine(name: string, consumedTo?: string): string {
+  return `claude ${shellQuote(continueRequest(name, consumedTo))}`;
 }

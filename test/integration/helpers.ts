@@ -284,14 +284,21 @@ export async function watchersReady(api: CheckpointApi, folder: vscode.Workspace
 export interface WorkbenchReply {
   text: string;
   buttons?: string[];
+  /** How many notifications (or elements) showing `text` are visible. */
+  count?: number;
 }
 
 /**
  * Does in the workbench page what a person does, through the runner's driver (scripts/workbench-driver.mjs): waits
- * for the modal dialog or for the notification containing `text`, returns what it says, and presses `button`.
+ * for the modal dialog or for the notification containing `text`, returns what it says, and presses `button`;
+ * counts the notifications showing `text`; reads the element at `selector` once it shows `text`.
  */
 export async function inWorkbench(
-  request: { action: 'dialog'; button?: string } | { action: 'notification'; text: string; button?: string },
+  request:
+    | { action: 'dialog'; button?: string }
+    | { action: 'notification'; text: string; button?: string }
+    | { action: 'count'; text: string }
+    | { action: 'text'; selector: string; text: string },
 ): Promise<WorkbenchReply> {
   const url = process.env.CHECKPOINT_TEST_DRIVER;
   assert.ok(url, 'no workbench driver: run the suite with scripts/run-integration.mjs');
