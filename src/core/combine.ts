@@ -1,6 +1,6 @@
 import { describe, oneLine, type Checkpoint, type CheckpointSource } from './checkpoint';
 import { CheckpointError } from './errors';
-import { printable, validateName } from './names';
+import { isLookupName, printable, validateName } from './names';
 import type { CheckpointStore } from './store';
 
 // Seed 001's synthesis of several checkpoints into one hand-off, made deterministic: the same sources give the same
@@ -93,6 +93,8 @@ export interface CombineResult {
   path: string;
   /** Where the previous checkpoint of the new name went, when there was one. */
   replaced?: string;
+  /** The sources' files, in the order named. */
+  sourcePaths: string[];
   /** Where the trashed sources went. */
   trashedSources: string[];
   warnings: string[];
@@ -119,10 +121,8 @@ export async function combine(store: CheckpointStore, newName: string, names: st
   const found: { name: string; path: string }[] = [];
   const unknown: string[] = [];
   for (const raw of names) {
-    // A name with a path separator, `..` or a control character is never looked up (SPEC).
-    // eslint-disable-next-line no-control-regex
-    const lookable = raw.trim() !== '' && !/[/\\\u0000-\u001f\u007f]|\.\./.test(raw);
-    const hit = lookable ? await store.find(raw).catch(() => undefined) : undefined;
+    // A name with a path separator, `..` or a control character is never looked up (SPEC): the core's one rule.
+    const hit = isLookupName(raw) ? await store.find(raw).catch(() => undefined) : undefined;
     if (!hit || hit.source !== 'markdown') unknown.push(raw);
     else if (!found.some((f) => f.path === hit.path)) found.push({ name: raw, path: hit.path });
   }
@@ -150,6 +150,7 @@ export async function combine(store: CheckpointStore, newName: string, names: st
     checkpoint: cp,
     path: written.path,
     replaced: written.replaced,
+    sourcePaths: found.map((f) => f.path),
     trashedSources: written.trashed,
     warnings: written.warnings,
   };

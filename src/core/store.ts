@@ -529,10 +529,12 @@ export class CheckpointStore {
   }
 
   /**
-   * Writes a checkpoint made elsewhere (a combination of others) with its index bullet, in one lock. An existing
-   * checkpoint of that name goes to the trash first (no save destroys a checkpoint), then the files in `trash`
-   * (checkpoint files of this memory directory), whose bullets go too. When the new file cannot be written, the
-   * previous one is put back.
+   * Writes a checkpoint made elsewhere (a combination of others) with its index bullet, in one lock, with an
+   * overwrite's safety: an existing checkpoint of that name is linked into the trash first and the new version
+   * replaces it in one rename (no save destroys a checkpoint; readers never miss the file); then the files in `trash`
+   * (checkpoint files of this memory directory) move to the trash and their bullets go. When anything fails, all of
+   * it is undone — the previous version and the sources back, the trash copy and the trash folders made removed
+   * (exit 1 means nothing written).
    */
   async saveCombined(cp: Checkpoint, opts: { trash?: string[] } = {}): Promise<{ path: string; replaced?: string; trashed: string[]; warnings: string[] }> {
     const name = validateName(cp.name);
@@ -540,44 +542,50 @@ export class CheckpointStore {
     const others = (opts.trash ?? []).map((p) => path.resolve(p)).filter((p) => p !== file);
     for (const p of others) assertInside(this.memoryDir, p);
     const content = renderCheckpoint({ ...cp, name });
+    const bullet = formatBullet({ ...cp, name });
+    const trashedNames = others.map((p) => nameFromFileName(path.basename(p))).filter((n): n is string => n !== undefined);
     return this.locked(async (lock) => {
       await cleanStaleTempFiles(this.memoryDir);
       await assertNotSymlink(file);
       await assertNotSymlink(this.indexPath);
       const index = await this.readIndex();
       await this.assertReplaceable(this.indexPath);
+      const existing = await exists(file);
+      if (existing) await this.assertReplaceable(file);
       await lock.assertHeld();
-      const replaced = (await exists(file)) ? await this.trashFile(file, path.basename(file)) : undefined;
+      const created: string[] = [];
+      const replaced = existing ? await this.trashFile(file, path.basename(file), created, { keep: true }) : undefined;
+      let written: { undo: () => Promise<void>; commit: () => Promise<void> };
       try {
-        await writeFileAtomic(file, content);
+        written = await replaceWithUndo(file, content);
       } catch (err) {
-        if (replaced) await fs.rename(replaced, file).catch(() => undefined);
+        await removeTrashCopy(replaced, created);
         throw err;
       }
       const trashed: string[] = [];
       const moves: Move[] = [];
-      for (const p of others) {
-        if (!(await exists(p))) continue;
-        const created: string[] = [];
-        const to = await this.trashFile(p, path.basename(p), created);
-        trashed.push(to);
-        moves.push({ from: p, to, created });
-      }
-      const warnings: string[] = [];
-      const trashedNames = others.map((p) => nameFromFileName(path.basename(p))).filter((n): n is string => n !== undefined);
       let edit: IndexEdit;
       try {
+        for (const p of others) {
+          if (!(await exists(p))) continue;
+          await lock.assertHeld();
+          const made: string[] = [];
+          const to = await this.trashFile(p, path.basename(p), made);
+          trashed.push(to);
+          moves.push({ from: p, to, created: made });
+        }
         edit = await this.writeIndex(lock, index, (text, known) => {
-          const e = upsertIndex(text, name, formatBullet({ ...cp, name }), known);
+          const e = upsertIndex(text, name, bullet, known);
           return trashedNames.length ? { ...e, text: removeFromIndex(e.text, trashedNames, known) } : e;
         });
       } catch (err) {
-        // Exit 1 means nothing written: the sources and the replaced checkpoint go back, the new file goes.
         await undoMoves(moves);
-        await fs.rm(file, { force: true });
-        if (replaced) await fs.rename(replaced, file).catch(() => undefined);
+        await written.undo();
+        await removeTrashCopy(replaced, created);
         throw err;
       }
+      await written.commit();
+      const warnings: string[] = [];
       if (edit.budgetWarning) warnings.push(edit.budgetWarning);
       return { path: file, replaced, trashed, warnings };
     });

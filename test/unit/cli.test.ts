@@ -203,7 +203,7 @@ test('combine: one checkpoint from several, --json shape, --trash-sources, error
   }
 });
 
-test('save --commit [--push]: commits with the conventional message, lists what was left out; a refused commit is exit 1 with the checkpoint saved', () => {
+test('save --commit [--push]: commits with the conventional message, lists what was left out; a refused commit is exit 0 (the checkpoint is written: exit 1 means nothing written) with the refusal on stderr', () => {
   const repo = makeRepo();
   const bare = tempDir('checkpoint-bare-');
   const mem = path.join(tempDir(), 'mem');
@@ -224,10 +224,23 @@ test('save --commit [--push]: commits with the conventional message, lists what 
     assert.equal(git(bare, 'log', '-1', '--format=%B', 'main').trim(), 'checkpoint(done-it): -rf "quoted"\n\n- d1');
 
     const nothing = cli(['save', 'again', '--commit', '--dir', mem], { cwd: repo });
-    assert.equal(nothing.code, 1);
+    assert.equal(nothing.code, 0, 'the checkpoint was written, so this is not exit 1 (SPEC: exit 1 means nothing written)');
     assert.match(nothing.out, /Checkpoint "again" saved/);
-    assert.match(nothing.err, /the checkpoint is saved; Nothing to commit \(left out as likely secrets: \.env\)\./);
+    assert.match(nothing.err, /^Warning: not committed; the checkpoint is saved\. Nothing to commit \(left out as likely secrets: \.env\)\./m);
     assert.ok(existsSync(path.join(mem, 'checkpoint-again.md')));
+    const json = cli(['save', 'third', '--commit', '--json', '--dir', mem], { cwd: repo });
+    assert.equal(json.code, 0, json.err);
+    const parsed = JSON.parse(json.out);
+    assert.equal(parsed.commit, null);
+    assert.match(parsed.commitError, /^Nothing to commit/);
+
+    git(repo, 'remote', 'set-url', 'origin', path.join(repo, 'no-such-remote'));
+    writeFileSync(path.join(repo, 'b.ts'), 'y');
+    const unpushed = cli(['save', 'fourth', '--commit', '--push', '--dir', mem], { cwd: repo });
+    assert.equal(unpushed.code, 0, 'the checkpoint and the commit were written');
+    assert.match(unpushed.out, /Committed [0-9a-f]{7} on main: checkpoint\(fourth\)/);
+    assert.match(unpushed.err, /^Warning: committed [0-9a-f]{7}, but the push failed: /m);
+    assert.equal(git(repo, 'log', '-1', '--format=%s').trim(), 'checkpoint(fourth): checkpoint saved');
   } finally {
     removeDir(repo);
     removeDir(bare);

@@ -252,6 +252,19 @@ for (const r of refusals) {
   });
 }
 
+test('combine looks names up with the core rule: a name the product writes may hold ".." (v1..2), a path never', async () => {
+  await withStore(async (store, mem, setNow) => {
+    await seed(store, setNow);
+    setNow(T3);
+    await store.save({ name: 'v1..2', leftOff: 'dots in the name', git: { branch: 'main', modifiedFiles: [] } });
+    setNow(NOW);
+    const r = await combine(store, 'merged', ['alpha', 'v1..2']);
+    assert.deepEqual(r.checkpoint.sources?.map((c) => c.name), ['alpha', 'v1..2']);
+    assert.deepEqual(r.sourcePaths, [path.join(mem, 'checkpoint-alpha.md'), path.join(mem, 'checkpoint-v1..2.md')]);
+    await assert.rejects(combine(store, 'other', ['alpha', '../mem/checkpoint-beta']), /No checkpoint named "\.\.\/mem\/checkpoint-beta"/);
+  });
+});
+
 test('combine refuses an unreadable source with the reason and writes nothing', async () => {
   await withStore(async (store, mem, setNow) => {
     await seed(store, setNow);

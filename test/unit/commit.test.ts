@@ -116,6 +116,24 @@ test('a failing pre-commit hook: its output shown, the index put back, the check
   }
 });
 
+test('a hanging pre-commit hook is stopped at the time limit: the index put back, the checkpoint kept', { timeout: 60_000 }, async () => {
+  const { repo, store, mem } = setup();
+  try {
+    write(repo, 'a.txt');
+    // The hook outlasts the test's own time limit: only the commit's time limit ends the wait.
+    write(repo, '.git/hooks/pre-commit', '#!/bin/sh\necho "checking…" >&2\nsleep 90\n');
+    chmodSync(path.join(repo, '.git/hooks/pre-commit'), 0o755);
+    const before = { index: index(repo), head: head(repo) };
+    const r = await saveAndCommit(store, { name: 'slow', leftOff: 'x' }, { env, timeoutMs: 1_500 });
+    assert.ok(r.commitError, 'the commit is refused');
+    assert.match(r.commitError.message, /Not committed/);
+    assert.deepEqual({ index: index(repo), head: head(repo) }, before);
+    assert.ok(existsSync(path.join(mem, 'checkpoint-slow.md')));
+  } finally {
+    removeDir(repo);
+  }
+});
+
 const refusals: { name: string; problem: string; message: RegExp; arrange: (repo: string) => void }[] = [
   { name: 'nothing to commit', problem: 'nothing', message: /^Nothing to commit\.$/, arrange: () => undefined },
   {

@@ -3,7 +3,7 @@
 // MEMORY.md owned by another user in a sticky folder, save exited 1 but left checkpoint-x.md without a bullet (a
 // retry then said "already exists"), and resume/delete moved the file and then failed. Now MEMORY.md is read and
 // checked before anything moves, and when the second write fails the first is undone.
-import { test } from 'node:test';
+import { test, type TestContext } from 'node:test';
 import * as assert from 'node:assert/strict';
 import { execFileSync, spawnSync } from 'node:child_process';
 import { chmodSync, chownSync, existsSync, mkdirSync, readFileSync, readdirSync, rmSync, statfsSync, writeFileSync } from 'node:fs';
@@ -51,7 +51,12 @@ function mountTmpfs(dir: string, kb: number): boolean {
   return spawnSync('mount', ['-t', 'tmpfs', '-o', `size=${kb}k`, 'tmpfs', dir], { stdio: 'ignore' }).status === 0;
 }
 
-test('a full disk (a 64 KB tmpfs): save, save --force, resume and delete exit 1 and leave every file as it was; a retry then works (0.1.0: a file without a bullet)', { timeout: 120_000 }, async (t) => {
+/**
+ * Runs `fn` on a memory folder on a 64 KB tmpfs holding the checkpoints `names` (the first with a bullet) and a
+ * MEMORY.md big enough that its rewrite cannot fit, filled but for two pages: room for a checkpoint file, none for a
+ * new MEMORY.md. Skips where a tmpfs cannot be mounted. `trash`: a `.trash` folder exists already.
+ */
+async function onFullDisk(t: TestContext, names: string[], opts: { trash: boolean }, fn: (w: AttackWorld, mem: string) => Promise<void>): Promise<void> {
   const w = attackWorld();
   const mem = path.join(w.root, 'full');
   if (!mountTmpfs(mem, 64)) {
@@ -60,14 +65,21 @@ test('a full disk (a 64 KB tmpfs): save, save --force, resume and delete exit 1 
     return;
   }
   try {
-    // MEMORY.md big enough that its rewrite cannot fit, while a small checkpoint still does.
     const notes = Array.from({ length: 200 }, (_, i) => `note ${i} ${'n'.repeat(80)}`).join('\n');
-    writeFileSync(path.join(mem, 'MEMORY.md'), `# Memory\n\n## Checkpoints\n- **y** (main, Nov 20) — left off in y\n\nResume any: \`continue\` or \`continue {name}\`\n\n${notes}\n`);
-    writeFileSync(path.join(mem, 'checkpoint-y.md'), checkpointText('y'));
-    mkdirSync(path.join(mem, '.trash'));
-    // Fill the rest but for two pages: room for a checkpoint file, none for a new MEMORY.md.
+    writeFileSync(path.join(mem, 'MEMORY.md'), `# Memory\n\n## Checkpoints\n- **${names[0]}** (main, Nov 20) — left off in ${names[0]}\n\nResume any: \`continue\` or \`continue {name}\`\n\n${notes}\n`);
+    for (const n of names) writeFileSync(path.join(mem, `checkpoint-${n}.md`), checkpointText(n));
+    if (opts.trash) mkdirSync(path.join(mem, '.trash'));
     const { bavail, bsize } = statfsSync(mem);
     writeFileSync(path.join(mem, 'filler'), Buffer.alloc((bavail - 2) * bsize));
+    await fn(w, mem);
+  } finally {
+    spawnSync('umount', [mem]);
+    w.done();
+  }
+}
+
+test('a full disk (a 64 KB tmpfs): save, save --force, resume and delete exit 1 and leave every file as it was; a retry then works (0.1.0: a file without a bullet)', { timeout: 120_000 }, async (t) => {
+  await onFullDisk(t, ['y'], { trash: true }, async (w, mem) => {
     await assertEachFailsWritingNothing(
       w,
       mem,
@@ -78,10 +90,20 @@ test('a full disk (a 64 KB tmpfs): save, save --force, resume and delete exit 1 
     rmSync(path.join(mem, 'filler'));
     const retry = await w.cli(['save', 'x', '--left-off', 'x'], { mem });
     assert.equal(retry.code, 0, `the retry is not told "already exists": ${retry.err}`);
-  } finally {
-    spawnSync('umount', [mem]);
-    w.done();
-  }
+  });
+});
+
+test('a full disk (a 64 KB tmpfs): combine over an existing name, with and without --trash-sources, exits 1 and leaves every file and folder as it was (no trash folder left behind)', { timeout: 120_000 }, async (t) => {
+  await onFullDisk(t, ['a', 'b', 'merged'], { trash: false }, async (w, mem) => {
+    await assertEachFailsWritingNothing(
+      w,
+      mem,
+      [['combine', 'merged', 'a', 'b'], ['combine', 'merged', 'a', 'b', '--trash-sources'], ['combine', 'new', 'a', 'b', '--trash-sources']],
+      /ENOSPC|disk is full|no space/i,
+    );
+    assert.equal(existsSync(path.join(mem, '.trash')), false);
+    assert.equal(readFileSync(path.join(mem, 'checkpoint-merged.md'), 'utf8'), checkpointText('merged'));
+  });
 });
 
 test('MEMORY.md owned by another user in a sticky folder: save, resume and delete exit 1 and change nothing (0.1.0: a file without a bullet, a moved file)', { timeout: 120_000, skip: process.getuid?.() === 0 && canDropPrivileges() ? false : 'needs root (to own MEMORY.md) and setpriv (to run the CLI as another user)' }, async () => {
