@@ -6,6 +6,8 @@ import type { CheckpointSummary } from './core/store';
 export const CommandId = {
   save: 'checkpoint.save',
   saveToPlan: 'checkpoint.saveToPlan',
+  saveAndCommit: 'checkpoint.saveAndCommit',
+  combine: 'checkpoint.combine',
   resume: 'checkpoint.resume',
   undo: 'checkpoint.undo',
   delete: 'checkpoint.delete',
@@ -87,6 +89,22 @@ export interface SaveOptions {
   plan?: string;
   /** Overwrite an existing checkpoint of that name. */
   force?: boolean;
+}
+
+/** `checkpoint.saveAndCommit` without any UI: the save's options, and `push` instead of `checkpoint.commit.push`. */
+export interface SaveAndCommitOptions extends SaveOptions {
+  push?: boolean;
+}
+
+/** `checkpoint.combine` without any UI. */
+export interface CombineOptions {
+  folder?: string;
+  /** The new checkpoint's name. */
+  name: string;
+  /** The checkpoints to combine (at least two). */
+  sources: string[];
+  /** Move the sources to the trash once combined. */
+  trashSources?: boolean;
 }
 
 /** `checkpoint.resume` without any UI: `{ name, folder?, keep? }` (keep defaults to `checkpoint.afterResume`). */

@@ -37,7 +37,7 @@ export function activate(context: vscode.ExtensionContext): CheckpointApi {
   const contextKeys = new ContextKeys();
   const model = new WorkspaceModel(context.workspaceState, log, contextKeys);
   const tree = new CheckpointTreeProvider(model, log);
-  const view = vscode.window.createTreeView('checkpoint.checkpoints', { treeDataProvider: tree, showCollapseAll: true });
+  const view = vscode.window.createTreeView('checkpoint.checkpoints', { treeDataProvider: tree, showCollapseAll: true, canSelectMany: true });
   tree.bindView(view);
   const statusBar = new CheckpointStatusBar(model, contextKeys);
   const services: Services = { log, model, statusBar, contextKeys };

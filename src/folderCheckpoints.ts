@@ -4,7 +4,10 @@ import * as vscode from 'vscode';
 import type { CheckpointState } from './checkpointState';
 import { pickActive, type ActiveCheckpoint, type ActivePick } from './core/activeCheckpoint';
 import { CheckpointIndex, type IndexReadStats } from './core/checkpointIndex';
-import { errorMessage } from './core/errors';
+import type { Checkpoint } from './core/checkpoint';
+import { combine, type CombineOptions, type CombineResult } from './core/combine';
+import type { CommitOptions, CommitResult } from './core/commit';
+import { CheckpointError, errorMessage } from './core/errors';
 import { readBranch } from './core/git';
 import { resolveGitDir } from './core/gitDir';
 import { resolveMemoryDir, type ResolvedMemoryDir } from './core/memoryDir';
@@ -12,6 +15,7 @@ import { resolvePlansDir } from './core/plans';
 import { PromiseCache } from './core/promiseCache';
 import { pullCheckpoints, pushCheckpoints, type PullResult, type PushResult } from './core/handoff';
 import { branchFromSnapshot } from './core/snapshot';
+import { loadCommitModule } from './commitModule';
 import { CheckpointStore, OrphanRemovedError, type CheckpointSummary, type ResumeResult, type SaveInput, type SaveResult } from './core/store';
 import { folderSetting, snapshotSetting } from './settings';
 
@@ -26,7 +30,7 @@ export interface UndoEntry {
 }
 
 /** The writes a folder's checkpoints go through (see {@link FolderCheckpoints.run}). */
-export type WriteOperation = 'save' | 'resume' | 'delete' | 'deleteAll' | 'restore' | 'branch' | 'push' | 'pull';
+export type WriteOperation = 'save' | 'resume' | 'delete' | 'deleteAll' | 'restore' | 'branch' | 'push' | 'pull' | 'combine';
 
 export type ModelChangeKind =
   | 'memoryDir'
@@ -484,6 +488,34 @@ export class FolderCheckpoints implements vscode.Disposable {
       const r = await pullCheckpoints(store, remote);
       return [r, { files: r.written.map((w) => w.path) }];
     });
+  }
+
+  /**
+   * Combines saved checkpoints into a new one (core `combine`) and makes it the active one. An existing checkpoint of
+   * the new name goes to the trash first, and Undo puts it back as after an overwrite; the sources go to the trash
+   * too with `trashSources`.
+   */
+  combine(name: string, sources: string[], opts: CombineOptions = {}): Promise<CombineResult> {
+    return this.run('combine', async (store) => {
+      const r = await combine(store, name, sources, opts);
+      const cp = r.checkpoint;
+      return [r, {
+        files: r.trashedSources.length ? [r.path, ...r.sourcePaths] : [r.path],
+        active: { name: cp.name, branch: cp.branch, saved: cp.saved, path: r.path },
+        undo: r.replaced ? { folder: this.key, name: cp.name, trashPath: r.replaced, overwrite: true } : undefined,
+      }];
+    });
+  }
+
+  /**
+   * Commits the folder's work tree after a save (core `commitWork`: likely secrets and the memory folder left out;
+   * `push` pushes too). Writes no checkpoint, so it needs no {@link run}. Never in Restricted Mode. Throws the core's
+   * `CommitError` when git refuses; the checkpoint stays as saved.
+   */
+  async commit(cp: Pick<Checkpoint, 'name' | 'description' | 'done'>, opts: Pick<CommitOptions, 'push' | 'signal'> = {}): Promise<CommitResult> {
+    if (!this.host.trusted) throw new CheckpointError('Save and Commit runs git, which never runs in Restricted Mode: trust this workspace first.');
+    const { memoryDir } = await this.store();
+    return loadCommitModule().commitWork(cp, { ...opts, cwd: this.folder.uri.fsPath, memoryDir });
   }
 
   dispose(): void {

@@ -21,6 +21,11 @@ export function snapshotSetting(folder: vscode.WorkspaceFolder): { enabled: bool
   return { enabled: config.get<string>('snapshot', 'on') !== 'off', limitBytes };
 }
 
+/** `checkpoint.commit.push`: Save and Commit pushes too. */
+export function pushAfterCommit(folder: vscode.WorkspaceFolder): boolean {
+  return vscode.workspace.getConfiguration(SECTION, folder.uri).get<boolean>('commit.push', false) === true;
+}
+
 export function statusBarEnabled(): boolean {
   return vscode.workspace.getConfiguration(SECTION).get<boolean>('statusBar.enabled', true);
 }

@@ -6,7 +6,7 @@ import { oneLine } from '../core/escaping';
 const MAX_MESSAGE = 400;
 
 /** One line of at most {@link MAX_MESSAGE} characters (git's reasons span several lines). */
-function shortMessage(text: string): string {
+export function shortMessage(text: string): string {
   const line = oneLine(text);
   return line.length > MAX_MESSAGE ? `${line.slice(0, MAX_MESSAGE)}…` : line;
 }

@@ -2,10 +2,12 @@ import type * as vscode from 'vscode';
 import { CommandId } from '../commandIds';
 import type { Services } from '../services';
 import { statusBarActionsCommand, switchBranchCommand } from './branchCommands';
+import { combineCommand } from './combineCommand';
 import { createCommand } from './createCommand';
 import { deleteAllCommand, deleteCommand } from './deleteCommands';
 import { copyResumePromptCommand, openCommand, openMemoryFolderCommand, revealCommand } from './fileCommands';
 import { resumeCommand, undoCommand } from './resumeCommand';
+import { saveAndCommitCommand } from './saveAndCommitCommand';
 import { saveCommand } from './saveCommand';
 import { compareWithNowCommand, compareWithSavedHeadCommand, pullCommand, pushCommand, registerSnapshotContent, restoreToBranchCommand } from './snapshotCommands';
 
@@ -16,6 +18,9 @@ export function registerCommands(s: Services): vscode.Disposable[] {
   return [
     command(CommandId.save, (arg) => saveCommand(s, arg, false)),
     command(CommandId.saveToPlan, (arg) => saveCommand(s, arg, true)),
+    command(CommandId.saveAndCommit, (arg) => saveAndCommitCommand(s, arg)),
+    // From the tree VS Code passes the clicked node and the whole selection (canSelectMany).
+    createCommand(CommandId.combine, s.log, (arg, selection) => combineCommand(s, arg, selection)),
     command(CommandId.resume, (arg) => resumeCommand(s, arg)),
     command(CommandId.undo, (arg) => undoCommand(s, arg)),
     command(CommandId.delete, (arg) => deleteCommand(s, arg)),
