@@ -80,7 +80,7 @@ export async function withInstallLock(log, fn, { what = 'the VS Code test enviro
       } catch {
         /* being written or gone */
       }
-      let alive = false;
+      let alive;
       try {
         alive = owner > 0 && process.kill(owner, 0);
       } catch {
@@ -91,7 +91,7 @@ export async function withInstallLock(log, fn, { what = 'the VS Code test enviro
         continue;
       }
       if (waited === 0) log(`Another process is installing ${what}; waiting…`);
-      if (waited > 15 * 60_000) throw new Error(`Install lock ${lock} held for 15 min; remove it if no install runs`);
+      if (waited > 15 * 60_000) throw new Error(`Install lock ${lock} held for 15 min; remove it if no install runs`, { cause: err });
       await new Promise((r) => setTimeout(r, 500));
     }
   }

@@ -48,7 +48,6 @@ export async function runMcpServer(opts: McpServerOptions): Promise<number> {
   const stdout = opts.stdout ?? process.stdout;
   const log = opts.log ?? ((line: string) => process.stderr.write(`${line}\n`));
   const server = new McpServer({ name: 'checkpoint', title: 'Checkpoint', version: VERSION }, { instructions: INSTRUCTIONS, capabilities: { tools: {} } });
-  const running = new Set<Promise<unknown>>();
 
   let roots: Promise<string | undefined> | undefined;
   server.server.setNotificationHandler(RootsListChangedNotificationSchema, () => {

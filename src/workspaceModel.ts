@@ -35,6 +35,7 @@ export class WorkspaceModel implements vscode.Disposable {
     readonly log: vscode.LogOutputChannel,
     private readonly contextKeys: ContextKeys,
   ) {
+    // eslint-disable-next-line @typescript-eslint/no-this-alias -- the host's getters read the model's live values
     const model = this;
     this.host = {
       log,

@@ -36,7 +36,7 @@ async function load(bundle, kind, workspace) {
       }
       try {
         if (typeof mod.deactivate === 'function') await mod.deactivate();
-        for (const d of context.subscriptions) d && typeof d.dispose === 'function' && d.dispose();
+        for (const d of context.subscriptions) if (d && typeof d.dispose === 'function') d.dispose();
       } catch {
         /* best effort */
       }

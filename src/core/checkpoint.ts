@@ -56,16 +56,8 @@ export const isObjectId = (s: unknown): s is string => typeof s === 'string' && 
 export const NONE = 'None';
 const NO_BRANCH = '(none)';
 
-const SECTIONS = [
-  ['leftOff', 'Left Off'],
-  ['done', 'Done This Session'],
-  ['failed', 'Failed Approaches'],
-  ['decisions', 'Decisions'],
-  ['questions', 'Open Questions'],
-  ['modifiedFiles', 'Modified Files'],
-  ['sources', 'Sources'],
-] as const;
-type SectionKey = (typeof SECTIONS)[number][0];
+/** The sections a checkpoint's body is read into. */
+type SectionKey = 'leftOff' | 'done' | 'failed' | 'decisions' | 'questions' | 'modifiedFiles' | 'sources';
 
 const SECTION_ALIASES: Record<string, SectionKey> = {
   'left off': 'leftOff',

@@ -129,7 +129,6 @@ function simpleFrontMatter(src: string): FrontMatterResult | undefined {
 // number, a date or a timestamp (`2025-01-01`), so it is quoted.
 const PLAIN_SCALAR = /^[A-Za-z_~/][A-Za-z0-9 _.,/~@+()-]*$/;
 const RESERVED = /^(true|false|yes|no|on|off|null|y|n|~)$/i;
-// eslint-disable-next-line no-control-regex
 const YAML_UNSAFE = /[\u007f-\u009f\u2028\u2029\u202a-\u202e\u2066-\u2069]/g;
 
 /** A YAML scalar for a string: plain when that reads back as the same string, else double-quoted. */

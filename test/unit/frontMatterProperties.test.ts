@@ -6,7 +6,6 @@ import * as assert from 'node:assert/strict';
 import fc from 'fast-check';
 import { parseFrontMatter } from '../../src/core/frontMatter';
 
-// eslint-disable-next-line @typescript-eslint/no-require-imports
 const matter = require('gray-matter') as (s: string, o: object) => { data: unknown; content: string; matter?: string };
 
 /** Generated front-matter blocks per run. */

@@ -1,0 +1,42 @@
+// Lint (part of `npm test`): typescript-eslint's recommended rules, plus the two import arrows the layers depend on
+// (README, "Development"): the core never imports the editor API, and commands never import the views.
+import js from '@eslint/js';
+import globals from 'globals';
+import tseslint from 'typescript-eslint';
+
+export default tseslint.config(
+  { ignores: ['out/**', 'dist/**', 'node_modules/**', '.cache/**', '.vscode-test/**', 'test/fixtures/**', 'demo/**'] },
+  js.configs.recommended,
+  ...tseslint.configs.recommended,
+  {
+    languageOptions: { ecmaVersion: 2023, sourceType: 'module', globals: { ...globals.node } },
+    linterOptions: { reportUnusedDisableDirectives: 'error' },
+    rules: {
+      '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_', caughtErrors: 'none' }],
+      // Modules that only some commands need are loaded with require() where they are used, so that `save` and
+      // `list` and the extension's activation do not pay for them (see `npm run bench`).
+      '@typescript-eslint/no-require-imports': 'off',
+    },
+  },
+  {
+    // Scripts that hand functions to a browser page (page.evaluate) name the page's globals.
+    files: ['test/e2e/**', 'scripts/bench/vscode-activation.mjs', 'scripts/**/*.mjs'],
+    languageOptions: { globals: { ...globals.node, ...globals.browser } },
+  },
+  {
+    files: ['**/*.cjs'],
+    languageOptions: { sourceType: 'commonjs' },
+  },
+  {
+    files: ['src/core/**/*.ts'],
+    rules: {
+      'no-restricted-imports': ['error', { paths: [{ name: 'vscode', message: 'src/core/ is shared with the CLI: it never imports the editor API.' }] }],
+    },
+  },
+  {
+    files: ['src/commands/**/*.ts'],
+    rules: {
+      'no-restricted-imports': ['error', { patterns: [{ group: ['**/views/**', '../views/*'], message: 'Commands go through the model (folderCheckpoints, workspaceModel, commandIds), never the views.' }] }],
+    },
+  },
+);
