@@ -183,3 +183,19 @@ test('the skill\'s own MEMORY.md: a save updates it in place, byte for byte else
   assert.equal(out, doc.replace('- **My Feature**', `${b('x')}\n- **My Feature**`));
   assert.equal(removeFromIndex(removeFromIndex(out, ['x']), ['My Feature']), '# Project Memory\n\n## Conventions\n- tabs\n');
 });
+
+test('warns when a new bullet pushes an older one past line 200', () => {
+  const bullets = Array.from({ length: 198 }, (_, i) => `- **n${i}** (main, Nov 25) — x`);
+  const doc = ['# H', '## Active Checkpoints', ...bullets, ''].join('\n');
+  const edit = upsertIndex(doc, 'zz', '- **zz** (main, Nov 25) — new');
+  assert.match(edit.budgetWarning ?? '', /"n197" is at line 201/);
+  assert.equal(upsertIndex(['# H', '## Active Checkpoints', ...bullets.slice(0, 5), ''].join('\n'), 'zz', '- **zz** (main, Nov 25) — new').budgetWarning, undefined);
+});
+
+test('a byte-order mark stays first and does not hide the first heading', () => {
+  const doc = '\uFEFF# Notes\n\nText\n';
+  const out = upsertIndex(doc, 'a', '- **a** (main, Nov 25) — x').text;
+  assert.equal(out, '\uFEFF# Notes\n\n## Active Checkpoints\n- **a** (main, Nov 25) — x\n\nResume any: `continue` or `continue {name}`\n\nText\n');
+  assert.deepEqual(indexedNames(out), ['a']);
+  assert.equal(removeFromIndex(out, ['a']), doc);
+});
