@@ -1,3 +1,4 @@
+import { NO_CHECKPOINTS } from './core/wording';
 import * as z from 'zod/mini';
 import type { Checkpoint } from './core/checkpoint';
 import { formatLocalDateTime, formatRelative } from './core/dates';
@@ -168,7 +169,7 @@ export const listTool = describeTool({
   destructive: false,
   run: async (target) => {
     const items = await target.list();
-    if (items.length === 0) return `No saved checkpoints found. (Memory folder: ${target.memoryDir})`;
+    if (items.length === 0) return `${NO_CHECKPOINTS} (Memory folder: ${target.memoryDir})`;
     const lines = [`${items.length} checkpoint${items.length === 1 ? '' : 's'}, newest first (memory folder: ${target.memoryDir}):`];
     for (const c of items) lines.push(listLine(c));
     return lines.join('\n');

@@ -1,3 +1,4 @@
+import { NO_CHECKPOINTS } from '../core/wording';
 import { formatRelative } from '../core/dates';
 import { oneLine } from '../core/escaping';
 import type { CheckpointSummary } from '../core/store';
@@ -37,7 +38,7 @@ Lists checkpoints, newest first. Files that cannot be parsed are listed as unrea
     const store = await ctx.store();
     const items = await store.list({ details: false });
     if (ctx.json) ctx.io.out(JSON.stringify(items.map(listJson), null, 2));
-    else ctx.io.out(items.length ? items.map(listLine).join('\n') : 'No saved checkpoints found.');
+    else ctx.io.out(items.length ? items.map(listLine).join('\n') : NO_CHECKPOINTS);
     // MEMORY.md is what the agent reads: say where it disagrees with the files (the next write heals it).
     const mismatch = await store.indexMismatch();
     if (mismatch?.missing.length) ctx.io.err(`Note: MEMORY.md has no line for ${mismatch.missing.join(', ')}; the next save or delete adds it.`);
