@@ -120,7 +120,7 @@ export class CheckpointStatusBar implements vscode.Disposable {
       return;
     }
     const saved = s.savedBranch ?? '';
-    this.item.text = s.branchMismatch ? `$(bookmark) ${s.name} $(warning) saved on ${saved}` : `$(bookmark) ${s.name}`;
+    this.item.text = s.branchMismatch ? `$(bookmark) ${s.name} $(warning) saved on ${saved}, you're on ${s.currentBranch}` : `$(bookmark) ${s.name}`;
     this.item.backgroundColor = s.branchMismatch ? new vscode.ThemeColor('statusBarItem.warningBackground') : undefined;
     const md = new vscode.MarkdownString('', true);
     md.appendMarkdown(`**Checkpoint** ${inlineCode(s.name)}${s.folder && this.model.folders().length > 1 ? ` in ${inlineCode(s.folder)}` : ''}\n\n`);

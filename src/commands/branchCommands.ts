@@ -1,8 +1,8 @@
+import * as path from 'node:path';
 import * as vscode from 'vscode';
 import { CheckpointError } from '../core/errors';
 import { exists } from '../core/files';
 import { switchBranch } from '../core/git';
-import { tildify } from '../markdown';
 import type { Services } from '../services';
 import { CommandId, type StatusBarAction, type StatusBarActionsOptions, type SwitchBranchOptions } from '../commandIds';
 import { isItemNode, isOptions } from './targets';
@@ -58,7 +58,7 @@ export async function statusBarActionsCommand(s: Services, arg?: unknown): Promi
     });
   }
   if (await exists(store.pathFor(active.name))) items.push({ label: '$(debug-continue) Resume', description: active.name, action: 'resume' });
-  if (await exists(active.path)) items.push({ label: '$(go-to-file) Open Checkpoint', description: tildify(active.path), action: 'open' });
+  if (await exists(active.path)) items.push({ label: '$(go-to-file) Open Checkpoint', description: path.basename(active.path), action: 'open' });
   items.push({ label: '$(close) Dismiss', description: 'hide it from the status bar until a newer checkpoint is saved', action: 'dismiss' });
   const wanted = isOptions<StatusBarActionsOptions>(arg) ? arg.action : undefined;
   const chosen = wanted

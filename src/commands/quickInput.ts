@@ -23,8 +23,8 @@ export interface TextStep extends StepFrame {
   placeholder?: string;
   /** Live validation; an Error severity keeps Enter from accepting. */
   validate?: (value: string) => Validation;
-  /** Live prompt (a preview of what the value becomes). */
-  describe?: (value: string) => string;
+  /** A live preview of what the value becomes, shown after the prompt (undefined: the prompt alone). */
+  describe?: (value: string) => string | undefined;
   /** Validate the initial value too (default: only once the user types or presses Enter). */
   validateOnShow?: boolean;
 }
@@ -38,12 +38,17 @@ export function askText(opts: TextStep): Promise<StepResult<string>> {
   input.totalSteps = opts.totalSteps;
   input.value = opts.value;
   input.placeholder = opts.placeholder;
-  input.prompt = opts.describe?.(opts.value) ?? opts.prompt;
+  // The question stays in view; the preview follows it (a validation message, when there is one, takes the line).
+  const prompt = (value: string): string => {
+    const preview = opts.describe?.(value);
+    return preview ? `${opts.prompt} · ${preview}` : opts.prompt;
+  };
+  input.prompt = prompt(opts.value);
   input.ignoreFocusOut = true;
   input.buttons = opts.step > 1 ? [vscode.QuickInputButtons.Back] : [];
   const refresh = (value: string): void => {
     input.validationMessage = opts.validate?.(value);
-    input.prompt = opts.describe?.(value) ?? opts.prompt;
+    input.prompt = prompt(value);
   };
   if (opts.validateOnShow) refresh(opts.value);
   return run<string>(input, (done) => [

@@ -8,6 +8,7 @@ import { formatStep, listPlans, planName, readPlanProgress } from '../core/plans
 import { previewName, splitItems, suggestName } from '../core/saveForm';
 import { resolveActivePlanFile, suggestPlan, type SuggestedPlan } from '../core/stateIndex';
 import { CheckpointExistsError, LIST_READ_BYTES, type CheckpointStore, type SaveResult } from '../core/store';
+import { memoryDirLabel } from '../core/memoryDir';
 import { tildify } from '../markdown';
 import { folderSetting } from '../settings';
 import { CommandId, type SaveOptions } from '../commandIds';
@@ -90,7 +91,7 @@ async function askSaveForm(
   const title = presetPlan
     ? `Save Checkpoint to ${planName(presetPlan)}${where}`
     : `Save Checkpoint${planFirst ? ' to Plan' : ''}${where}`;
-  const dir = tildify(store.memoryDir);
+  const dir = memoryDirLabel(await checkpoints.memoryDir());
   let plans: PlanPickItem[] | undefined;
 
   for (let i = 0; i < steps.length; ) {
@@ -102,12 +103,12 @@ async function askSaveForm(
         const r = await askText({
           ...frame,
           value: form.name || suggestion,
-          prompt: `Name of the checkpoint, saved in ${dir}`,
+          prompt: 'Name of the checkpoint',
           placeholder: 'e.g. oauth-callback',
           validateOnShow: true,
           describe: (v) => {
             const p = previewName(v);
-            return p.fileName ? `Saves ${p.fileName} in ${dir}` : `Name of the checkpoint, saved as checkpoint-<name>.md in ${dir}`;
+            return p.fileName ? `Saves ${p.fileName} in ${dir}` : `saved as checkpoint-<name>.md in ${dir}`;
           },
           validate: (v) => {
             const p = previewName(v);
@@ -150,13 +151,13 @@ async function askSaveForm(
           ...frame,
           value: isDone ? doneText : failedText,
           prompt: isDone
-            ? 'Done This Session (optional): separate items with ";" (";;" for a literal ";"). Enter to skip.'
-            : 'Failed Approaches (optional): what failed and why; separate items with ";". Enter to skip.',
+            ? 'Done This Session (optional): items separated by ";" (";;" for a literal ";"); Enter to skip'
+            : 'Failed Approaches (optional): what failed and why, items separated by ";" (";;" for a literal ";"); Enter to skip',
           placeholder: isDone ? 'e.g. Added provider entry; wrote callback test' : 'e.g. Tokens in cookies — blocked by SameSite',
           describe: (v) => {
             const items = splitItems(v);
-            if (items.length === 0) return isDone ? 'Done This Session (optional): separate items with ";". Enter to skip.' : 'Failed Approaches (optional): separate items with ";". Enter to skip.';
-            return `${items.length} item${items.length === 1 ? '' : 's'}: ${items.map((x) => `“${printable(x, 40)}”`).join(', ')} — Enter to continue`;
+            if (items.length === 0) return undefined;
+            return `${items.length} item${items.length === 1 ? '' : 's'}: ${items.map((x) => `“${printable(x, 40)}”`).join(', ')}`;
           },
         });
         if (typeof r === 'string') {

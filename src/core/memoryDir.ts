@@ -64,6 +64,16 @@ export function claudeMemoryKind(resolved: ResolvedMemoryDir, cwd: string): Clau
   return claude.projectRoot !== undefined && path.resolve(claude.projectRoot) !== path.resolve(cwd) ? 'mainWorktree' : 'project';
 }
 
+/**
+ * The memory folder as a person reads it in one glance: "Claude Code's memory for shop-app" for Claude's folder of a
+ * project, else the path with `~` for the home folder.
+ */
+export function memoryDirLabel(resolved: ResolvedMemoryDir, home?: string): string {
+  const root = resolved.claude?.projectRoot;
+  if (resolved.source === 'claude' && root && resolved.claude?.dir === resolved.dir) return `Claude Code's memory for ${path.basename(root)}`;
+  return tildify(resolved.dir, home);
+}
+
 /** Claude Code's project slug: the absolute path with every character outside `[A-Za-z0-9]` replaced by `-`. */
 export function claudeSlug(absPath: string): string {
   return absPath.replace(/[^A-Za-z0-9]/g, '-');

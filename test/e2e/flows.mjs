@@ -113,7 +113,8 @@ export const flows = [
       assert.equal(await wb.quickInputBox.inputValue(), 'main', 'the name step should suggest the branch name');
       // Free text is sanitized; the prompt previews the file name live.
       await wb.typeInQuickInput('Login Form');
-      await wb.waitForQuickInput({ message: /Saves checkpoint-login-form\.md in .*\.claude\/memory/ }, 'the live file name preview');
+      // The question and the preview together, the folder shortened with ~ (never the full absolute path).
+      await wb.waitForQuickInput({ message: /^Name of the checkpoint · Saves checkpoint-login-form\.md in ~\/\S*\.claude\/memory$/ }, 'the question with the live file name preview');
       await wb.acceptQuickInput();
 
       await wb.waitForQuickInput({ title: SAVE_TITLE(2), message: /Left Off \(required\)/ }, 'the Left Off step');
@@ -123,8 +124,11 @@ export const flows = [
       await wb.acceptQuickInput();
 
       await wb.waitForQuickInput({ title: SAVE_TITLE(3), message: /Done This Session/ }, 'the Done This Session step');
+      await wb.typeInQuickInput('for (;;) loop; tests');
+      // The hint for a literal ";" stays in view beside the live preview of the items.
+      await wb.waitForQuickInput({ message: /\(";;" for a literal ";"\).* · 2 items: “for \(;\) loop”, “tests”$/ }, 'the ";;" hint with the items preview');
       await wb.typeInQuickInput('Added the form; Wrote the happy-path test');
-      await wb.waitForQuickInput({ message: /^2 items: / }, 'the live "2 items" preview');
+      await wb.waitForQuickInput({ message: / · 2 items: “Added the form”/ }, 'the live "2 items" preview');
       await wb.acceptQuickInput();
 
       await wb.waitForQuickInput({ title: SAVE_TITLE(4), message: /Failed Approaches/ }, 'the Failed Approaches step');
@@ -212,7 +216,7 @@ export const flows = [
       git(workspace, 'checkout', '-q', 'feature/oauth'); // outside VS Code, as a terminal or an agent would
       await wb.until(async () => /\bwarning-kind\b/.test((await item.getAttribute('class')) ?? ''), 'the status bar item to turn to its warning background');
       const text = (await item.innerText()).replace(/\s+/g, ' ').trim();
-      assert.match(text, /^search-index saved on main$/, `the status bar text should say where it was saved: ${JSON.stringify(text)}`);
+      assert.match(text, /^search-index saved on main, you're on feature\/oauth$/, `the status bar text should name both branches: ${JSON.stringify(text)}`);
       assert.equal(await item.locator('.codicon-warning').count(), 1, 'the status bar text should carry the warning icon');
       assert.equal(
         await item.getAttribute('aria-label'),

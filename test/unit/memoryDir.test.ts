@@ -2,7 +2,7 @@ import { test } from 'node:test';
 import * as assert from 'node:assert/strict';
 import { mkdirSync, realpathSync, writeFileSync } from 'node:fs';
 import * as path from 'node:path';
-import { autoMemoryOffNotice, claudeSlug, resolveMemoryDir, type ResolvedMemoryDir } from '../../src/core/memoryDir';
+import { autoMemoryOffNotice, claudeSlug, memoryDirLabel, resolveMemoryDir, type ResolvedMemoryDir } from '../../src/core/memoryDir';
 import { resolveMainWorktree } from '../../src/core/gitDir';
 import { git, makeRepo, removeDir, tempDir } from '../support/fixtures';
 
@@ -228,4 +228,15 @@ test('the workspace fallback inside a git repository asks for a .gitignore; outs
   } finally {
     removeDir(root);
   }
+});
+
+test('memoryDirLabel: Claude\'s folder of a project by the project\'s name, any other folder with ~ for home', () => {
+  const home = '/home/dev';
+  const claude = { dir: '/home/dev/.claude/projects/-home-dev-shop-app/memory', projectRoot: '/home/dev/shop-app' };
+  assert.equal(memoryDirLabel({ dir: claude.dir, source: 'claude', claude, claudeLoads: true }, home), "Claude Code's memory for shop-app");
+  assert.equal(memoryDirLabel({ dir: '/home/dev/shop-app/.claude/memory', source: 'workspace', claudeLoads: false }, home), '~/shop-app/.claude/memory');
+  assert.equal(memoryDirLabel({ dir: '/srv/notes', source: 'setting', claude, claudeLoads: false }, home), '/srv/notes');
+  // autoMemoryDirectory names the folder: shown as the path it is.
+  const named = { dir: '/home/dev/notes', settingsFile: '/home/dev/.claude/settings.json' };
+  assert.equal(memoryDirLabel({ dir: named.dir, source: 'claude', claude: named, claudeLoads: true }, home), '~/notes');
 });
