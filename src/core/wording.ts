@@ -1,11 +1,27 @@
 // Words and sentences the CLI and the extension both show: written once here.
 import { formatRelative } from './dates';
+import { printable } from './names';
 
 /** Said when a folder has no checkpoint to list, resume or delete. */
 export const NO_CHECKPOINTS = 'No saved checkpoints found.';
 
 /** Why branches are unknown in Restricted Mode. */
 export const RESTRICTED_GIT = 'git does not run in Restricted Mode';
+
+/**
+ * Why a checkpoint file could not be read, short enough for a list row ("front matter is not valid YAML, line 4");
+ * the full message belongs in a tooltip or `show`.
+ */
+export function unreadableReason(message: string): string {
+  const first = (message.split('\n')[0] ?? '').trim().replace(/:$/, '');
+  // js-yaml counts the front matter's lines; the file has the opening "---" before them.
+  const yaml = /^invalid front matter: .* at line (\d+), column \d+$/.exec(first);
+  if (yaml) return `front matter is not valid YAML, line ${Number(yaml[1]) + 1}`;
+  const field = /^invalid front matter: .*→ at ([\w.]+)/.exec(first);
+  if (field) return `front matter: "${field[1]}" is not valid`;
+  if (first.startsWith('no checkpoint front matter')) return 'no front matter and no "# Checkpoint:" heading';
+  return printable(first, 60);
+}
 
 /** A checkpoint's branch as shown ('no branch' outside a repository). */
 export function branchOrNone(branch: string): string {

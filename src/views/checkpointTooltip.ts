@@ -14,6 +14,8 @@ export interface TooltipContext {
   currentBranch: string | undefined;
   /** Restricted Mode: git does not run. */
   restricted: boolean;
+  /** A click resumes and consumes it (`checkpoint.afterResume` is not "keep"). */
+  consumes?: boolean;
 }
 
 /** The branch line: where it was saved and whether that is where the user is now. */
@@ -48,5 +50,8 @@ export function checkpointTooltip(summary: CheckpointSummary, ctx: TooltipContex
     const step = summary.planStep !== undefined && summary.planSteps !== undefined ? ` (${formatStep(summary.planStep, summary.planSteps)})` : '';
     md.appendMarkdown(`\n\n**Plan:** ${escapeMarkdown(planName(summary.plan))}${escapeMarkdown(step)}`);
   }
+  // One click resumes: say what it does to the file.
+  if (summary.source === 'json' || ctx.consumes === false) md.appendMarkdown('\n\n_Click to resume; the checkpoint stays._');
+  else if (ctx.consumes) md.appendMarkdown('\n\n_Click to resume: the checkpoint moves to the trash (Undo puts it back)._');
   return md;
 }

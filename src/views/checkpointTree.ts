@@ -6,7 +6,8 @@ import { errorMessage } from '../core/errors';
 import { branchDiffers } from '../core/git';
 import { formatStep, planName, readPlanProgress } from '../core/plans';
 import type { CheckpointSummary } from '../core/store';
-import { branchAndTime } from '../core/wording';
+import { branchAndTime, unreadableReason } from '../core/wording';
+import { afterResume } from '../settings';
 import { tildify } from '../markdown';
 import type { ModelChange } from '../folderCheckpoints';
 import type { WorkspaceModel } from '../workspaceModel';
@@ -205,9 +206,9 @@ export class CheckpointTreeProvider implements vscode.TreeDataProvider<Checkpoin
     const item = new vscode.TreeItem(s.name, vscode.TreeItemCollapsibleState.None);
     // Stable identity: folder + name (JSON history checkpoints by path, as their names come from file names).
     item.id = `${node.folder.uri.toString()}#${s.source === 'json' ? `json:${s.path}` : s.name}`;
-    item.tooltip = checkpointTooltip(s, { currentBranch: node.currentBranch, restricted: node.restricted });
+    item.tooltip = checkpointTooltip(s, { currentBranch: node.currentBranch, restricted: node.restricted, consumes: afterResume(node.folder) !== 'keep' });
     if (s.unreadable) {
-      item.description = `unreadable: ${s.unreadable}`;
+      item.description = `unreadable: ${unreadableReason(s.unreadable)}`;
       item.iconPath = new vscode.ThemeIcon('error', new vscode.ThemeColor('list.errorForeground'));
       item.contextValue = 'checkpoint:unreadable';
       item.command = { command: CommandId.open, title: 'Open Checkpoint', arguments: [node] };
