@@ -50,7 +50,7 @@ function languageModelTool(api: LmApi, host: LmToolHost, tool: AgentTool): vscod
         return new api.LanguageModelToolResult([new api.LanguageModelTextPart(text)]);
       } catch (err) {
         // The model reads the message and can act on it (another name, force, one of the listed names).
-        throw new Error(errorMessage(err));
+        throw new Error(errorMessage(err), { cause: err });
       }
     },
   };
