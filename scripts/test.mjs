@@ -42,6 +42,8 @@ const step = async (name, cmd, argv) => {
 await step('compile (tsc)', node, [join(root, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', root]);
 // The layers' import rules and typescript-eslint's checks (eslint.config.mjs).
 await step('lint (eslint)', node, [join(root, 'node_modules', 'eslint', 'bin', 'eslint.js'), '--max-warnings=0', root]);
+// No export that nothing imports (knip.json): dead code goes instead of lingering.
+await step('unused exports (knip)', node, [join(root, 'node_modules', 'knip', 'bin', 'knip.js'), '--include', 'exports,types,nsExports,nsTypes,duplicates', '--directory', root]);
 await step('bundle (esbuild)', node, [join(root, 'scripts', 'build.mjs'), '--no-typecheck']);
 
 // Runs the compiled node:test files of out/test/<dir> and adds their counts to the totals.

@@ -75,10 +75,6 @@ export const ResumeToolInput = z.object({
   cwd: cwdField,
 });
 
-export type SaveToolArgs = z.infer<typeof SaveToolInput>;
-export type ListToolArgs = z.infer<typeof ListToolInput>;
-export type ShowToolArgs = z.infer<typeof ShowToolInput>;
-export type ResumeToolArgs = z.infer<typeof ResumeToolInput>;
 
 export interface AgentTool<S extends z.ZodMiniObject = z.ZodMiniObject> {
   /** The tool's name for MCP and for VS Code's `languageModelTools`. */

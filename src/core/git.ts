@@ -246,11 +246,6 @@ export async function switchBranch(cwd: string, branch: string): Promise<void> {
   }
 }
 
-/** The commit of a detached HEAD as `readBranch` names it (`HEAD (detached at <sha>)`); undefined for a branch. */
-export function detachedCommit(branch: string): string | undefined {
-  return DETACHED.exec(branch)?.[1];
-}
-
 /** True when a saved branch and the current one are both known and differ. */
 export function branchDiffers(saved: string, current: string): boolean {
   return saved !== '' && current !== '' && saved !== current;

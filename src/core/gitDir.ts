@@ -16,11 +16,6 @@ export async function findRepositoryTop(start: string): Promise<string | undefin
   }
 }
 
-/** The folder holding `.git` at or above `start`; `start` itself when none. */
-export async function findGitRoot(start: string): Promise<string> {
-  return (await findRepositoryTop(start)) ?? path.resolve(start);
-}
-
 /** The git directory of the checkout whose top folder is `top`: `<top>/.git`, or the `gitdir:` of a `.git` file. */
 async function gitDirOf(top: string): Promise<string | undefined> {
   const dotGit = path.join(top, '.git');

@@ -22,7 +22,10 @@ export type FrontMatter = z.infer<typeof FrontMatterSchema>;
 
 const strList = z.optional(z.array(z.union([z.string(), z.number()])));
 
-/** A JSON checkpoint of the plan-scoped checkpoint procedure (jsonCheckpoints.ts). */
+/**
+ * A JSON checkpoint of the plan-scoped checkpoint procedure (jsonCheckpoints.ts).
+ * @public (this module is loaded lazily with require(), which the unused-export check does not follow)
+ */
 export const JsonCheckpointSchema = z.looseObject({
   timestamp: z.optional(z.string()),
   summary: z.optional(z.string()),
@@ -38,4 +41,5 @@ export const JsonCheckpointSchema = z.looseObject({
   ),
 });
 
+/** @public (loaded lazily, see above) */
 export const prettifyError = z.prettifyError;
