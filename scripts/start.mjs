@@ -7,7 +7,7 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { createDemoWorkspace } from './demo.mjs';
-import { registerCleanup, stageRepoExtension, startCodeServer } from './code-server.mjs';
+import { registerCleanup, stageRepoExtension, startCodeServer } from './harness/code-server.mjs';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const { values } = parseArgs({ options: { folder: { type: 'string' }, port: { type: 'string' } } });

@@ -63,11 +63,11 @@ if (only === 'all' || only === 'unit') {
   await nodeTests('unit', 'unit');
 }
 
-// The real Claude Code client (pinned in scripts/claude-code.mjs) decides whether a saved checkpoint reaches the
+// The real Claude Code client (pinned in scripts/harness/claude-code.mjs) decides whether a saved checkpoint reaches the
 // agent: installed on first use into .cache/claude-code, then each test runs it offline in temp folders.
 if ((only === 'all' || only === 'claude') && existsSync(join(root, 'out', 'test', 'claude'))) {
   console.log('\n> Claude Code suite: the real client judges what it loads (node --test)');
-  const install = await run(node, [join(root, 'scripts', 'claude-code.mjs')]);
+  const install = await run(node, [join(root, 'scripts', 'harness', 'claude-code.mjs')]);
   if (install.code !== 0) {
     console.error('The Claude Code suite did not run: the client could not be installed (see above).');
     totals.failed++;
@@ -79,7 +79,7 @@ if ((only === 'all' || only === 'claude') && existsSync(join(root, 'out', 'test'
 
 // The integration suites run in three windows: one trusted folder (most suites), Restricted Mode (workspace
 // trust on: no git may run), and a multi-root workspace. Suites that do not apply to a window skip themselves.
-const runner = join(root, 'scripts', 'run-integration.mjs');
+const runner = join(root, 'scripts', 'harness', 'run-integration.mjs');
 if (only !== 'unit' && existsSync(runner) && existsSync(join(root, 'out', 'test', 'integration'))) {
   const passes = [
     { name: 'one trusted folder', args: [] },

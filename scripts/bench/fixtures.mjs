@@ -1,4 +1,4 @@
-// Generated fixtures for scripts/bench.mjs. Everything lives under one temp folder that the caller removes.
+// Generated fixtures for scripts/bench/run.mjs. Everything lives under one temp folder that the caller removes.
 import { execFileSync } from 'node:child_process';
 import { mkdirSync, utimesSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';

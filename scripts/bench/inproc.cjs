@@ -1,5 +1,5 @@
 'use strict';
-// In-process measurements for scripts/bench.mjs, each in a fresh Node process. Prints one JSON object.
+// In-process measurements for scripts/bench/run.mjs, each in a fresh Node process. Prints one JSON object.
 //   load <bundle> cli|extension [workspace]      require() time of a bundle; for the extension also activate()
 //   upsert <core.cjs> <dir> <runs>               MEMORY.md upsert vs a read + write of the file, interleaved
 //   tree <core.cjs> <dir> <runs> [tree.cjs]      refresh after one checkpoint file changes, vs one file's parse
@@ -127,7 +127,7 @@ async function tree(corePath, dir, runs, treePath) {
   res.fullReads = first.files;
   let refresh = (file) => store.summarize(file);
   if (treePath) {
-    // A tree cache exposed outside `vscode` (not present yet): see scripts/bench.mjs.
+    // A tree cache exposed outside `vscode` (not present yet): see scripts/bench/run.mjs.
     const t = require(treePath);
     if (typeof t.createBenchCache === 'function') {
       const cache = await t.createBenchCache(dir);

@@ -1,4 +1,4 @@
-// activate() time of the extension in a real VS Code (code-server from scripts/code-server.mjs, headless chromium).
+// activate() time of the extension in a real VS Code (code-server from scripts/harness/code-server.mjs, headless chromium).
 //
 // VS Code's own number is read from "Developer: Show Running Extensions": codeLoadingTime + activateCallTime, i.e.
 // the require of dist/extension.js plus the synchronous part of activate(). At startup that number also counts
@@ -110,11 +110,11 @@ async function readActivationTimes(page, names, timeout = 30_000) {
  *   vscode: the extension's times (ms); floor: the trivial extension's, activated at the same moment.
  */
 export async function measureRealActivation({ root, bundleDist, runs, log = () => {}, budgetMs = 4 * 60_000 }) {
-  const csPath = join(root, 'scripts', 'code-server.mjs');
-  if (!existsSync(csPath)) return { unavailable: 'scripts/code-server.mjs is missing' };
+  const csPath = join(root, 'scripts', 'harness', 'code-server.mjs');
+  if (!existsSync(csPath)) return { unavailable: 'scripts/harness/code-server.mjs is missing' };
   const cs = await import(pathToFileURL(csPath).href);
   for (const fn of ['startCodeServer', 'launchBrowser', 'openWorkbench']) {
-    if (typeof cs[fn] !== 'function') return { unavailable: `scripts/code-server.mjs does not export ${fn}()` };
+    if (typeof cs[fn] !== 'function') return { unavailable: `scripts/harness/code-server.mjs does not export ${fn}()` };
   }
   const pkg = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8'));
   const id = `${pkg.publisher}.${pkg.name}`;

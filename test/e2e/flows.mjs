@@ -73,7 +73,7 @@ async function answerSaveSteps(wb, { leftOff, done = '', failed = '', plan }) {
 
   await wb.waitForQuickInput({ title: SAVE_TITLE(3), message: /Done This Session/ }, 'the Done This Session step');
   await wb.typeInQuickInput(done);
-  if (done) await wb.waitForQuickInput({ message: /^\d+ items?: / }, 'the live item count');
+  if (done) await wb.waitForQuickInput({ message: / · \d+ items?: / }, 'the live item count');
   await wb.acceptQuickInput();
 
   await wb.waitForQuickInput({ title: SAVE_TITLE(4), message: /Failed Approaches/ }, 'the Failed Approaches step');
@@ -82,7 +82,8 @@ async function answerSaveSteps(wb, { leftOff, done = '', failed = '', plan }) {
 
   await wb.waitForQuickInput({ title: SAVE_TITLE(5), placeholder: /^Plan in / }, 'the plan step');
   if (plan) await wb.pick(new RegExp(escapeRe(plan)), { filter: plan });
-  else await wb.pick(/No plan/);
+  // A plan edited in the last 24 hours is preselected (the demo's was just written): "No plan" is chosen by name.
+  else await wb.pick(/No plan/, { filter: 'No plan' });
   await wb.waitForQuickInputClosed();
 }
 
@@ -139,7 +140,8 @@ export const flows = [
       const options = await wb.quickPickOptions();
       assert.ok(options.some((o) => /fix-auth-race.*step 3 of 5/.test(o ?? '')), `the plan step should list fix-auth-race with its progress: ${JSON.stringify(options)}`);
       assert.match(options[0] ?? '', /No plan/, 'Save (not Save to Plan) lists "No plan" first');
-      await wb.focusOption(/fix-auth-race/);
+      // The plan edited in the last 24 hours is preselected (seed 003: err on the side of including the plan).
+      await wb.until(async () => /fix-auth-race/.test((await wb.focusedOption.getAttribute('aria-label', { timeout: 500 })) ?? ''), 'the recently edited plan to be preselected');
       await screenshot(); // the plan step: plans with their progress, over the tree with its plan node
       await wb.pick(/fix-auth-race/);
       await wb.waitForQuickInputClosed();

@@ -289,7 +289,7 @@ export interface WorkbenchReply {
 }
 
 /**
- * Does in the workbench page what a person does, through the runner's driver (scripts/workbench-driver.mjs): waits
+ * Does in the workbench page what a person does, through the runner's driver (scripts/harness/workbench-driver.mjs): waits
  * for the modal dialog or for the notification containing `text`, returns what it says, and presses `button`;
  * counts the notifications showing `text`; reads the element at `selector` once it shows `text`.
  */
@@ -301,7 +301,7 @@ export async function inWorkbench(
     | { action: 'text'; selector: string; text: string },
 ): Promise<WorkbenchReply> {
   const url = process.env.CHECKPOINT_TEST_DRIVER;
-  assert.ok(url, 'no workbench driver: run the suite with scripts/run-integration.mjs');
+  assert.ok(url, 'no workbench driver: run the suite with scripts/harness/run-integration.mjs');
   const res = await fetch(url, { method: 'POST', body: JSON.stringify(request), signal: AbortSignal.timeout(EVENT_TIMEOUT + 5_000) });
   const body = (await res.json()) as WorkbenchReply & { error?: string };
   if (!res.ok) throw new Error(`In the workbench (${JSON.stringify(request)}): ${body.error ?? res.status}`);

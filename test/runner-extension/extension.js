@@ -1,5 +1,5 @@
 // Dev-only test runner: installed next to the extension under test in code-server by
-// scripts/run-integration.mjs. On activation it reads the JSON file named by $CHECKPOINT_TEST_CONFIG:
+// scripts/harness/run-integration.mjs. On activation it reads the JSON file named by $CHECKPOINT_TEST_CONFIG:
 //   { mochaPath, files: [abs .js], resultFile, timeout?, grep?, progressFile?,
 //     extensionId? = 'checkpoint-dev.checkpoint', requireExtension? = true, extensionWaitMs? = 10000 }
 // activates the extension under test, runs the mocha suites in this extension host and writes

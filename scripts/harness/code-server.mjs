@@ -58,7 +58,7 @@ export function registerCleanup(entry) {
 }
 
 // ---- the extension under test ----------------------------------------------------------------------
-const repoRoot = resolve(fileURLToPath(new URL('..', import.meta.url)));
+const repoRoot = resolve(fileURLToPath(new URL('../..', import.meta.url)));
 // What of the repo makes up the installed extension (dependencies are bundled into dist/).
 const EXTENSION_FILES = ['package.json', 'package.nls.json', 'dist', 'media', 'README.md', 'LICENSE', 'CHANGELOG.md'];
 

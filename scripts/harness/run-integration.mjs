@@ -1,7 +1,7 @@
 // Runs the mocha integration suites inside a real VS Code extension host (code-server + headless chromium).
 // Builds nothing: expects dist/extension.js and out/test/integration/**/*.test.js (npm run build && npm run compile-tests).
 //
-// Usage: node scripts/run-integration.mjs [options]
+// Usage: node scripts/harness/run-integration.mjs [options]
 //   --grep X               only tests whose full title matches the regular expression X (as mocha --grep)
 //   --extension-dir DIR    extension folder to test instead of this repo (its package.json names it)
 //   --files a.js,b.js      compiled test files instead of out/test/integration/**/*.test.js
@@ -17,7 +17,7 @@
 // commit; with --multi-root the first of the two folders), CHECKPOINT_TEST_WORKSPACE_FILE (with --multi-root:
 // the .code-workspace file opened, listing both folders; else unset), HOME and CLAUDE_CONFIG_DIR (temp
 // folders; HOME has a .gitconfig with a test identity), CHECKPOINT_TEST_DRIVER (the address that answers dialogs and
-// presses notification buttons in the page: scripts/workbench-driver.mjs).
+// presses notification buttons in the page: scripts/harness/workbench-driver.mjs).
 import { execFileSync } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
@@ -29,7 +29,7 @@ import { ensureVSCodeEnv } from './vscode-env.mjs';
 import { startWorkbenchDriver } from './workbench-driver.mjs';
 import { launchBrowser, openWorkbench, registerCleanup, stageRepoExtension, startCodeServer, tailFile } from './code-server.mjs';
 
-const root = join(dirname(fileURLToPath(import.meta.url)), '..');
+const root = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
 const runnerExtension = join(root, 'test', 'runner-extension');
 
 const { values: opts } = parseArgs({
