@@ -261,7 +261,7 @@ test('overwriting a checkpoint keeps the previous snapshot reachable (a trashed 
 });
 
 test('a name git refuses as a ref: saved without a snapshot, with the reason', async () => {
-  const { repo, store, done } = setup();
+  const { store, done } = setup();
   try {
     const r = await store.save({ name: 'wip.lock' });
     assert.equal(r.checkpoint.snapshot, undefined);
