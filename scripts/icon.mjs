@@ -3,8 +3,8 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { launchBrowser } from './code-server.mjs';
-import { ensureVSCodeEnv } from './vscode-env.mjs';
+import { launchBrowser } from './harness/code-server.mjs';
+import { ensureVSCodeEnv } from './harness/vscode-env.mjs';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const svg = readFileSync(join(root, 'media', 'icon.svg'), 'utf8');
