@@ -141,12 +141,14 @@ export class Workbench {
     await this.visible(this.quickInputBox, 'the command palette');
     await this.until(async () => (await this.quickInputBox.inputValue()).startsWith('>'), 'the command palette\'s ">"');
     await this.page.keyboard.type(title);
-    // "Checkpoint: Save" also matches "Checkpoint: Save to Plan…": wait until the exact command is focused.
+    // "Checkpoint: Save" also matches "Checkpoint: Save to Plan…" and "Checkpoint: Compare with Saved HEAD", which the
+    // palette may rank first: wait until the exact command is listed, then move the focus to it as a person would.
     const want = new RegExp(`^${escapeRe(title)}(,|$)`);
     await this.until(
-      async () => matches(await this.focusedOption.getAttribute('aria-label', { timeout: 500 }), want),
-      `"${title}" to be the focused entry of the command palette`,
+      async () => (await this.quickPickOptions()).some((o) => matches(o, want)),
+      `"${title}" to be listed in the command palette`,
     );
+    await this.focusOption(want);
     await this.page.keyboard.press('Enter');
   }
 
