@@ -56,5 +56,6 @@ test('the resume notification: one message with the branch warning and the faile
       'Previously failed: polling — too slow; cookies — SameSite; iframe — blocked (and 1 more: see the checkpoint).',
   );
   assert.match(resumeNotice(cp({}), { consumed: true, branchMismatch: false, currentBranch: '' }, { restricted: true }), /Saved on feature\/oauth; the current branch is unknown: git does not run in Restricted Mode\.$/);
+  // eslint-disable-next-line no-control-regex -- the test looks for an escape character that must not be there
   assert.doesNotMatch(resumeNotice(cp({ name: 'a\nb', failed: ['x\u001b[2Jy'] }), { consumed: false, branchMismatch: false, currentBranch: 'feature/oauth' }, { restricted: false }), /[\n\u001b]/);
 });
