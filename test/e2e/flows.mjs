@@ -115,7 +115,7 @@ export const flows = [
       // Free text is sanitized; the prompt previews the file name live.
       await wb.typeInQuickInput('Login Form');
       // The question and the preview together, the folder shortened with ~ (never the full absolute path).
-      await wb.waitForQuickInput({ message: /^Name of the checkpoint · Saves checkpoint-login-form\.md in ~\/\S*\.claude\/memory$/ }, 'the question with the live file name preview');
+      await wb.waitForQuickInput({ message: /^Name of the checkpoint · Saves checkpoint-login-form\.md in ~\/\S*\.claude\/memory( |$)/ }, 'the question with the live file name preview');
       await wb.acceptQuickInput();
 
       await wb.waitForQuickInput({ title: SAVE_TITLE(2), message: /Left Off \(required\)/ }, 'the Left Off step');
@@ -127,7 +127,7 @@ export const flows = [
       await wb.waitForQuickInput({ title: SAVE_TITLE(3), message: /Done This Session/ }, 'the Done This Session step');
       await wb.typeInQuickInput('for (;;) loop; tests');
       // The hint for a literal ";" stays in view beside the live preview of the items.
-      await wb.waitForQuickInput({ message: /\(";;" for a literal ";"\).* · 2 items: “for \(;\) loop”, “tests”$/ }, 'the ";;" hint with the items preview');
+      await wb.waitForQuickInput({ message: /\(";;" for a literal ";"\).* · 2 items: “for \(;\) loop”, “tests”( |$)/ }, 'the ";;" hint with the items preview');
       await wb.typeInQuickInput('Added the form; Wrote the happy-path test');
       await wb.waitForQuickInput({ message: / · 2 items: “Added the form”/ }, 'the live "2 items" preview');
       await wb.acceptQuickInput();
