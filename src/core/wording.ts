@@ -14,9 +14,9 @@ export const RESTRICTED_GIT = 'git does not run in Restricted Mode';
  */
 export function unreadableReason(message: string): string {
   const first = (message.split('\n')[0] ?? '').trim().replace(/:$/, '');
-  // js-yaml counts the front matter's lines; the file has the opening "---" before them.
+  // The line where the YAML parser gave up (for an unclosed bracket, where the front matter ends).
   const yaml = /^invalid front matter: .* at line (\d+), column \d+$/.exec(first);
-  if (yaml) return `front matter is not valid YAML, line ${Number(yaml[1]) + 1}`;
+  if (yaml) return `front matter is not valid YAML, line ${yaml[1]}`;
   const field = /^invalid front matter: .*→ at ([\w.]+)/.exec(first);
   if (field) return `front matter: "${field[1]}" is not valid`;
   if (first.startsWith('no checkpoint front matter')) return 'no front matter and no "# Checkpoint:" heading';

@@ -68,7 +68,10 @@ suite('Checkpoints view', { watchers: true }, (t) => {
     const item = t.api.tree.getTreeItem(node);
     assert.equal(item.contextValue, 'checkpoint:unreadable');
     assert.match(String(item.accessibilityInformation?.label), /^broken, unreadable checkpoint file: invalid front matter/);
-    assert.match(String(item.description), /^unreadable: invalid front matter/);
+    // A short reason in the row; the parser's whole message in the tooltip; below every readable checkpoint.
+    assert.match(String(item.description), /^unreadable: front matter is not valid YAML, line \d+$/);
+    assert.match((item.tooltip as vscode.MarkdownString).value.replaceAll('&nbsp;', ' '), /could not be read: invalid front matter: .* at line \d+, column \d+/);
+    assert.equal((await labels(t.api, t.folder)).at(-1), 'broken');
     assert.equal(item.command?.command, 'checkpoint.open');
     const opened = await vscode.commands.executeCommand<string>('checkpoint.open', node);
     assert.equal(opened, path.join(t.dir, 'checkpoint-broken.md'));

@@ -6,7 +6,7 @@ import { unreadableReason } from '../../src/core/wording';
 
 test('unreadableReason: a short reason for a list row, never a raw parser message with a trailing colon', () => {
   const cases: [string, string][] = [
-    ['invalid front matter: missed comma between flow collection entries at line 4, column 1:\n\n 3 | saved: [x\n', 'front matter is not valid YAML, line 5'],
+    ['invalid front matter: missed comma between flow collection entries at line 4, column 1:\n\n 3 | saved: [x\n', 'front matter is not valid YAML, line 4'],
     ['invalid front matter: ✖ Invalid input; → at saved', 'front matter: "saved" is not valid'],
     ['no checkpoint front matter or "# Checkpoint:" heading found', 'no front matter and no "# Checkpoint:" heading'],
     ['EACCES: permission denied, open /x/checkpoint-a.md', 'EACCES: permission denied, open /x/checkpoint-a.md'],
