@@ -3,7 +3,7 @@
 import { spawn } from 'node:child_process';
 import { chmodSync, mkdirSync, writeFileSync } from 'node:fs';
 import * as path from 'node:path';
-import { CLI, finished, isolatedEnv, makeRepo, removeDir, tempDir, type ProcessResult } from './fixtures';
+import { CLI, finished, workspace, type ProcessResult } from './fixtures';
 
 export interface AttackWorld {
   root: string;
@@ -34,35 +34,26 @@ function spawnable(cmd: string): boolean {
   }
 }
 
+/** The fixture module's workspace, reachable by an unprivileged user, with a folder outside it holding a secret. */
 export function attackWorld(opts: { commit?: boolean } = {}): AttackWorld {
-  const root = tempDir('checkpoint-attack-');
-  // Reachable by an unprivileged user (mkdtemp makes it 0700).
-  chmodSync(root, 0o755);
-  const repo = makeRepo({ dir: path.join(root, 'repo'), commit: opts.commit });
-  const home = path.join(root, 'home');
-  mkdirSync(home, { mode: 0o777 });
-  chmodSync(home, 0o777);
-  const outside = path.join(root, 'outside');
+  const w = workspace(opts);
+  // Reachable by an unprivileged user (mkdtemp makes it 0700); a home folder any user can write to.
+  chmodSync(w.root, 0o755);
+  chmodSync(w.home, 0o777);
+  const outside = path.join(w.root, 'outside');
   mkdirSync(outside);
   writeFileSync(path.join(outside, 'secret.md'), 'secret\n');
-  const mem = path.join(root, 'mem');
-  const env = isolatedEnv(home);
   return {
-    root,
-    repo,
-    home,
-    mem,
+    ...w,
     outside,
-    env,
     cli: ([command, ...rest], o = {}) => {
-      const args = [CLI, command, '--dir', o.mem ?? mem, '--cwd', o.cwd ?? repo, ...rest];
+      const args = [CLI, command, '--dir', o.mem ?? w.mem, '--cwd', o.cwd ?? w.repo, ...rest];
       const asUser = o.asUser !== undefined && process.getuid?.() === 0;
       const [cmd, argv] = asUser
         ? ['setpriv', [`--reuid=${o.asUser}`, `--regid=${o.asUser}`, '--clear-groups', process.execPath, ...args]]
         : [process.execPath, args];
-      return finished(spawn(cmd, argv as string[], { env: o.env ?? env, stdio: ['ignore', 'pipe', 'pipe'] }));
+      return finished(spawn(cmd, argv as string[], { env: o.env ?? w.env, stdio: ['ignore', 'pipe', 'pipe'] }));
     },
-    done: () => removeDir(root),
   };
 }
 
