@@ -107,10 +107,15 @@ export interface CombineOptions {
   trashSources?: boolean;
 }
 
-/** `checkpoint.resume` without any UI: `{ name, folder?, keep? }` (keep defaults to `checkpoint.afterResume`). */
+/**
+ * `checkpoint.resume` from tests and other commands: `{ name, folder?, keep?, onOtherBranch? }` (keep defaults to
+ * `checkpoint.afterResume`; without `onOtherBranch`, a checkpoint of another branch asks first).
+ */
 export interface ResumeOptions extends TargetOptions {
   name: string;
   keep?: boolean;
+  /** Saved on another branch than the current one: ask (default), or switch to it first, or resume here. */
+  onOtherBranch?: 'ask' | 'switch' | 'here';
 }
 
 /** `checkpoint.deleteAll` without the modal confirmation: `{ folder?, confirm: false }`. */

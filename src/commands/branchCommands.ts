@@ -23,12 +23,17 @@ export async function switchBranchCommand(s: Services, arg: unknown): Promise<bo
     branch = opts.branch ?? s.model.folder(folder).active()?.branch;
   }
   if (!branch) throw new CheckpointError('There is no branch to switch to: the checkpoint was saved outside a git repository.');
+  await switchFolderBranch(s, folder, branch);
+  void vscode.window.showInformationMessage(`Switched to ${branch}.`);
+  return true;
+}
+
+/** Checks out `branch` in the folder (never in Restricted Mode) and reads the branch again at once. */
+export async function switchFolderBranch(s: Services, folder: vscode.WorkspaceFolder, branch: string): Promise<void> {
   if (!s.model.trusted) throw new CheckpointError('Git does not run in Restricted Mode: trust this workspace to switch branches.');
   await switchBranch(folder.uri.fsPath, branch);
   await s.model.folder(folder).refreshBranch(); // now, rather than when the HEAD watcher reports it
   s.log.info(`Switched ${folder.name} to ${branch}`);
-  void vscode.window.showInformationMessage(`Switched to ${branch}.`);
-  return true;
 }
 
 interface ActionItem extends vscode.QuickPickItem {

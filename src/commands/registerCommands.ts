@@ -2,6 +2,7 @@ import type * as vscode from 'vscode';
 import { CommandId } from '../commandIds';
 import type { Services } from '../services';
 import { statusBarActionsCommand, switchBranchCommand } from './branchCommands';
+import { registerCheckpointView } from './checkpointView';
 import { combineCommand } from './combineCommand';
 import { createCommand } from './createCommand';
 import { deleteAllCommand, deleteCommand } from './deleteCommands';
@@ -39,5 +40,6 @@ export function registerCommands(s: Services): vscode.Disposable[] {
     command(CommandId.push, (arg) => pushCommand(s, arg)),
     command(CommandId.pull, (arg) => pullCommand(s, arg)),
     registerSnapshotContent(s),
+    registerCheckpointView(s),
   ];
 }

@@ -122,35 +122,45 @@ function renderList(items: string[]): string[] {
 
 /** Renders a checkpoint file: YAML front matter and the Markdown body agents read. */
 export function renderCheckpoint(cp: Checkpoint): string {
-  const saved = new Date(cp.saved);
+  return `${renderFrontMatter(cp).join('\n')}\n${renderCheckpointBody(cp)}`;
+}
+
+function renderFrontMatter(cp: Checkpoint): string[] {
   const fm = [
     '---',
     `name: ${yamlString(cp.name)}`,
     `description: ${yamlString(cp.description)}`,
     'type: checkpoint',
     `branch: ${yamlString(cp.branch)}`,
-    `saved: ${saved.toISOString()}`,
+    `saved: ${new Date(cp.saved).toISOString()}`,
   ];
   if (cp.auto) fm.push('auto: true');
   if (cp.session) fm.push(`session: ${yamlString(cp.session)}`);
-  // Every value in the body is one escaped line: a branch, plan path or name with a line break (or a control
-  // character) must not start a section of its own that an agent would read as instructions.
-  const plan = cp.plan === undefined ? undefined : oneLine(cp.plan);
-  const lines = [`# Checkpoint: ${oneLine(cp.name)}`, `- **Branch:** \`${oneLine(cp.branch) || NO_BRANCH}\``, `- **Saved:** ${formatLocalDateTime(saved)}`];
   if (cp.plan) {
     fm.push(`plan: ${yamlString(cp.plan)}`);
-    if (cp.planStep !== undefined && cp.planSteps !== undefined) {
-      fm.push(`planStep: ${cp.planStep}`, `planSteps: ${cp.planSteps}`);
-      lines.push(`- **Plan:** \`${plan}\` (${formatStep(cp.planStep, cp.planSteps)})`);
-    } else {
-      lines.push(`- **Plan:** \`${plan}\``);
-    }
+    if (cp.planStep !== undefined && cp.planSteps !== undefined) fm.push(`planStep: ${cp.planStep}`, `planSteps: ${cp.planSteps}`);
   }
   if (cp.sources?.length) fm.push(`sources: [${cp.sources.map((src) => flowScalar(src.name)).join(', ')}]`);
   // Object ids are always quoted: one of digits only would read back as a number.
   if (isObjectId(cp.head)) fm.push(`head: "${cp.head}"`);
   if (isObjectId(cp.snapshot)) fm.push(`snapshot: "${cp.snapshot}"`);
   fm.push('---');
+  return fm;
+}
+
+/**
+ * The Markdown body of a checkpoint file, without the front matter: what a person reads (the editor shows a resumed
+ * checkpoint as this), and what an agent reads below the metadata.
+ */
+export function renderCheckpointBody(cp: Checkpoint): string {
+  // Every value in the body is one escaped line: a branch, plan path or name with a line break (or a control
+  // character) must not start a section of its own that an agent would read as instructions.
+  const plan = cp.plan === undefined ? undefined : oneLine(cp.plan);
+  const lines = [`# Checkpoint: ${oneLine(cp.name)}`, `- **Branch:** \`${oneLine(cp.branch) || NO_BRANCH}\``, `- **Saved:** ${formatLocalDateTime(new Date(cp.saved))}`];
+  if (cp.plan) {
+    const step = cp.planStep !== undefined && cp.planSteps !== undefined ? ` (${formatStep(cp.planStep, cp.planSteps)})` : '';
+    lines.push(`- **Plan:** \`${plan}\`${step}`);
+  }
   const leftOff = leftOffLines(cp.leftOff).map(escapeLine);
   lines.push('## Left Off', ...(leftOff.length ? leftOff : [NONE]));
   lines.push('## Done This Session', ...renderList(cp.done));
@@ -159,7 +169,7 @@ export function renderCheckpoint(cp: Checkpoint): string {
   if (cp.questions.length) lines.push('## Open Questions', ...renderList(cp.questions));
   lines.push('## Modified Files', ...renderList(cp.modifiedFiles));
   if (cp.sources?.length) lines.push('## Sources', ...renderSources(cp.sources));
-  return `${fm.join('\n')}\n${lines.join('\n')}\n`;
+  return `${lines.join('\n')}\n`;
 }
 
 /** Characters a plain scalar may hold inside a YAML flow sequence (no `,`, brackets, braces, spaces or `#`). */

@@ -78,15 +78,17 @@ export function resumePrompt(cp: Checkpoint, ctx: { currentBranch: string; path?
 const NOTICE_FAILED = 3;
 
 /**
- * The one notification after a resume in the editor: what was resumed, where it went, the branch warning and the
- * failed approaches, in one message (a second or third toast would hide the first).
+ * The one notification after a resume in the editor: the branch switched to first (Switch and Resume), what was
+ * resumed, where it went, the branch warning and the failed approaches, in one message (a second or third toast
+ * would hide the first).
  */
 export function resumeNotice(
   cp: Checkpoint,
   r: { consumed: boolean; branchMismatch: boolean; currentBranch: string },
-  opts: { restricted: boolean },
+  opts: { restricted: boolean; switchedTo?: string },
 ): string {
   const parts = [`Resumed "${printable(cp.name, 64)}": ${printable(cp.description, 120)}.`];
+  if (opts.switchedTo) parts.unshift(`Switched to ${printable(opts.switchedTo, 64)}.`);
   if (r.consumed) parts.push('Moved to trash.');
   if (r.branchMismatch || (opts.restricted && cp.branch)) {
     parts.push(branchSentence(printable(cp.branch, 64), { currentBranch: printable(r.currentBranch, 64), restricted: opts.restricted }, (b) => b));

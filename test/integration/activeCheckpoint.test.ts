@@ -69,7 +69,7 @@ suite('Status bar: the newest checkpoint, also when saved by the CLI', {}, (t) =
     await inTree('backdated');
     assert.equal(state().name, 'saved-here');
     // Resuming an older one (kept) makes it the active one, though others were saved after it.
-    const r = await vscode.commands.executeCommand<ResumeResult>('checkpoint.resume', { name: 'cli-on-feature', folder: t.cwd, keep: true });
+    const r = await vscode.commands.executeCommand<ResumeResult>('checkpoint.resume', { name: 'cli-on-feature', folder: t.cwd, keep: true, onOtherBranch: 'here' });
     assert.equal(r?.consumed, false);
     await waitFor(t.api.statusBar.onDidChangeState, () => state().name === 'cli-on-feature' && state().branchMismatch, 'the resumed checkpoint, with its warning');
     await closeEditors();

@@ -36,7 +36,7 @@ suite('Branch awareness: status bar and tree', {
     assert.ok(item.iconPath instanceof vscode.ThemeIcon);
     assert.equal(item.iconPath.id, 'warning');
     assert.equal(item.accessibilityInformation?.label, `on-feature, saved on branch ${feature}, just now, warning: you are on another branch (${original})`);
-    const r = await vscode.commands.executeCommand<ResumeResult>('checkpoint.resume', { name: 'on-feature', folder: t.cwd, keep: true });
+    const r = await vscode.commands.executeCommand<ResumeResult>('checkpoint.resume', { name: 'on-feature', folder: t.cwd, keep: true, onOtherBranch: 'here' });
     assert.equal(r.branchMismatch, true);
     assert.equal(r.currentBranch, original);
   });

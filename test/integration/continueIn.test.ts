@@ -52,16 +52,16 @@ suite('Continue in… after a resume', { workbench: true, timeout: 120_000 }, (t
     await inWorkbench({ action: 'notification', text: 'Resumed "cont-one"', button: 'Undo' });
   });
 
-  it('saved on another branch: the warning and Switch to <branch> are in the same notification', async () => {
+  it('saved on another branch and resumed here: the branch is in the same notification, Switch not offered again', async () => {
     process.env.PATH = '/usr/bin:/bin';
     const text = checkpointText('cont-branch', 'Elsewhere', { branch: 'feature/elsewhere', failed: ['x — y'] });
     atomicWrite(path.join(t.dir, 'checkpoint-cont-branch.md'), text);
-    const r = await resume('cont-branch', true);
+    const r = await vscode.commands.executeCommand<ResumeResult | undefined>('checkpoint.resume', { name: 'cont-branch', folder: t.folder.uri.fsPath, keep: true, onOtherBranch: 'here' });
     assert.equal(r?.branchMismatch, true);
     const toast = await inWorkbench({ action: 'notification', text: 'Resumed "cont-branch"' });
     assert.match(toast.text, /^Resumed "cont-branch": Elsewhere\. Saved on feature\/elsewhere; you are on main\. Previously failed: x — y\.$/);
     assert.equal((await inWorkbench({ action: 'count', text: 'feature/elsewhere' })).count, 1, 'no separate branch toast');
-    assert.ok(toast.buttons?.includes('Switch to feature/elsewhere'), `offered: ${toast.buttons?.join(', ')}`);
+    assert.ok(!toast.buttons?.some((b) => b.startsWith('Switch to')), `answered before the resume: ${toast.buttons?.join(', ')}`);
     assert.ok(!toast.buttons?.includes('Undo'), 'kept: nothing to undo');
   });
 

@@ -55,9 +55,12 @@ suite('Resume as a first-time user sees it', { workbench: true, timeout: 120_000
       assert.match(text, /## Failed Approaches\n- Tried X — broke Y/);
       assert.doesNotMatch(text, /\b(?:snapshot|head):/);
     }
-    const preview = vscode.window.tabGroups.all.flatMap((g) => g.tabs).find((tab) => tab.label === 'Preview checkpoint-view-me.md');
-    assert.ok(preview, 'the rendered view of the checkpoint is open');
-    assert.ok(preview.input instanceof vscode.TabInputWebview, 'rendered, not the Markdown source');
+    const tabs = (): vscode.Tab[] => vscode.window.tabGroups.all.flatMap((g) => g.tabs);
+    const preview = (): vscode.Tab | undefined => tabs().find((tab) => tab.label === 'Preview checkpoint-view-me.md');
+    await waitFor(vscode.window.tabGroups.onDidChangeTabs, () => preview() !== undefined, 'the preview tab').catch(() => {
+      assert.fail(`no preview tab of the checkpoint: ${JSON.stringify(tabs().map((tab) => tab.label))}`);
+    });
+    assert.ok(preview()?.input instanceof vscode.TabInputWebview, 'rendered, not the Markdown source');
     await inWorkbench({ action: 'notification', text: 'Resumed "view-me"' });
   });
 

@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import * as assert from 'node:assert/strict';
-import { parseCheckpoint, renderCheckpoint, type Checkpoint } from '../../src/core/checkpoint';
+import { parseCheckpoint, renderCheckpoint, renderCheckpointBody, type Checkpoint } from '../../src/core/checkpoint';
 import { CheckpointError } from '../../src/core/errors';
 
 const sample: Checkpoint = {
@@ -26,6 +26,14 @@ test('renders front matter and the seed body', () => {
   assert.match(text, /## Done This Session\n- Added provider registry entry\n## Failed Approaches\n- Storing tokens/);
   assert.match(text, /## Modified Files\n- src\/auth\/google.ts\n$/);
   assert.doesNotMatch(text, /## Decisions|## Open Questions/);
+});
+
+test('the body a person reads is the file without its front matter (no raw UTC, no object ids)', () => {
+  const withSnapshot = { ...sample, head: 'a'.repeat(40), snapshot: 'b'.repeat(40) };
+  const body = renderCheckpointBody(withSnapshot);
+  assert.equal(renderCheckpoint(withSnapshot), `${renderCheckpoint(withSnapshot).split('\n---\n')[0]}\n---\n${body}`);
+  assert.match(body, /^# Checkpoint: my-feature\n- \*\*Branch:\*\* `feature\/oauth`\n- \*\*Saved:\*\* \d{4}-\d{2}-\d{2} \d{2}:\d{2}\n/);
+  assert.doesNotMatch(body, /^---|2026-11-25T|aaaa|bbbb|^type:/m);
 });
 
 test('render then parse gives the same checkpoint', () => {

@@ -55,6 +55,11 @@ test('the resume notification: one message with the branch warning and the faile
     'Resumed "oauth": Wiring the callback. Saved on feature/oauth; you are on main. ' +
       'Previously failed: polling — too slow; cookies — SameSite; iframe — blocked (and 1 more: see the checkpoint).',
   );
+  // Switch and Resume: the switch comes first, in the same message (no "Switched" toast of its own).
+  assert.equal(
+    resumeNotice(cp({}), { consumed: true, branchMismatch: false, currentBranch: 'feature/oauth' }, { restricted: false, switchedTo: 'feature/oauth' }),
+    'Switched to feature/oauth. Resumed "oauth": Wiring the callback. Moved to trash.',
+  );
   assert.match(resumeNotice(cp({}), { consumed: true, branchMismatch: false, currentBranch: '' }, { restricted: true }), /Saved on feature\/oauth; the current branch is unknown: git does not run in Restricted Mode\.$/);
   // eslint-disable-next-line no-control-regex -- the test looks for an escape character that must not be there
   assert.doesNotMatch(resumeNotice(cp({ name: 'a\nb', failed: ['x\u001b[2Jy'] }), { consumed: false, branchMismatch: false, currentBranch: 'feature/oauth' }, { restricted: false }), /[\n\u001b]/);
