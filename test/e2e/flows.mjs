@@ -5,7 +5,7 @@
 // the feature, to docs/images/<slug>.png.
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
-import { existsSync, readFileSync, readdirSync } from 'node:fs';
+import { existsSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { escapeRe } from './workbench.mjs';
 
@@ -59,6 +59,20 @@ function assertNoBullet(memoryDir, name) {
   const lines = indexBullets(memoryDir).get(name) ?? [];
   assert.equal(lines.length, 0, `MEMORY.md should hold no bullet for "${name}": ${lines.join(' | ')}`);
 }
+
+/** The front matter rendered as a table (the Markdown preview's "show" mode): keys and raw values a person reads twice. */
+function assertNoFrontMatter(text, what) {
+  assert.doesNotMatch(text, /\bdescription\b|\btype\b.*\bcheckpoint\b|\d{4}-\d\d-\d\dT\d\d:\d\d|\bsnapshot\b/, `${what} should not show the front matter:\n${text}`);
+  assert.match(text, /Saved: \d{4}-\d\d-\d\d \d\d:\d\d/, `${what} should show the local saved time:\n${text}`);
+}
+
+/** The extension's notifications on screen (toasts whose source is Checkpoint). */
+function checkpointToasts(wb) {
+  return wb.page.locator('.notifications-toasts .notification-list-item').filter({ has: wb.page.locator('.notification-list-item-source', { hasText: 'Checkpoint' }) });
+}
+
+/** The view's title bar Undo (shown while a resume, delete or overwrite can be undone). */
+const titleUndo = (wb) => wb.page.locator('.part.sidebar .title-actions a.action-label[aria-label^="Undo Last Resume"]');
 
 // ---- shared UI steps ----------------------------------------------------------------------------------
 
@@ -180,12 +194,21 @@ export const flows = [
       assert.match(await row.locator('.label-description').innerText(), /^main · /, 'the item description should start with its branch');
       const file = checkpointFile(memoryDir, 'db-migration');
       const before = read(file);
+      // The row's tooltip says what a click does to the file.
+      await row.hover();
+      const tip = await wb.visible(wb.page.locator('.workbench-hover, .monaco-hover').filter({ hasText: 'Click to resume' }), 'the row\'s tooltip');
+      assert.match(await tip.innerText(), /Click to resume: the checkpoint moves to the trash \(Undo puts it back\)\./);
+      await wb.mouseAway();
+      assert.equal(await titleUndo(wb).count(), 0, 'nothing to undo yet: no Undo in the view\'s title bar');
 
       await row.click();
-      await wb.visible(wb.editorTab('Preview checkpoint-db-migration.md'), 'the Markdown preview tab of the checkpoint');
+      await wb.visible(wb.editorTab('Preview checkpoint-db-migration.md'), 'the rendered view of the checkpoint');
       await wb.until(async () => (await wb.markdownPreviewText()).includes('Backfill script written; dry run pending'), 'the preview to show the checkpoint');
+      assertNoFrontMatter(await wb.markdownPreviewText(), 'the resumed checkpoint');
       await wb.gone(wb.treeItem('db-migration'), 'db-migration to leave the tree');
-      const undo = await wb.visible(wb.notificationButton(/^Resumed "db-migration": .*Moved to trash\./, 'Undo'), 'the "Resumed … Moved to trash." notification with Undo');
+      await wb.visible(wb.notificationButton(/^Resumed "db-migration": .*Moved to trash\./, 'Undo'), 'the "Resumed … Moved to trash." notification with Undo');
+      assert.equal(await checkpointToasts(wb).count(), 1, 'one notification for the resume');
+      const undo = await wb.visible(titleUndo(wb), 'Undo in the view\'s title bar');
       assert.ok(!existsSync(file), 'the resumed checkpoint file should be gone from the memory folder');
       assert.equal(trashed(memoryDir, 'db-migration').length, 1, 'the resumed checkpoint should be in .trash/');
       assertNoBullet(memoryDir, 'db-migration');
@@ -200,6 +223,64 @@ export const flows = [
       assert.equal(read(file), before, 'the restored file should be the original');
       assertBullet(memoryDir, 'db-migration', 'Backfill script written; dry run pending');
       assert.equal(trashed(memoryDir, 'db-migration').length, 0, 'nothing should be left in .trash/');
+      await wb.gone(titleUndo(wb), 'the title bar\'s Undo once nothing is left to undo');
+      // The view still shows the checkpoint (it never showed the trash file, which is gone now).
+      assert.ok((await wb.markdownPreviewText()).includes('Backfill script written; dry run pending'), 'the view should still show the checkpoint');
+      const tabs = await wb.editorTabTexts();
+      assert.ok(!tabs.some((t) => /\.trash|^checkpoint-db-migration\.md\b/.test(t)), `no editor on the trash path: ${JSON.stringify(tabs)}`);
+    },
+  },
+
+  {
+    name: 'resuming a checkpoint saved on another branch asks first',
+    slug: 'branch-question',
+    async run({ wb, memoryDir, workspace, screenshot }) {
+      await wb.openViewContainer(VIEW_CONTAINER);
+      await wb.widenSideBar();
+      const row = await wb.visible(wb.treeItem('oauth-callback'), 'oauth-callback (saved on feature/oauth) in the tree');
+      await wb.treeSettled();
+      const file = checkpointFile(memoryDir, 'oauth-callback');
+      const before = read(file);
+      const index = read(join(memoryDir, 'MEMORY.md'));
+      const dialog = wb.page.locator('.monaco-dialog-box');
+      const ask = async () => {
+        await row.click();
+        const box = await wb.visible(dialog, 'the branch question');
+        const text = await box.innerText();
+        assert.match(text, /Resume "oauth-callback"\? Saved on feature\/oauth; you are on main\./, `the question: ${text}`);
+        const buttons = (await box.locator('.dialog-buttons .monaco-button').allInnerTexts()).map((b) => b.trim());
+        assert.deepEqual([...buttons].sort(), ['Cancel', 'Resume Here', 'Switch and Resume'], `the question's buttons: ${buttons}`);
+        return box;
+      };
+
+      const box = await ask();
+      assert.equal(await checkpointToasts(wb).count(), 0, 'asked before any notification');
+      await wb.mouseAway();
+      await screenshot(); // the question, over the tree
+      await box.getByRole('button', { name: 'Cancel', exact: true }).click();
+      await wb.gone(dialog, 'the question to close');
+      assert.equal(read(file), before, 'Cancel consumes nothing: the checkpoint stays');
+      assert.equal(read(join(memoryDir, 'MEMORY.md')), index, 'Cancel leaves MEMORY.md as it was');
+      assert.equal(git(workspace, 'branch', '--show-current'), 'main');
+      await wb.visible(wb.treeItem('oauth-callback'), 'oauth-callback still in the tree');
+
+      await (await ask()).getByRole('button', { name: 'Switch and Resume', exact: true }).click();
+      await wb.until(() => git(workspace, 'branch', '--show-current') === 'feature/oauth', 'git to be on feature/oauth');
+      const toast = await wb.visible(wb.notification(/^Switched to feature\/oauth\. Resumed "oauth-callback": /), 'the one notification of the switch and the resume');
+      const message = await toast.locator('.notification-list-item-message').innerText();
+      assert.match(message, /Moved to trash\. Previously failed: Storing tokens in cookies — blocked by SameSite on the callback\.$/, `the failed approach in full: ${message}`);
+      assert.doesNotMatch(message, /⚠/, 'VS Code\'s warning icon only, not a second one in the text');
+      assert.equal(await toast.locator('.codicon-warning').count(), 1, 'one warning icon');
+      assert.equal(await checkpointToasts(wb).count(), 1, 'one notification (no "Switched" toast, no toast per failed approach)');
+      const buttons = (await toast.locator('.notification-list-item-buttons-container .monaco-button').allInnerTexts()).map((b) => b.trim());
+      assert.ok(buttons.includes('Undo') && !buttons.some((b) => b.startsWith('Switch')), `the notification's buttons: ${buttons}`);
+      await wb.visible(wb.editorTab('Preview checkpoint-oauth-callback.md'), 'the rendered checkpoint');
+      await wb.editorTabShown(/^fix-auth-race\.md\b/, 'its plan');
+      await wb.until(async () => (await wb.markdownPreviewText()).includes('Wiring the OAuth callback'), 'the preview to show the checkpoint');
+      assertNoFrontMatter(await wb.markdownPreviewText(), 'the resumed checkpoint');
+      assert.ok(!existsSync(file), 'consumed: moved to the trash');
+      assertNoBullet(memoryDir, 'oauth-callback');
+      await wb.gone(wb.treeItem('oauth-callback'), 'oauth-callback to leave the tree');
     },
   },
 
@@ -244,9 +325,10 @@ export const flows = [
       await item.click();
       await wb.waitForQuickInput({ title: /^Checkpoint "search-index"/ }, 'the status bar item\'s actions');
       const options = await wb.quickPickOptions();
-      for (const want of [/Switch to main/, /Resume/, /Dismiss/]) {
+      for (const want of [/Switch to main/, /Resume/, /Open Checkpoint.*checkpoint-search-index\.md/, /Dismiss/]) {
         assert.ok(options.some((o) => want.test(o ?? '')), `the actions should offer ${want}: ${JSON.stringify(options)}`);
       }
+      assert.ok(!options.some((o) => /…|\/\.claude\//.test(o ?? '')), `the actions should name the file, not a cut path: ${JSON.stringify(options)}`);
       await wb.pick(/Switch to main/);
       await wb.waitForQuickInputClosed();
       await wb.until(() => git(workspace, 'branch', '--show-current') === 'main', 'git to be on main again');
@@ -305,8 +387,46 @@ export const flows = [
       const file = checkpointFile(memoryDir, 'first-steps');
       await wb.until(() => existsSync(file), `${file} to exist`);
       assertBullet(memoryDir, 'first-steps', 'Project set up; nothing built yet');
-      await wb.visible(wb.treeItem('first-steps'), 'first-steps in the tree');
+      const row = await wb.visible(wb.treeItem('first-steps'), 'first-steps in the tree');
       await wb.gone(wb.welcomeButton('Save a Checkpoint'), 'the welcome view to give way to the tree');
+
+      // Resuming the only checkpoint: the empty view says what just happened and offers Undo, not the first-run text.
+      await row.click();
+      const undo = await wb.visible(wb.welcomeButton('Undo'), 'the empty view\'s Undo after the resume');
+      const after = await wb.page.locator('.part.sidebar .welcome-view-content').innerText();
+      assert.match(after, /you just resumed or deleted is in the trash; Undo puts it back/, `the empty view after a resume: ${after}`);
+      assert.doesNotMatch(after, /No checkpoints yet|stored/, `no first-run or storage text after a resume: ${after}`);
+      await undo.click();
+      await wb.visible(wb.treeItem('first-steps'), 'first-steps back in the tree');
+      await wb.until(() => existsSync(file), 'the checkpoint file to be restored');
+    },
+  },
+
+  {
+    name: 'an unreadable checkpoint is listed below the readable ones with a short reason',
+    slug: 'unreadable-row',
+    async run({ wb, memoryDir, screenshot }) {
+      // A file an agent wrote by hand, its front matter broken (an unclosed flow sequence on line 3).
+      const broken = checkpointFile(memoryDir, 'aaa-broken');
+      writeFileSync(broken, '---\nname: aaa-broken\nbranch: [main\nsaved: 2026-11-25T10:00:00Z\n---\n# Checkpoint: aaa-broken\n');
+      await wb.openViewContainer(VIEW_CONTAINER);
+      await wb.widenSideBar(520);
+      const row = await wb.visible(wb.treeItem('aaa-broken'), 'the unreadable file in the tree');
+      await wb.visible(wb.treeItem('db-migration'), 'the readable checkpoints');
+      await wb.treeSettled();
+      const rows = await wb.treeRows();
+      assert.equal(rows.at(-1)?.label, 'aaa-broken', `the unreadable row comes last: ${JSON.stringify(rows.map((r) => r.label))}`);
+      const description = rows.at(-1)?.description ?? '';
+      assert.match(description, /^unreadable: front matter is not valid YAML, line \d+$/, `a short reason: ${description}`);
+      await row.hover();
+      const tip = await wb.visible(wb.page.locator('.workbench-hover, .monaco-hover').filter({ hasText: 'could not be read' }), 'the row\'s tooltip');
+      const tooltip = await tip.innerText();
+      assert.ok(tooltip.length > description.length, `the tooltip carries the parser's full message: ${tooltip}`);
+      await screenshot(); // the unreadable row last, its tooltip with the parser's message
+      await wb.mouseAway();
+      await row.click();
+      await wb.editorTabShown(/^checkpoint-aaa-broken\.md\b/, 'a click opens the file');
+      assert.ok(existsSync(broken), 'never moved or rewritten');
     },
   },
 

@@ -344,6 +344,24 @@ export class Workbench {
     });
   }
 
+  /** The text of every editor tab (its label, and a description when two tabs share a name), in every group. */
+  async editorTabTexts() {
+    // textContent: the name and its extension are separate elements, which innerText would split with a line break.
+    const texts = await this.page.locator('.part.editor [role="tab"] .tab-label').evaluateAll((els) => els.map((e) => e.textContent ?? ''));
+    return texts.map((t) => t.replace(/\s+/g, ' ').trim());
+  }
+
+  /** Waits until an editor tab's text matches `want` (a RegExp); returns the texts of all tabs. */
+  async editorTabShown(want, what) {
+    let texts = [];
+    return this.until(async () => {
+      texts = await this.editorTabTexts();
+      return texts.some((t) => want.test(t)) && texts;
+    }, what).catch((err) => {
+      throw new Error(`${err.message}; the tabs: ${JSON.stringify(texts)}`);
+    });
+  }
+
   /** The visible text of every Markdown preview (each is a webview: nested iframes). */
   async markdownPreviewText() {
     const texts = [];
