@@ -257,12 +257,19 @@ export const flows = [
       assert.equal(await checkpointToasts(wb).count(), 0, 'asked before any notification');
       await wb.mouseAway();
       await screenshot(); // the question, over the tree
+      const nothingConsumed = async (how) => {
+        await wb.gone(dialog, 'the question to close');
+        assert.equal(read(file), before, `${how} consumes nothing: the checkpoint stays`);
+        assert.equal(read(join(memoryDir, 'MEMORY.md')), index, `${how} leaves MEMORY.md as it was`);
+        assert.equal(git(workspace, 'branch', '--show-current'), 'main');
+        assert.equal(await checkpointToasts(wb).count(), 0, `${how}: no notification`);
+        await wb.visible(wb.treeItem('oauth-callback'), 'oauth-callback still in the tree');
+      };
       await box.getByRole('button', { name: 'Cancel', exact: true }).click();
-      await wb.gone(dialog, 'the question to close');
-      assert.equal(read(file), before, 'Cancel consumes nothing: the checkpoint stays');
-      assert.equal(read(join(memoryDir, 'MEMORY.md')), index, 'Cancel leaves MEMORY.md as it was');
-      assert.equal(git(workspace, 'branch', '--show-current'), 'main');
-      await wb.visible(wb.treeItem('oauth-callback'), 'oauth-callback still in the tree');
+      await nothingConsumed('Cancel');
+      await ask();
+      await wb.page.keyboard.press('Escape');
+      await nothingConsumed('Escape');
 
       await (await ask()).getByRole('button', { name: 'Switch and Resume', exact: true }).click();
       await wb.until(() => git(workspace, 'branch', '--show-current') === 'feature/oauth', 'git to be on feature/oauth');
