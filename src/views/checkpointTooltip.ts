@@ -4,7 +4,7 @@ import { planName, formatStep } from '../core/plans';
 import { branchDiffers } from '../core/git';
 import type { CheckpointSummary } from '../core/store';
 import { branchSentence } from '../core/wording';
-import { escapeMarkdown, inlineCode } from '../markdown';
+import { escapeMarkdown, inlineCode, tildify } from '../markdown';
 
 /** How many failed approaches a tooltip lists before "… and N more". */
 const MAX_FAILED = 5;
@@ -30,7 +30,7 @@ export function checkpointTooltip(summary: CheckpointSummary, ctx: TooltipContex
   if (summary.unreadable) {
     md.appendMarkdown(`$(error) **${escapeMarkdown(summary.name)}** could not be read: `);
     md.appendText(summary.unreadable);
-    md.appendMarkdown(`\n\n${inlineCode(summary.path)}\n\nOpen it to fix it; an unreadable file is never rewritten or deleted automatically.`);
+    md.appendMarkdown(`\n\n${inlineCode(tildify(summary.path))}\n\nOpen it to fix it; an unreadable file is never rewritten or deleted automatically.`);
     return md;
   }
   const cp = summary.checkpoint;
