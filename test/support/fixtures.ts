@@ -18,6 +18,21 @@ export function removeDir(dir: string): void {
   rmSync(dir, { recursive: true, force: true });
 }
 
+/**
+ * Temp folders for a node:test file, removed when its tests are done: `const temp = tempDirs();` at the top, then
+ * `const root = temp();` in a test (no try/finally per test).
+ */
+export function tempDirs(): (prefix?: string) => string {
+  const made: string[] = [];
+  // Required here, not imported: the integration tests (mocha, in the extension host) share this module.
+  (require('node:test') as typeof import('node:test')).after(() => made.forEach(removeDir));
+  return (prefix) => {
+    const dir = tempDir(prefix);
+    made.push(dir);
+    return dir;
+  };
+}
+
 /** Runs git in `cwd` (never prompting) and returns its output, trimmed. */
 export function git(cwd: string, ...args: string[]): string {
   return execFileSync('git', args, {
@@ -108,8 +123,10 @@ export function atomicWrite(file: string, text: string): void {
 
 // ---- the CLI -----------------------------------------------------------------------------------------------------
 
-/** The CLI bundle (`node scripts/build.mjs --no-typecheck`). */
+/** The CLI bundle (`node scripts/build.mjs --no-typecheck`): the `checkpoint` command. */
 export const CLI = path.resolve(__dirname, '..', '..', '..', 'dist', 'cli.js');
+/** The whole CLI as a module (what dist/cli.js loads), for a child process that calls its `run` itself. */
+export const CLI_MODULE = path.resolve(path.dirname(CLI), 'cli-main.js');
 
 export interface ProcessResult {
   code: number | null;

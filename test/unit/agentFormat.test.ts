@@ -9,7 +9,9 @@ import * as path from 'node:path';
 import { CheckpointError } from '../../src/core/errors';
 import { CheckpointStore } from '../../src/core/store';
 import { CORPUS_INDEXES, CORPUS_NAMES, corpusCheckpoint, installCorpus, outsideSections, sectionCount } from '../support/agentCorpus';
-import { removeDir, tempDir } from '../support/fixtures';
+import { removeDir, tempDir, tempDirs } from '../support/fixtures';
+
+const temp = tempDirs();
 
 const CLI = path.resolve(__dirname, '..', '..', '..', 'dist', 'cli.js');
 
@@ -242,35 +244,31 @@ test('a checkpoint file that is a symbolic link out of the memory folder is neve
 });
 
 test('resume without a name: the only Markdown checkpoint, whatever JSON history (seed 003) lies beside it', () => {
-  const root = tempDir();
-  try {
-    const home = path.join(root, 'home');
-    const ws = path.join(root, 'ws');
-    const mem = path.join(root, 'mem');
-    mkdirSync(home);
-    mkdirSync(mem);
-    writeFileSync(path.join(mem, 'checkpoint-fix:-login.md'), corpusCheckpoint('fix:-login'));
-    const history = path.join(ws, '.claude', 'checkpoints');
-    mkdirSync(history, { recursive: true });
-    for (const ts of ['20261120T100000Z', '20261121T100000Z']) {
-      writeFileSync(path.join(history, `${ts}.json`), JSON.stringify({ timestamp: '2026-11-20T10:00:00Z', summary: 'old history', decisions: [], next_action: 'x', blockers: [], context: {} }));
-    }
-    assert.equal(JSON.parse(cli(['list', '--json', '--dir', mem], home, ws).out).length, 3, 'the JSON history is listed');
-    const r = cli(['resume', '--json', '--dir', mem], home, ws);
-    assert.equal(r.code, 0, r.err);
-    assert.deepEqual([JSON.parse(r.out).name, JSON.parse(r.out).consumed], ['fix:-login', true]);
-    assert.equal(readdirSync(history).length, 2, 'history untouched');
-    // Only history left: nothing is resumed on its own; the history is offered by name.
-    const history2 = cli(['resume', '--dir', mem], home, ws);
-    assert.equal(history2.code, 1);
-    assert.match(history2.err, /name one/);
-    rmSync(history, { recursive: true });
-    const none = cli(['resume', '--dir', mem], home, ws);
-    assert.equal(none.code, 1);
-    assert.match(none.err, /No saved checkpoints found\./);
-  } finally {
-    removeDir(root);
+  const root = temp();
+  const home = path.join(root, 'home');
+  const ws = path.join(root, 'ws');
+  const mem = path.join(root, 'mem');
+  mkdirSync(home);
+  mkdirSync(mem);
+  writeFileSync(path.join(mem, 'checkpoint-fix:-login.md'), corpusCheckpoint('fix:-login'));
+  const history = path.join(ws, '.claude', 'checkpoints');
+  mkdirSync(history, { recursive: true });
+  for (const ts of ['20261120T100000Z', '20261121T100000Z']) {
+    writeFileSync(path.join(history, `${ts}.json`), JSON.stringify({ timestamp: '2026-11-20T10:00:00Z', summary: 'old history', decisions: [], next_action: 'x', blockers: [], context: {} }));
   }
+  assert.equal(JSON.parse(cli(['list', '--json', '--dir', mem], home, ws).out).length, 3, 'the JSON history is listed');
+  const r = cli(['resume', '--json', '--dir', mem], home, ws);
+  assert.equal(r.code, 0, r.err);
+  assert.deepEqual([JSON.parse(r.out).name, JSON.parse(r.out).consumed], ['fix:-login', true]);
+  assert.equal(readdirSync(history).length, 2, 'history untouched');
+  // Only history left: nothing is resumed on its own; the history is offered by name.
+  const history2 = cli(['resume', '--dir', mem], home, ws);
+  assert.equal(history2.code, 1);
+  assert.match(history2.err, /name one/);
+  rmSync(history, { recursive: true });
+  const none = cli(['resume', '--dir', mem], home, ws);
+  assert.equal(none.code, 1);
+  assert.match(none.err, /No saved checkpoints found\./);
 });
 
 test('a plan written as ~/… is one plan with its absolute form: saved expanded, read expanded, live step read', async () => {

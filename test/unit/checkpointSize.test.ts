@@ -6,7 +6,9 @@ import { spawnSync } from 'node:child_process';
 import { mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import * as path from 'node:path';
 import { capModifiedFiles, CheckpointStore } from '../../src/core/store';
-import { git, makeRepo, removeDir, tempDir } from '../support/fixtures';
+import { git, makeRepo, removeDir, tempDir, tempDirs } from '../support/fixtures';
+
+const temp = tempDirs();
 
 const CLI = path.resolve(__dirname, '..', '..', '..', 'dist', 'cli.js');
 
@@ -45,26 +47,22 @@ test('303 modified files: the checkpoint lists 25 and "… and 278 more", stays 
 });
 
 test('a checkpoint over 4 KB is written, with a warning naming what made it large', async () => {
-  const root = tempDir();
-  try {
-    const mem = path.join(root, 'mem');
-    const store = new CheckpointStore({ memoryDir: mem, cwd: root, allowGit: false });
-    const done = Array.from({ length: 60 }, (_, i) => `Step ${i}: ${'a detailed account of what was done '.repeat(2)}`);
-    const r = await store.save({ name: 'wordy', leftOff: 'short', done });
-    assert.ok(statSync(r.path).size > 4096, 'written in full');
-    assert.equal(r.warnings.length, 1);
-    assert.match(r.warnings[0], /Checkpoint "wordy" is \d+\.\d KB, over the 4 KB.*saved anyway.*Largest: Done This Session \d+\.\d KB \(60 items\)/);
-    assert.doesNotMatch(r.warnings[0], /Left Off/, 'only what made it large is named');
-    const small = await store.save({ name: 'small', leftOff: 'short' });
-    assert.deepEqual(small.warnings, []);
-    // Through the CLI: a warning on stderr, exit 0.
-    const cli = spawnSync(process.execPath, [CLI, 'save', 'long', '--left-off', 'x'.repeat(5000), '--dir', mem, '--cwd', root], {
-      encoding: 'utf8',
-      env: { PATH: process.env.PATH, HOME: root },
-    });
-    assert.equal(cli.status, 0);
-    assert.match(cli.stderr, /^Warning: Checkpoint "long" is .* Largest: Left Off 4\.9 KB \(1 line\)/m);
-  } finally {
-    removeDir(root);
-  }
+  const root = temp();
+  const mem = path.join(root, 'mem');
+  const store = new CheckpointStore({ memoryDir: mem, cwd: root, allowGit: false });
+  const done = Array.from({ length: 60 }, (_, i) => `Step ${i}: ${'a detailed account of what was done '.repeat(2)}`);
+  const r = await store.save({ name: 'wordy', leftOff: 'short', done });
+  assert.ok(statSync(r.path).size > 4096, 'written in full');
+  assert.equal(r.warnings.length, 1);
+  assert.match(r.warnings[0], /Checkpoint "wordy" is \d+\.\d KB, over the 4 KB.*saved anyway.*Largest: Done This Session \d+\.\d KB \(60 items\)/);
+  assert.doesNotMatch(r.warnings[0], /Left Off/, 'only what made it large is named');
+  const small = await store.save({ name: 'small', leftOff: 'short' });
+  assert.deepEqual(small.warnings, []);
+  // Through the CLI: a warning on stderr, exit 0.
+  const cli = spawnSync(process.execPath, [CLI, 'save', 'long', '--left-off', 'x'.repeat(5000), '--dir', mem, '--cwd', root], {
+    encoding: 'utf8',
+    env: { PATH: process.env.PATH, HOME: root },
+  });
+  assert.equal(cli.status, 0);
+  assert.match(cli.stderr, /^Warning: Checkpoint "long" is .* Largest: Left Off 4\.9 KB \(1 line\)/m);
 });

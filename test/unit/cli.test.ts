@@ -2,7 +2,9 @@ import { after, test } from 'node:test';
 import * as assert from 'node:assert/strict';
 import { chmodSync, existsSync, mkdirSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import * as path from 'node:path';
-import { CLI, git, isolatedEnv, makeRepo, removeDir, runCliSync, tempDir, type ProcessResult } from '../support/fixtures';
+import { CLI, git, isolatedEnv, makeRepo, removeDir, runCliSync, tempDir, type ProcessResult, tempDirs } from '../support/fixtures';
+
+const temp = tempDirs();
 
 /** HOME for CLI runs that do not name one: an empty temp folder, so the real home is never read. */
 const defaultHome = tempDir('checkpoint-home-');
@@ -114,14 +116,10 @@ test('resume of a checkpoint whose file is gone removes the orphan bullet and sa
 });
 
 test('a plan file that does not exist is saved with a warning', () => {
-  const dir = tempDir();
-  try {
-    const r = cli(['save', 'p', '--plan', 'missing.md', '--dir', path.join(dir, 'mem')], { cwd: dir });
-    assert.equal(r.code, 0);
-    assert.match(r.err, /Plan file .*missing\.md was not found/);
-  } finally {
-    removeDir(dir);
-  }
+  const dir = temp();
+  const r = cli(['save', 'p', '--plan', 'missing.md', '--dir', path.join(dir, 'mem')], { cwd: dir });
+  assert.equal(r.code, 0);
+  assert.match(r.err, /Plan file .*missing\.md was not found/);
 });
 
 test('help is useful', () => {
@@ -249,63 +247,47 @@ test('save --commit [--push]: commits with the conventional message, lists what 
 });
 
 test('an unclosed code fence in Left Off does not hide the sections after it', () => {
-  const dir = tempDir();
-  try {
-    const mem = path.join(dir, 'mem');
-    assert.equal(cli(['save', 'f', '--dir', mem, '--left-off', 'see:\n```ts\nconst a = 1', '--failed', 'f1', '--done', 'd1'], { cwd: dir }).code, 0);
-    const cp = JSON.parse(cli(['show', 'f', '--json', '--dir', mem], { cwd: dir }).out);
-    assert.deepEqual([cp.done, cp.failed, cp.failedApproaches], [['d1'], ['f1'], ['f1']]);
-    assert.equal(cp.leftOff, 'see:\n```ts\nconst a = 1');
-  } finally {
-    removeDir(dir);
-  }
+  const dir = temp();
+  const mem = path.join(dir, 'mem');
+  assert.equal(cli(['save', 'f', '--dir', mem, '--left-off', 'see:\n```ts\nconst a = 1', '--failed', 'f1', '--done', 'd1'], { cwd: dir }).code, 0);
+  const cp = JSON.parse(cli(['show', 'f', '--json', '--dir', mem], { cwd: dir }).out);
+  assert.deepEqual([cp.done, cp.failed, cp.failedApproaches], [['d1'], ['f1'], ['f1']]);
+  assert.equal(cp.leftOff, 'see:\n```ts\nconst a = 1');
 });
 
 test('a MEMORY.md that is not valid UTF-8 is refused and left byte-identical; nothing is written', () => {
-  const dir = tempDir();
-  try {
-    const mem = path.join(dir, 'mem');
-    mkdirSync(mem);
-    const bytes = Buffer.from('# Notes\ncaf\xe9\n', 'latin1');
-    writeFileSync(path.join(mem, 'MEMORY.md'), bytes);
-    const r = cli(['save', 'a', '--dir', mem, '--left-off', 'x'], { cwd: dir });
-    assert.equal(r.code, 1);
-    assert.match(r.err, /not valid UTF-8/);
-    assert.ok(readFileSync(path.join(mem, 'MEMORY.md')).equals(bytes));
-    assert.equal(existsSync(path.join(mem, 'checkpoint-a.md')), false);
-  } finally {
-    removeDir(dir);
-  }
+  const dir = temp();
+  const mem = path.join(dir, 'mem');
+  mkdirSync(mem);
+  const bytes = Buffer.from('# Notes\ncaf\xe9\n', 'latin1');
+  writeFileSync(path.join(mem, 'MEMORY.md'), bytes);
+  const r = cli(['save', 'a', '--dir', mem, '--left-off', 'x'], { cwd: dir });
+  assert.equal(r.code, 1);
+  assert.match(r.err, /not valid UTF-8/);
+  assert.ok(readFileSync(path.join(mem, 'MEMORY.md')).equals(bytes));
+  assert.equal(existsSync(path.join(mem, 'checkpoint-a.md')), false);
 });
 
 test('global options may come before the command; an empty name is a user error (exit 1)', () => {
-  const dir = tempDir();
-  try {
-    const mem = path.join(dir, 'mem');
-    assert.equal(cli(['--dir', mem, 'save', 'x', '--left-off', 'y'], { cwd: dir }).code, 0);
-    const listed = cli(['--json', '--dir', mem, 'list'], { cwd: dir });
-    assert.equal(listed.code, 0, listed.err);
-    assert.equal(JSON.parse(listed.out)[0].name, 'x');
-    const empty = cli(['save', '', '--dir', mem], { cwd: dir });
-    assert.equal(empty.code, 1);
-    assert.match(empty.err, /not a usable checkpoint name/);
-  } finally {
-    removeDir(dir);
-  }
+  const dir = temp();
+  const mem = path.join(dir, 'mem');
+  assert.equal(cli(['--dir', mem, 'save', 'x', '--left-off', 'y'], { cwd: dir }).code, 0);
+  const listed = cli(['--json', '--dir', mem, 'list'], { cwd: dir });
+  assert.equal(listed.code, 0, listed.err);
+  assert.equal(JSON.parse(listed.out)[0].name, 'x');
+  const empty = cli(['save', '', '--dir', mem], { cwd: dir });
+  assert.equal(empty.code, 1);
+  assert.match(empty.err, /not a usable checkpoint name/);
 });
 
 test('a plan path that does not exist is not written as a plan', () => {
-  const dir = tempDir();
-  try {
-    const mem = path.join(dir, 'mem');
-    const r = cli(['save', 'p', '--plan', 'gone.md', '--dir', mem, '--left-off', 'x'], { cwd: dir });
-    assert.equal(r.code, 0);
-    assert.match(r.err, /was not found; saved without a plan/);
-    const text = readFileSync(path.join(mem, 'checkpoint-p.md'), 'utf8');
-    assert.doesNotMatch(text, /plan|Plan/);
-  } finally {
-    removeDir(dir);
-  }
+  const dir = temp();
+  const mem = path.join(dir, 'mem');
+  const r = cli(['save', 'p', '--plan', 'gone.md', '--dir', mem, '--left-off', 'x'], { cwd: dir });
+  assert.equal(r.code, 0);
+  assert.match(r.err, /was not found; saved without a plan/);
+  const text = readFileSync(path.join(mem, 'checkpoint-p.md'), 'utf8');
+  assert.doesNotMatch(text, /plan|Plan/);
 });
 
 test('JSON checkpoints are read-only history: delete refuses and writes nothing', () => {
@@ -326,30 +308,22 @@ test('JSON checkpoints are read-only history: delete refuses and writes nothing'
 });
 
 test('writes keep the permissions of the file they replace', () => {
-  const dir = tempDir();
-  try {
-    const mem = path.join(dir, 'mem');
-    mkdirSync(mem);
-    writeFileSync(path.join(mem, 'MEMORY.md'), '# Private\n');
-    chmodSync(path.join(mem, 'MEMORY.md'), 0o600);
-    assert.equal(cli(['save', 'a', '--dir', mem, '--left-off', 'x'], { cwd: dir }).code, 0);
-    assert.equal(statSync(path.join(mem, 'MEMORY.md')).mode & 0o777, 0o600);
-  } finally {
-    removeDir(dir);
-  }
+  const dir = temp();
+  const mem = path.join(dir, 'mem');
+  mkdirSync(mem);
+  writeFileSync(path.join(mem, 'MEMORY.md'), '# Private\n');
+  chmodSync(path.join(mem, 'MEMORY.md'), 0o600);
+  assert.equal(cli(['save', 'a', '--dir', mem, '--left-off', 'x'], { cwd: dir }).code, 0);
+  assert.equal(statSync(path.join(mem, 'MEMORY.md')).mode & 0o777, 0o600);
 });
 
 test('delete --all with no checkpoints and no folder writes nothing', () => {
-  const dir = tempDir();
-  try {
-    const mem = path.join(dir, 'mem');
-    const r = cli(['delete', '--all', '--dir', mem], { cwd: dir });
-    assert.equal(r.code, 0);
-    assert.match(r.out, /Cleared 0 checkpoint/);
-    assert.equal(existsSync(mem), false);
-  } finally {
-    removeDir(dir);
-  }
+  const dir = temp();
+  const mem = path.join(dir, 'mem');
+  const r = cli(['delete', '--all', '--dir', mem], { cwd: dir });
+  assert.equal(r.code, 0);
+  assert.match(r.out, /Cleared 0 checkpoint/);
+  assert.equal(existsSync(mem), false);
 });
 
 test('the branch warning for a checkpoint saved on a detached HEAD suggests a command that works', () => {

@@ -7,7 +7,9 @@ import { existsSync, readFileSync } from 'node:fs';
 import * as path from 'node:path';
 import type { Checkpoint } from '../../src/core/checkpoint';
 import { claudeContinueLine, continueRequest, resumeNotice } from '../../src/core/resumeText';
-import { removeDir, tempDir } from '../support/fixtures';
+import { tempDirs } from '../support/fixtures';
+
+const temp = tempDirs();
 
 /** Runs `line` in sh with `claude` defined as a function that records its arguments; returns them. */
 function claudeArgs(line: string, cwd: string): string[] {
@@ -17,31 +19,23 @@ function claudeArgs(line: string, cwd: string): string[] {
 }
 
 test('claude \'continue <name>\': one shell word whatever the name holds, nothing in it runs', () => {
-  const dir = tempDir();
-  try {
-    assert.equal(claudeContinueLine('fix-login'), "claude 'continue fix-login'");
-    const names = ['fix-login', 'My Feature', 'café-menu', 'fix:-login', "it's $(touch pwned) `touch pwned2` ; touch pwned3", 'a\nb\u001b[31m'];
-    for (const name of names) {
-      const line = claudeContinueLine(name);
-      assert.equal(line.split('\n').length, 1, `one line: ${JSON.stringify(line)}`);
-      assert.deepEqual(claudeArgs(line, dir), [continueRequest(name)], name);
-      assert.ok(!existsSync(path.join(dir, 'pwned')) && !existsSync(path.join(dir, 'pwned2')) && !existsSync(path.join(dir, 'pwned3')));
-    }
-    assert.equal(continueRequest('a\nb'), 'continue a b');
-  } finally {
-    removeDir(dir);
+  const dir = temp();
+  assert.equal(claudeContinueLine('fix-login'), "claude 'continue fix-login'");
+  const names = ['fix-login', 'My Feature', 'café-menu', 'fix:-login', "it's $(touch pwned) `touch pwned2` ; touch pwned3", 'a\nb\u001b[31m'];
+  for (const name of names) {
+    const line = claudeContinueLine(name);
+    assert.equal(line.split('\n').length, 1, `one line: ${JSON.stringify(line)}`);
+    assert.deepEqual(claudeArgs(line, dir), [continueRequest(name)], name);
+    assert.ok(!existsSync(path.join(dir, 'pwned')) && !existsSync(path.join(dir, 'pwned2')) && !existsSync(path.join(dir, 'pwned3')));
   }
+  assert.equal(continueRequest('a\nb'), 'continue a b');
 });
 
 test('a consumed checkpoint: the request says where its file went (it is no longer listed)', () => {
   const trash = "/mem/.trash/2026-11-26/checkpoint-x'y.md";
   assert.equal(continueRequest('x', trash), `continue x (resumed in the editor; the checkpoint file is now ${trash})`);
-  const dir = tempDir();
-  try {
-    assert.deepEqual(claudeArgs(claudeContinueLine('x', trash), dir), [continueRequest('x', trash)]);
-  } finally {
-    removeDir(dir);
-  }
+  const dir = temp();
+  assert.deepEqual(claudeArgs(claudeContinueLine('x', trash), dir), [continueRequest('x', trash)]);
 });
 
 const cp = (over: Partial<Checkpoint>): Checkpoint =>

@@ -4,7 +4,9 @@ import { existsSync, writeFileSync, mkdirSync } from 'node:fs';
 import * as path from 'node:path';
 import { branchDiffers, parseStatusV2, readBranch, readGitState, switchBranch } from '../../src/core/git';
 import { CheckpointError } from '../../src/core/errors';
-import { git, makeRepo, removeDir, tempDir } from '../support/fixtures';
+import { git, makeRepo, removeDir, tempDir, tempDirs } from '../support/fixtures';
+
+const temp = tempDirs();
 
 test('parseStatusV2: branch, changes, renames, untracked', () => {
   const out = ['# branch.oid abcdef1234567', '# branch.head feature/x', '1 .M N... 100644 100644 100644 a b src/a.ts', '2 R. N... 100644 100644 100644 a b R100 new name.ts', 'old name.ts', '? notes.txt', ''].join('\0');
@@ -44,15 +46,11 @@ test('detached HEAD and no commits yet', async () => {
 });
 
 test('not a repository is not an error', async () => {
-  const dir = tempDir();
-  try {
-    const s = await readGitState(dir);
-    assert.deepEqual({ branch: s.branch, files: s.modifiedFiles }, { branch: '', files: [] });
-    assert.match(s.problem ?? '', /not a git repository/);
-    assert.equal(await readBranch(dir), '');
-  } finally {
-    removeDir(dir);
-  }
+  const dir = temp();
+  const s = await readGitState(dir);
+  assert.deepEqual({ branch: s.branch, files: s.modifiedFiles }, { branch: '', files: [] });
+  assert.match(s.problem ?? '', /not a git repository/);
+  assert.equal(await readBranch(dir), '');
 });
 
 test('a repository whose config names an fsmonitor command: the command never runs', async () => {

@@ -18,7 +18,9 @@ import { spawnSync } from 'node:child_process';
 import { readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import * as path from 'node:path';
 import * as ts from 'typescript';
-import { removeDir, tempDir } from '../support/fixtures';
+import { tempDirs } from '../support/fixtures';
+
+const temp = tempDirs();
 
 const ROOT = path.resolve(__dirname, '..', '..', '..');
 /** Characters of input per budget unit; inputs are N and 10 × N characters long. */
@@ -67,29 +69,25 @@ test('every regex in src/ is a literal that V8 can run in linear time (so the ba
   const { literals, constructed } = regexLiterals();
   assert.ok(literals.length > 30, `found ${literals.length} regex literals`);
   assert.deepEqual(constructed, [], 'regexes built at run time cannot be audited here: use a literal');
-  const dir = tempDir('checkpoint-regex-');
-  try {
-    const list = path.join(dir, 'list.json');
-    writeFileSync(list, JSON.stringify(literals));
-    const r = spawnSync(
-      process.execPath,
-      [
-        '--enable-experimental-regexp-engine',
-        '-e',
-        `const list = JSON.parse(require('fs').readFileSync(process.argv[1], 'utf8'));
-         for (const r of list) {
-           try { new RegExp(r.source, r.flags.replace('i', '') + 'l'); }
-           catch (e) { console.log(r.file + ':' + r.line + ' /' + r.source + '/' + r.flags + ' — ' + e.message); }
-         }`,
-        list,
-      ],
-      { encoding: 'utf8' },
-    );
-    assert.equal(r.status, 0, r.stderr);
-    assert.equal(r.stdout.trim(), '', 'regexes outside the linear-time fragment');
-  } finally {
-    removeDir(dir);
-  }
+  const dir = temp('checkpoint-regex-');
+  const list = path.join(dir, 'list.json');
+  writeFileSync(list, JSON.stringify(literals));
+  const r = spawnSync(
+    process.execPath,
+    [
+      '--enable-experimental-regexp-engine',
+      '-e',
+      `const list = JSON.parse(require('fs').readFileSync(process.argv[1], 'utf8'));
+       for (const r of list) {
+         try { new RegExp(r.source, r.flags.replace('i', '') + 'l'); }
+         catch (e) { console.log(r.file + ':' + r.line + ' /' + r.source + '/' + r.flags + ' — ' + e.message); }
+       }`,
+      list,
+    ],
+    { encoding: 'utf8' },
+  );
+  assert.equal(r.status, 0, r.stderr);
+  assert.equal(r.stdout.trim(), '', 'regexes outside the linear-time fragment');
 });
 
 /** The child: applies every literal and every text function to generated inputs of `size` characters. */
@@ -172,33 +170,29 @@ console.log('checked ' + inputs.length + ' inputs of ' + size + '+ characters, '
 
 /** Runs the child at `size` characters with a budget of BACKTRACKS_PER_CHAR × size; the executions over budget. */
 function overBudget(size: number, seed: number): { over: string[]; summary: string } {
-  const dir = tempDir('checkpoint-regex-');
-  try {
-    const list = path.join(dir, 'list.json');
-    writeFileSync(list, JSON.stringify(regexLiterals().literals));
-    const r = spawnSync(
-      process.execPath,
-      [
-        '--enable-experimental-regexp-engine-on-excessive-backtracks',
-        `--regexp-backtracks-before-fallback=${BACKTRACKS_PER_CHAR * size}`,
-        '--trace-experimental-regexp-engine',
-        '-e',
-        CHILD,
-        list,
-        path.join(ROOT, 'out'),
-        String(size),
-        String(size > N ? RUNS_LARGE : RUNS),
-        String(seed),
-      ],
-      { encoding: 'utf8', maxBuffer: 64 * 1024 * 1024 },
-    );
-    assert.equal(r.status, 0, r.stderr);
-    const lines = r.stdout.split('\n');
-    const over = [...new Set(lines.filter((l) => l.startsWith('Experimental execution')).map((l) => l.replace(/^.*?<String\[\d+\]: /, '').replace(/>$/, '')))];
-    return { over, summary: lines.find((l) => l.startsWith('checked')) ?? r.stdout.slice(-500) };
-  } finally {
-    removeDir(dir);
-  }
+  const dir = temp('checkpoint-regex-');
+  const list = path.join(dir, 'list.json');
+  writeFileSync(list, JSON.stringify(regexLiterals().literals));
+  const r = spawnSync(
+    process.execPath,
+    [
+      '--enable-experimental-regexp-engine-on-excessive-backtracks',
+      `--regexp-backtracks-before-fallback=${BACKTRACKS_PER_CHAR * size}`,
+      '--trace-experimental-regexp-engine',
+      '-e',
+      CHILD,
+      list,
+      path.join(ROOT, 'out'),
+      String(size),
+      String(size > N ? RUNS_LARGE : RUNS),
+      String(seed),
+    ],
+    { encoding: 'utf8', maxBuffer: 64 * 1024 * 1024 },
+  );
+  assert.equal(r.status, 0, r.stderr);
+  const lines = r.stdout.split('\n');
+  const over = [...new Set(lines.filter((l) => l.startsWith('Experimental execution')).map((l) => l.replace(/^.*?<String\[\d+\]: /, '').replace(/>$/, '')))];
+  return { over, summary: lines.find((l) => l.startsWith('checked')) ?? r.stdout.slice(-500) };
 }
 
 for (const size of [N, 10 * N]) {

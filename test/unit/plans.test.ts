@@ -3,7 +3,9 @@ import * as assert from 'node:assert/strict';
 import { mkdirSync, writeFileSync, utimesSync } from 'node:fs';
 import * as path from 'node:path';
 import { formatStep, listPlans, planProgress, resolvePlansDir } from '../../src/core/plans';
-import { removeDir, tempDir } from '../support/fixtures';
+import { tempDirs } from '../support/fixtures';
+
+const temp = tempDirs();
 
 test('checklists: N is the first unchecked item', () => {
   assert.deepEqual(planProgress('# Plan\n- [x] one\n- [x] two\n- [ ] three\n- [ ] four\n'), { step: 3, steps: 4 });
@@ -29,32 +31,24 @@ test('checklists win over ordered lists; code fences are ignored; no steps → u
 });
 
 test('plans directory: setting, then .claude/settings.json, then the Claude config folder', async () => {
-  const root = tempDir();
-  try {
-    const env = { CLAUDE_CONFIG_DIR: path.join(root, 'claude') };
-    assert.equal(await resolvePlansDir({ cwd: root, env }), path.join(root, 'claude', 'plans'));
-    mkdirSync(path.join(root, '.claude'));
-    writeFileSync(path.join(root, '.claude', 'settings.json'), JSON.stringify({ plansDirectory: 'docs/plans' }));
-    assert.equal(await resolvePlansDir({ cwd: root, env }), path.join(root, 'docs', 'plans'));
-    assert.equal(await resolvePlansDir({ cwd: root, env, configured: '/abs/plans' }), '/abs/plans');
-    assert.equal(await resolvePlansDir({ cwd: root, env, configured: '~/p', home: '/home/u' }), '/home/u/p');
-    writeFileSync(path.join(root, '.claude', 'settings.json'), '{ not json');
-    assert.equal(await resolvePlansDir({ cwd: root, env }), path.join(root, 'claude', 'plans'));
-  } finally {
-    removeDir(root);
-  }
+  const root = temp();
+  const env = { CLAUDE_CONFIG_DIR: path.join(root, 'claude') };
+  assert.equal(await resolvePlansDir({ cwd: root, env }), path.join(root, 'claude', 'plans'));
+  mkdirSync(path.join(root, '.claude'));
+  writeFileSync(path.join(root, '.claude', 'settings.json'), JSON.stringify({ plansDirectory: 'docs/plans' }));
+  assert.equal(await resolvePlansDir({ cwd: root, env }), path.join(root, 'docs', 'plans'));
+  assert.equal(await resolvePlansDir({ cwd: root, env, configured: '/abs/plans' }), '/abs/plans');
+  assert.equal(await resolvePlansDir({ cwd: root, env, configured: '~/p', home: '/home/u' }), '/home/u/p');
+  writeFileSync(path.join(root, '.claude', 'settings.json'), '{ not json');
+  assert.equal(await resolvePlansDir({ cwd: root, env }), path.join(root, 'claude', 'plans'));
 });
 
 test('listPlans: markdown files, most recently modified first', async () => {
-  const dir = tempDir();
-  try {
-    writeFileSync(path.join(dir, 'old.md'), '- [ ] a');
-    writeFileSync(path.join(dir, 'new.md'), '- [ ] a');
-    writeFileSync(path.join(dir, 'notes.txt'), 'x');
-    utimesSync(path.join(dir, 'old.md'), new Date(2020, 0, 1), new Date(2020, 0, 1));
-    assert.deepEqual((await listPlans(dir)).map((p) => p.name), ['new', 'old']);
-    assert.deepEqual(await listPlans(path.join(dir, 'missing')), []);
-  } finally {
-    removeDir(dir);
-  }
+  const dir = temp();
+  writeFileSync(path.join(dir, 'old.md'), '- [ ] a');
+  writeFileSync(path.join(dir, 'new.md'), '- [ ] a');
+  writeFileSync(path.join(dir, 'notes.txt'), 'x');
+  utimesSync(path.join(dir, 'old.md'), new Date(2020, 0, 1), new Date(2020, 0, 1));
+  assert.deepEqual((await listPlans(dir)).map((p) => p.name), ['new', 'old']);
+  assert.deepEqual(await listPlans(path.join(dir, 'missing')), []);
 });

@@ -6,7 +6,9 @@ import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import * as path from 'node:path';
 import { CheckpointStore } from '../../src/core/store';
-import { removeDir, tempDir } from '../support/fixtures';
+import { tempDirs } from '../support/fixtures';
+
+const temp = tempDirs();
 
 const CLI = path.resolve(__dirname, '..', '..', '..', 'dist', 'cli.js');
 
@@ -26,98 +28,82 @@ const trash = (root: string): string[] => {
 };
 
 test('save --force moves the previous version to the trash; restore --force brings it back and trashes the newer one', () => {
-  const root = tempDir();
-  try {
-    mkdirSync(path.join(root, 'home'));
-    assert.equal(cli(['save', 'work', '--left-off', 'first version'], root).code, 0);
-    const first = readFileSync(file(root, 'work'), 'utf8');
-    const over = cli(['save', 'work', '--left-off', 'second version', '--force'], root);
-    assert.equal(over.code, 0, over.err);
-    assert.match(over.out, /previous version is in the trash/);
-    assert.deepEqual(trash(root).map((p) => readFileSync(p, 'utf8')), [first], 'the first version is in the trash, unchanged');
-    assert.match(readFileSync(file(root, 'work'), 'utf8'), /second version/);
+  const root = temp();
+  mkdirSync(path.join(root, 'home'));
+  assert.equal(cli(['save', 'work', '--left-off', 'first version'], root).code, 0);
+  const first = readFileSync(file(root, 'work'), 'utf8');
+  const over = cli(['save', 'work', '--left-off', 'second version', '--force'], root);
+  assert.equal(over.code, 0, over.err);
+  assert.match(over.out, /previous version is in the trash/);
+  assert.deepEqual(trash(root).map((p) => readFileSync(p, 'utf8')), [first], 'the first version is in the trash, unchanged');
+  assert.match(readFileSync(file(root, 'work'), 'utf8'), /second version/);
 
-    // A live checkpoint of that name: restore refuses (exit 1, nothing written) unless --force.
-    const before = index(root);
-    const refused = cli(['restore', 'work'], root);
-    assert.equal(refused.code, 1);
-    assert.match(refused.err, /already exists.*second version.*--force/s);
-    assert.equal(index(root), before);
-    assert.match(readFileSync(file(root, 'work'), 'utf8'), /second version/);
+  // A live checkpoint of that name: restore refuses (exit 1, nothing written) unless --force.
+  const before = index(root);
+  const refused = cli(['restore', 'work'], root);
+  assert.equal(refused.code, 1);
+  assert.match(refused.err, /already exists.*second version.*--force/s);
+  assert.equal(index(root), before);
+  assert.match(readFileSync(file(root, 'work'), 'utf8'), /second version/);
 
-    const forced = cli(['restore', 'work', '--force', '--json'], root);
-    assert.equal(forced.code, 0, forced.err);
-    const r = JSON.parse(forced.out);
-    assert.equal(r.name, 'work');
-    assert.equal(r.path, file(root, 'work'));
-    assert.ok(r.replaced && existsSync(r.replaced));
-    assert.equal(readFileSync(file(root, 'work'), 'utf8'), first, 'the first version is back');
-    assert.match(readFileSync(r.replaced, 'utf8'), /second version/, 'the second one is in the trash now');
-    assert.match(index(root), /^- \*\*work\*\* \(.*\) — first version$/m);
-    assert.equal(index(root).split('- **work**').length, 2, 'one bullet');
-  } finally {
-    removeDir(root);
-  }
+  const forced = cli(['restore', 'work', '--force', '--json'], root);
+  assert.equal(forced.code, 0, forced.err);
+  const r = JSON.parse(forced.out);
+  assert.equal(r.name, 'work');
+  assert.equal(r.path, file(root, 'work'));
+  assert.ok(r.replaced && existsSync(r.replaced));
+  assert.equal(readFileSync(file(root, 'work'), 'utf8'), first, 'the first version is back');
+  assert.match(readFileSync(r.replaced, 'utf8'), /second version/, 'the second one is in the trash now');
+  assert.match(index(root), /^- \*\*work\*\* \(.*\) — first version$/m);
+  assert.equal(index(root).split('- **work**').length, 2, 'one bullet');
 });
 
 test('restore: the newest trashed copy, its bullet back; exit 1 when the trash has none', () => {
-  const root = tempDir();
-  try {
-    mkdirSync(path.join(root, 'home'));
-    assert.equal(cli(['save', 'a', '--left-off', 'one'], root).code, 0);
-    assert.equal(cli(['delete', 'a'], root).code, 0);
-    assert.equal(cli(['save', 'a', '--left-off', 'two'], root).code, 0);
-    assert.equal(cli(['resume', 'a'], root).code, 0);
-    assert.doesNotMatch(index(root), /\*\*a\*\*/);
-    const r = cli(['restore', 'a'], root);
-    assert.equal(r.code, 0, r.err);
-    assert.match(r.out, /Restored checkpoint "a"/);
-    assert.match(readFileSync(file(root, 'a'), 'utf8'), /^two$/m, 'the newest copy (~2 of the same day)');
-    assert.match(index(root), /^- \*\*a\*\* .* — two$/m);
-    const again = cli(['restore', 'a'], root);
-    assert.equal(again.code, 1, 'a live one exists');
-    const none = cli(['restore', 'never-saved'], root);
-    assert.equal(none.code, 1);
-    assert.match(none.err, /No trashed checkpoint named "never-saved"/);
-    assert.equal(cli(['restore'], root).code, 2, 'a name is required');
-    assert.equal(cli(['restore', '../x'], root).code, 1);
-  } finally {
-    removeDir(root);
-  }
+  const root = temp();
+  mkdirSync(path.join(root, 'home'));
+  assert.equal(cli(['save', 'a', '--left-off', 'one'], root).code, 0);
+  assert.equal(cli(['delete', 'a'], root).code, 0);
+  assert.equal(cli(['save', 'a', '--left-off', 'two'], root).code, 0);
+  assert.equal(cli(['resume', 'a'], root).code, 0);
+  assert.doesNotMatch(index(root), /\*\*a\*\*/);
+  const r = cli(['restore', 'a'], root);
+  assert.equal(r.code, 0, r.err);
+  assert.match(r.out, /Restored checkpoint "a"/);
+  assert.match(readFileSync(file(root, 'a'), 'utf8'), /^two$/m, 'the newest copy (~2 of the same day)');
+  assert.match(index(root), /^- \*\*a\*\* .* — two$/m);
+  const again = cli(['restore', 'a'], root);
+  assert.equal(again.code, 1, 'a live one exists');
+  const none = cli(['restore', 'never-saved'], root);
+  assert.equal(none.code, 1);
+  assert.match(none.err, /No trashed checkpoint named "never-saved"/);
+  assert.equal(cli(['restore'], root).code, 2, 'a name is required');
+  assert.equal(cli(['restore', '../x'], root).code, 1);
 });
 
 test('the newest trashed copy across days: the latest day first', async () => {
-  const root = tempDir();
-  try {
-    const mem = path.join(root, 'mem');
-    let now = new Date(2026, 10, 20, 12);
-    const store = new CheckpointStore({ memoryDir: mem, cwd: root, allowGit: false, now: () => now });
-    await store.save({ name: 'n', leftOff: 'older' });
-    await store.delete('n');
-    now = new Date(2026, 10, 22, 12);
-    await store.save({ name: 'n', leftOff: 'newer' });
-    await store.delete('n');
-    const copies = await store.trashedCopies('n');
-    assert.deepEqual(copies.map((c) => path.basename(path.dirname(c.path))), ['2026-11-22', '2026-11-20']);
-    const r = await store.restoreNamed('n');
-    assert.equal(r.checkpoint.description, 'newer');
-  } finally {
-    removeDir(root);
-  }
+  const root = temp();
+  const mem = path.join(root, 'mem');
+  let now = new Date(2026, 10, 20, 12);
+  const store = new CheckpointStore({ memoryDir: mem, cwd: root, allowGit: false, now: () => now });
+  await store.save({ name: 'n', leftOff: 'older' });
+  await store.delete('n');
+  now = new Date(2026, 10, 22, 12);
+  await store.save({ name: 'n', leftOff: 'newer' });
+  await store.delete('n');
+  const copies = await store.trashedCopies('n');
+  assert.deepEqual(copies.map((c) => path.basename(path.dirname(c.path))), ['2026-11-22', '2026-11-20']);
+  const r = await store.restoreNamed('n');
+  assert.equal(r.checkpoint.description, 'newer');
 });
 
 test('an overwrite whose previous version cannot go to the trash fails and changes nothing', async () => {
-  const root = tempDir();
-  try {
-    const mem = path.join(root, 'mem');
-    const store = new CheckpointStore({ memoryDir: mem, cwd: root, allowGit: false });
-    await store.save({ name: 'keep', leftOff: 'precious' });
-    const before = readFileSync(path.join(mem, 'checkpoint-keep.md'), 'utf8');
-    // The trash cannot be made (a file where its folder should be): the overwrite fails before anything is lost.
-    writeFileSync(path.join(mem, '.trash'), 'not a folder');
-    await assert.rejects(store.save({ name: 'keep', leftOff: 'replacement', force: true }));
-    assert.equal(readFileSync(path.join(mem, 'checkpoint-keep.md'), 'utf8'), before);
-  } finally {
-    removeDir(root);
-  }
+  const root = temp();
+  const mem = path.join(root, 'mem');
+  const store = new CheckpointStore({ memoryDir: mem, cwd: root, allowGit: false });
+  await store.save({ name: 'keep', leftOff: 'precious' });
+  const before = readFileSync(path.join(mem, 'checkpoint-keep.md'), 'utf8');
+  // The trash cannot be made (a file where its folder should be): the overwrite fails before anything is lost.
+  writeFileSync(path.join(mem, '.trash'), 'not a folder');
+  await assert.rejects(store.save({ name: 'keep', leftOff: 'replacement', force: true }));
+  assert.equal(readFileSync(path.join(mem, 'checkpoint-keep.md'), 'utf8'), before);
 });

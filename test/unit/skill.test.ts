@@ -2,7 +2,9 @@ import { test } from 'node:test';
 import * as assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import { SKILL_TEXT } from '../../src/core/skill';
-import { CLI, isolatedEnv, removeDir, tempDir } from '../support/fixtures';
+import { CLI, isolatedEnv, tempDirs } from '../support/fixtures';
+
+const temp = tempDirs();
 
 /** Every `checkpoint …` command line the skill shows the agent (in code spans and code blocks). */
 function commandLines(text: string): string[] {
@@ -32,22 +34,18 @@ test('every command and option the skill names exists in the CLI', () => {
   for (const f of SKILL_TEXT.replace(/```[\s\S]*?```/g, '').match(/`(--[a-z-]+)/g) ?? []) flags.get('save')!.add(f.slice(1));
   assert.deepEqual([...flags.get('save')!].sort(), ['--decision', '--done', '--failed', '--force', '--left-off', '--plan', '--question']);
 
-  const home = tempDir('checkpoint-home-');
-  try {
-    for (const cmd of commands) {
-      const help = spawnSync(process.execPath, [CLI, cmd, '--help'], { env: isolatedEnv(home), encoding: 'utf8' });
-      assert.equal(help.status, 0, `checkpoint ${cmd} --help: ${help.stderr}`);
-      for (const flag of flags.get(cmd) ?? []) {
-        // The CLI's strict parser refuses an option the command does not have (exit 2); --help then prints help.
-        const valued = !['--force', '--json', '--keep'].includes(flag);
-        const r = spawnSync(process.execPath, [CLI, cmd, flag, ...(valued ? ['value'] : []), '--help'], { env: isolatedEnv(home), encoding: 'utf8' });
-        assert.equal(r.status, 0, `checkpoint ${cmd} ${flag}: ${r.stderr}`);
-        assert.ok(help.stdout.includes(flag), `${cmd} --help documents ${flag}`);
-      }
+  const home = temp('checkpoint-home-');
+  for (const cmd of commands) {
+    const help = spawnSync(process.execPath, [CLI, cmd, '--help'], { env: isolatedEnv(home), encoding: 'utf8' });
+    assert.equal(help.status, 0, `checkpoint ${cmd} --help: ${help.stderr}`);
+    for (const flag of flags.get(cmd) ?? []) {
+      // The CLI's strict parser refuses an option the command does not have (exit 2); --help then prints help.
+      const valued = !['--force', '--json', '--keep'].includes(flag);
+      const r = spawnSync(process.execPath, [CLI, cmd, flag, ...(valued ? ['value'] : []), '--help'], { env: isolatedEnv(home), encoding: 'utf8' });
+      assert.equal(r.status, 0, `checkpoint ${cmd} ${flag}: ${r.stderr}`);
+      assert.ok(help.stdout.includes(flag), `${cmd} --help documents ${flag}`);
     }
-    // The check itself catches a name the CLI does not have.
-    assert.equal(spawnSync(process.execPath, [CLI, 'save', '--no-such-flag', 'v', '--help'], { env: isolatedEnv(home) }).status, 2);
-  } finally {
-    removeDir(home);
   }
+  // The check itself catches a name the CLI does not have.
+  assert.equal(spawnSync(process.execPath, [CLI, 'save', '--no-such-flag', 'v', '--help'], { env: isolatedEnv(home) }).status, 2);
 });
