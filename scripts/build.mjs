@@ -1,4 +1,4 @@
-// Bundles the extension, the CLI, the CLI's MCP server and the commit module with esbuild and type-checks the project.
+// Bundles the extension, the CLI (its entry, the whole CLI and the hook's own bundle), the CLI's MCP server and the commit module with esbuild and type-checks the project.
 // Usage: node scripts/build.mjs [--production] [--no-typecheck] [--metafile]
 import * as esbuild from 'esbuild';
 import { execFileSync } from 'node:child_process';
@@ -46,18 +46,56 @@ const commitApart = {
   },
 };
 
+/**
+ * dist/cli.js (src/cliEntry.ts) requires the hook's bundle or the whole CLI at run time: `checkpoint hook …`, run at
+ * every agent start, never parses the rest of the CLI.
+ */
+const cliApart = {
+  name: 'cli-apart',
+  setup(build) {
+    build.onResolve({ filter: /^\.\/(hookCli|cli)$/ }, (a) => ({ path: a.path === './hookCli' ? './hook.js' : './cli-main.js', external: true }));
+  },
+};
+
+/**
+ * Libraries the code requires on first use (inside a function, see src/core/frontMatter.ts, lock.ts, jsonEdit.ts,
+ * checkpoint.ts), each bundled once into a file of its own: a run that never needs one never parses it (a session
+ * start never loads the lock, a save never loads YAML), and the .vsix carries one copy instead of one per bundle.
+ */
+const LAZY = {
+  'gray-matter': { entry: 'gray-matter', outfile: 'dist/gray-matter.js' },
+  'jsonc-parser': { entry: 'jsonc-parser', outfile: 'dist/jsonc-parser.js' },
+  'proper-lockfile': { entry: 'proper-lockfile', outfile: 'dist/proper-lockfile.js' },
+  './schemas': { entry: 'src/core/schemas.ts', outfile: 'dist/schemas.js' },
+};
+/**
+ * proper-lockfile's graceful-fs and signal-exit patch the process on load (fs.close, process.emit, signal handlers):
+ * in the extension host every extension shares. Its bundle gets patch-free stand-ins (src/shims/).
+ */
+const PATCH_FREE = { 'graceful-fs': './src/shims/plainFs.ts', 'signal-exit': './src/shims/exitOnly.ts' };
+const lazyApart = {
+  name: 'lazy-apart',
+  setup(build) {
+    build.onResolve({ filter: /^(gray-matter|jsonc-parser|proper-lockfile|\.\/schemas)$/ }, (a) => ({ path: `./${LAZY[a.path].outfile.slice('dist/'.length)}`, external: true }));
+  },
+};
+
+const cliBundle = (entry, outfile) => ({
+  ...common,
+  entryPoints: [entry],
+  outfile,
+  define: { CHECKPOINT_VERSION: JSON.stringify(version) },
+  plugins: [mcpServerApart, commitApart, lazyApart],
+});
+
 const results = await Promise.all([
-  esbuild.build({ ...common, entryPoints: ['src/extension.ts'], outfile: 'dist/extension.js', external: ['vscode'], plugins: [commitApart] }),
-  esbuild.build({
-    ...common,
-    entryPoints: ['src/cli.ts'],
-    outfile: 'dist/cli.js',
-    banner: { js: '#!/usr/bin/env node' },
-    define: { CHECKPOINT_VERSION: JSON.stringify(version) },
-    plugins: [mcpServerApart, commitApart],
-  }),
-  esbuild.build({ ...common, entryPoints: ['src/mcpServer.ts'], outfile: 'dist/mcpServer.js', define: { CHECKPOINT_VERSION: JSON.stringify(version) } }),
-  esbuild.build({ ...common, entryPoints: ['src/core/commit.ts'], outfile: 'dist/commit.js' }),
+  esbuild.build({ ...common, entryPoints: ['src/extension.ts'], outfile: 'dist/extension.js', external: ['vscode'], plugins: [commitApart, lazyApart] }),
+  esbuild.build(cliBundle('src/cli.ts', 'dist/cli-main.js')),
+  esbuild.build({ ...common, entryPoints: ['src/cliEntry.ts'], outfile: 'dist/cli.js', banner: { js: '#!/usr/bin/env node' }, plugins: [cliApart] }),
+  esbuild.build(cliBundle('src/hookCli.ts', 'dist/hook.js')),
+  esbuild.build({ ...common, entryPoints: ['src/mcpServer.ts'], outfile: 'dist/mcpServer.js', define: { CHECKPOINT_VERSION: JSON.stringify(version) }, plugins: [lazyApart] }),
+  esbuild.build({ ...common, entryPoints: ['src/core/commit.ts'], outfile: 'dist/commit.js', plugins: [lazyApart] }),
+  ...Object.values(LAZY).map(({ entry, outfile }) => esbuild.build({ ...common, entryPoints: [entry], outfile, alias: { ...common.alias, ...PATCH_FREE } })),
 ]);
 
 // The CLI is run directly as `checkpoint` (package.json `bin`): make it executable.
@@ -67,7 +105,8 @@ if (args.has('--metafile')) {
   mkdirSync(join(root, 'out'), { recursive: true });
   writeFileSync(join(root, 'out', 'meta-extension.json'), JSON.stringify(results[0].metafile));
   writeFileSync(join(root, 'out', 'meta-cli.json'), JSON.stringify(results[1].metafile));
-  writeFileSync(join(root, 'out', 'meta-mcp.json'), JSON.stringify(results[2].metafile));
+  writeFileSync(join(root, 'out', 'meta-hook.json'), JSON.stringify(results[3].metafile));
+  writeFileSync(join(root, 'out', 'meta-mcp.json'), JSON.stringify(results[4].metafile));
 }
 
 if (!args.has('--no-typecheck')) {

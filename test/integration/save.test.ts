@@ -46,6 +46,21 @@ suite('Checkpoint: Save', {}, (t) => {
     assert.deepEqual(checkpointFiles(), ['checkpoint-oauth-callback.md']);
   });
 
+  it("leaves the extension host's shared fs module and process as it found them (the lock patches nothing)", async () => {
+    // Every extension of the window shares this process: graceful-fs (under proper-lockfile) would replace
+    // fs.close and fs.closeSync, and signal-exit would replace process.emit and add signal handlers.
+    const fs = require('node:fs') as typeof import('node:fs');
+    const before = { close: fs.close, closeSync: fs.closeSync, emit: process.emit, sigint: process.listenerCount('SIGINT'), sigterm: process.listenerCount('SIGTERM') };
+    assert.ok(await save(t.folder, { name: 'shared-host', leftOff: 'Takes the lock' }));
+    assert.ok(await save(t.folder, { name: 'shared-host', leftOff: 'Takes it again', force: true }));
+    const after = { close: fs.close, closeSync: fs.closeSync, emit: process.emit, sigint: process.listenerCount('SIGINT'), sigterm: process.listenerCount('SIGTERM') };
+    assert.equal(after.close, before.close, 'fs.close is the one Node.js gave');
+    assert.equal(after.closeSync, before.closeSync, 'fs.closeSync is the one Node.js gave');
+    assert.equal(after.emit, before.emit, 'process.emit is not wrapped');
+    assert.deepEqual([after.sigint, after.sigterm], [before.sigint, before.sigterm], 'no signal handlers added');
+    assert.equal((process as unknown as Record<string, unknown>).__signal_exit_emitter__, undefined, 'signal-exit never loaded here');
+  });
+
   it('records the plan and its step', async () => {
     const plans = t.temp('save-plans');
     const plan = path.join(plans, 'fix-auth-race.md');

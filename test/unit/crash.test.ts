@@ -6,7 +6,7 @@ import * as assert from 'node:assert/strict';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, readFileSync, readdirSync, utimesSync, watch, writeFileSync, mkdirSync } from 'node:fs';
 import * as path from 'node:path';
-import { CLI, finished, runCli, workspace, type ProcessResult } from '../support/fixtures';
+import { CLI_MODULE, finished, runCli, workspace, type ProcessResult } from '../support/fixtures';
 import { parseCheckpoint } from '../../src/core/checkpoint';
 import { formatBullet, removeFromIndex, upsertIndex } from '../../src/core/memoryIndex';
 import { TEMP_PREFIX } from '../../src/core/files';
@@ -58,7 +58,7 @@ function fixture(): Fixture {
 
 function startSave(f: Fixture, tag: string): ChildProcess {
   return spawn(process.execPath, ['-e', DRIVER], {
-    env: { ...f.env, CK_CLI: CLI, CK_TAG: tag, CK_ITEMS: String(ITEMS), CK_SIZE: String(ITEM_BYTES), CK_MEM: f.mem, CK_REPO: f.repo },
+    env: { ...f.env, CK_CLI: CLI_MODULE, CK_TAG: tag, CK_ITEMS: String(ITEMS), CK_SIZE: String(ITEM_BYTES), CK_MEM: f.mem, CK_REPO: f.repo },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
 }

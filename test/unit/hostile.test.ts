@@ -7,7 +7,7 @@ import { randomBytes } from 'node:crypto';
 import { chmodSync, existsSync, linkSync, mkdirSync, readFileSync, readdirSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import * as path from 'node:path';
 import {
-  CLI, checkpointText, finished, git, mapLimit, snapshotTree, workspace, type ProcessResult, type Workspace,
+  CLI_MODULE, checkpointText, finished, git, mapLimit, snapshotTree, workspace, type ProcessResult, type Workspace,
 } from '../support/fixtures';
 import { CheckpointStore } from '../../src/core/store';
 import { CheckpointError } from '../../src/core/errors';
@@ -306,7 +306,7 @@ async function measuredCli(args: string[], env: NodeJS.ProcessEnv, timeoutMs = 6
   const script =
     `require(process.env.CK_CLI).run(JSON.parse(process.env.CK_ARGS), { out: (s) => process.stdout.write(s + '\\n'), err: (s) => process.stderr.write(s + '\\n') })` +
     `.then((c) => { process.stderr.write('\\nMAXRSS ' + process.resourceUsage().maxRSS + '\\n'); process.exitCode = c; });`;
-  const child = spawn(process.execPath, ['-e', script], { env: { ...env, CK_CLI: CLI, CK_ARGS: JSON.stringify(args) }, stdio: ['ignore', 'pipe', 'pipe'], timeout: timeoutMs, killSignal: 'SIGKILL' });
+  const child = spawn(process.execPath, ['-e', script], { env: { ...env, CK_CLI: CLI_MODULE, CK_ARGS: JSON.stringify(args) }, stdio: ['ignore', 'pipe', 'pipe'], timeout: timeoutMs, killSignal: 'SIGKILL' });
   const r = await finished(child);
   assert.equal(r.signal, null, `${args[0]} finished instead of stalling (${r.signal})`);
   const m = /MAXRSS (\d+)/.exec(r.err);

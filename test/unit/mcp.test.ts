@@ -11,20 +11,10 @@ import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
 import { ReadBuffer, serializeMessage } from '@modelcontextprotocol/sdk/shared/stdio.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import { ListRootsRequestSchema, type CallToolResult, type JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
-import { CLI, git, isolatedEnv, makeRepo, removeDir, snapshotTree, tempDir } from '../support/fixtures';
+import { CLI, git, isolatedEnv, makeRepo, snapshotTree, tempDirs } from '../support/fixtures';
 
-const cleanup: string[] = [];
-after(() => cleanup.forEach(removeDir));
-const temp = (prefix?: string): string => {
-  const dir = tempDir(prefix);
-  cleanup.push(dir);
-  return dir;
-};
-const repo = (): string => {
-  const dir = makeRepo();
-  cleanup.push(dir);
-  return dir;
-};
+const temp = tempDirs();
+const repo = (): string => makeRepo({ dir: temp() });
 
 /** An MCP client connected to `node dist/cli.js mcp …args` started in `cwd`. */
 async function connect(opts: { cwd: string; args?: string[]; home?: string; roots?: string[] }): Promise<{ client: Client; stderr: () => string }> {
@@ -266,8 +256,8 @@ test('a client that disconnects mid-call: the save is written whole (file and in
 });
 
 test('the MCP SDK is a bundle of its own, required only by `checkpoint mcp`', () => {
-  const cli = readFileSync(CLI, 'utf8');
-  assert.doesNotMatch(cli, /StdioServerTransport|ListToolsRequestSchema/, 'dist/cli.js does not carry the SDK');
+  const cli = readFileSync(path.join(path.dirname(CLI), 'cli-main.js'), 'utf8');
+  assert.doesNotMatch(cli, /StdioServerTransport|ListToolsRequestSchema/, 'the CLI bundle does not carry the SDK');
   assert.match(cli, /require\("\.\/mcpServer\.js"\)/);
   assert.match(readFileSync(path.join(path.dirname(CLI), 'mcpServer.js'), 'utf8'), /StdioServerTransport/);
 });

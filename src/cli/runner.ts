@@ -1,0 +1,172 @@
+import { parseArgs } from 'node:util';
+import { promises as fs } from 'node:fs';
+import * as path from 'node:path';
+import { CheckpointError, UsageError, errorMessage } from '../core/errors';
+import { resolveMemoryDir, type ResolvedMemoryDir } from '../core/memoryDir';
+import { CheckpointStore } from '../core/store';
+import { agentLine, terminalText } from '../core/escaping';
+import { gitTimeoutFrom } from '../core/git';
+import type { Command, CommandContext, Io, Options } from './command';
+
+/** Set by the bundler from package.json (scripts/build.mjs); absent when the CLI runs from the tsc output. */
+declare const CHECKPOINT_VERSION: string | undefined;
+const VERSION = typeof CHECKPOINT_VERSION === 'string' ? CHECKPOINT_VERSION : '0.0.0-dev';
+
+const GLOBAL: Options = {
+  dir: { type: 'string' },
+  cwd: { type: 'string' },
+  json: { type: 'boolean' },
+  help: { type: 'boolean', short: 'h' },
+};
+
+const COMMON = `Options for every command:
+  --dir DIR     memory directory (default: $CHECKPOINT_MEMORY_DIR, Claude Code's memory folder, or .claude/memory)
+  --cwd DIR     workspace folder (default: the current directory)
+  --json        machine-readable output on stdout
+  -h, --help    this help`;
+
+/** The top-level help: every command of the table, its summary starting past the longest synopsis. */
+function topHelp(commands: Record<string, Command>): string {
+  const width = Math.max(19, ...Object.values(commands).map((c) => c.synopsis.length + 2));
+  return `checkpoint — remember where you left off (shared with your AI coding agent)
+
+Usage: checkpoint <command> [options]
+
+Commands:
+${Object.values(commands).map((c) => `  ${c.synopsis.padEnd(width)}${c.summary}`).join('\n')}
+
+${COMMON}
+
+Exit codes: 0 success, 1 user error (nothing written), 2 bad usage.
+Run "checkpoint <command> --help" for a command's options.`;
+}
+
+function commandHelp(c: Command): string {
+  return `${c.help}\n\n${COMMON}`;
+}
+
+/** Options that take a value as the next word (unless written `--opt=value`). */
+function valuedOptions(commands: Record<string, Command>): Set<string> {
+  return new Set(
+    [GLOBAL, ...Object.values(commands).map((c) => c.options)]
+      .flatMap((o) => Object.entries(o))
+      .filter(([, o]) => o.type === 'string')
+      .map(([k]) => `--${k}`),
+  );
+}
+
+/** The command is the first word that is neither an option nor an option's value (`checkpoint --dir M list`). */
+function commandIndex(argv: string[], valued: Set<string>): number {
+  for (let i = 0; i < argv.length; i++) {
+    const a = argv[i];
+    if (a === '--') return i + 1 < argv.length ? i + 1 : -1;
+    if (!a.startsWith('-')) return i;
+    if (valued.has(a)) i++;
+  }
+  return -1;
+}
+
+function parse(command: Command, args: string[]): { values: Record<string, unknown>; positionals: string[] } {
+  try {
+    return parseArgs({ args, options: { ...GLOBAL, ...command.options }, allowPositionals: true, strict: true });
+  } catch (err) {
+    throw new UsageError(errorMessage(err).replace(/\. To specify a positional argument.*$/s, ''));
+  }
+}
+
+async function context(command: Command, args: string[], io: Io, env: NodeJS.ProcessEnv, workDir: string): Promise<CommandContext | undefined> {
+  const { values, positionals } = parse(command, args);
+  if (values.help) {
+    io.out(commandHelp(command));
+    return undefined;
+  }
+  if (positionals.length > command.positionals) throw new UsageError(`unexpected argument "${positionals[command.positionals]}"`);
+  const json = values.json === true;
+  const cwd = path.resolve(workDir, typeof values.cwd === 'string' ? values.cwd : '.');
+  if (typeof values.cwd === 'string') {
+    const ok = await fs.stat(cwd).then((s) => s.isDirectory(), () => false);
+    if (!ok) throw new CheckpointError(`--cwd ${cwd} is not a folder.`);
+  }
+  let resolved: Promise<ResolvedMemoryDir> | undefined;
+  let store: Promise<CheckpointStore> | undefined;
+  // The CLI runs what its user asked for in their own folder: a trusted workspace (the folder's Claude Code
+  // settings count).
+  const memoryDir = (): Promise<ResolvedMemoryDir> =>
+    (resolved ??= resolveMemoryDir({ cwd, configured: values.dir as string | undefined, env, trusted: true }));
+  return {
+    values: values as CommandContext['values'],
+    positionals,
+    json,
+    cwd,
+    env,
+    io,
+    memoryDir,
+    store: () => (store ??= memoryDir().then((r) => new CheckpointStore({ memoryDir: r.dir, cwd, syncReads: true, ignoreInGit: r.ignoreInGit, gitTimeoutMs: gitTimeoutFrom(env) }))),
+    print: (human, data) => io.out(json ? JSON.stringify(data, null, 2) : human),
+  };
+}
+
+/**
+ * Runs a CLI of these commands; returns the exit code. `workDir` stands for the process's current directory (the
+ * default `--cwd`, and what a relative `--cwd` is resolved against).
+ */
+export type Cli = (argv: string[], rawIo: Io, env?: NodeJS.ProcessEnv, workDir?: string) => Promise<number>;
+
+/** The CLI of a table of commands: parsing, help, the global options and the exit codes, the same for every table. */
+export function commandLine(commands: Record<string, Command>): Cli {
+  const valued = valuedOptions(commands);
+  const COMMANDS = commands;
+  const TOP_HELP = topHelp(commands);
+  return async (argv, rawIo, env = process.env, workDir = process.cwd()) => {
+    // Everything printed reaches a terminal or an agent: control characters from files, names or git never go raw.
+    const io: Io = { ...rawIo, out: (s) => rawIo.out(terminalText(s)), err: (s) => rawIo.err(terminalText(s)) };
+    const at = commandIndex(argv, valued);
+    const name = at >= 0 ? argv[at] : '';
+    const rest = at >= 0 ? [...argv.slice(0, at), ...argv.slice(at + 1)] : argv;
+    const command = Object.hasOwn(COMMANDS, name) ? COMMANDS[name] : undefined;
+    try {
+      if (name === 'help') {
+        const topic = argv[at + 1] ?? '';
+        io.out(Object.hasOwn(COMMANDS, topic) ? commandHelp(COMMANDS[topic]) : TOP_HELP);
+        return 0;
+      }
+      if (name && !command) throw new UsageError(`unknown command "${name}"`);
+      if (!command) {
+        if (rest.includes('--version')) {
+          io.out(VERSION);
+          return 0;
+        }
+        if (rest.includes('--help') || rest.includes('-h')) {
+          io.out(TOP_HELP);
+          return 0;
+        }
+        throw new UsageError('a command is required');
+      }
+      const ctx = await context(command, rest, io, env, workDir);
+      if (!ctx) return 0;
+      return (await command.run(ctx)) ?? 0;
+    } catch (err) {
+      if (command?.neverFails) {
+        io.err(`checkpoint ${name}: ${agentLine(errorMessage(err), 1000)}; nothing done.`);
+        return 0;
+      }
+      if (err instanceof UsageError) {
+        io.err(`checkpoint: ${err.message}\n${command ? command.help.split('\n')[0] : 'Usage: checkpoint <command> [options]'}\nRun "checkpoint ${command ? `${name} ` : ''}--help" for more.`);
+        return 2;
+      }
+      io.err(`checkpoint: ${errorMessage(err)}`);
+      return 1;
+    }
+  };
+}
+
+/** Runs `cli` as this process: output to stdout/stderr, the exit code as the process's. */
+export function runAsProcess(cli: Cli, argv: string[]): void {
+  void cli(argv, {
+    out: (s) => process.stdout.write(`${s}\n`),
+    err: (s) => process.stderr.write(`${s}\n`),
+    abandon: () => process.stdout.write('', () => process.exit(0)),
+  }).then((code) => {
+    process.exitCode = code;
+  });
+}

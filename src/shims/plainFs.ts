@@ -1,0 +1,6 @@
+// What proper-lockfile gets for `require('graceful-fs')` in dist/proper-lockfile.js (scripts/build.mjs): Node's
+// own fs. graceful-fs would patch fs.close and fs.closeSync of the process on load, and in the editor that process
+// is the extension host every extension shares. The lock needs no retry on EMFILE: it opens no file.
+import fs = require('node:fs');
+
+export = fs;
