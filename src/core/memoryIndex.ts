@@ -251,7 +251,19 @@ function removeRange(lines: Line[], from: number, to: number): void {
   if (endsBare && from > 0) lines[from - 1].eol = '';
 }
 
-const BUDGET = `Claude Code loads only the first ${CLAUDE_INDEX_MAX_LINES} lines / ${CLAUDE_INDEX_MAX_CHARS.toLocaleString('en-US')} characters of MEMORY.md`;
+/**
+ * `25000` as `25,000`. Not `toLocaleString`: its first call loads ICU's number formatting, about 30 ms, at every
+ * start of the CLI, the hook and the extension, for one constant.
+ */
+const thousands = (n: number): string => {
+  const digits = String(n);
+  const head = digits.length % 3 || 3;
+  const groups = [digits.slice(0, head)];
+  for (let i = head; i < digits.length; i += 3) groups.push(digits.slice(i, i + 3));
+  return groups.join(',');
+};
+
+const BUDGET = `Claude Code loads only the first ${CLAUDE_INDEX_MAX_LINES} lines / ${thousands(CLAUDE_INDEX_MAX_CHARS)} characters of MEMORY.md`;
 const quote = (text: string, max = 60): string => JSON.stringify(text.length > max ? `${text.slice(0, max)}…` : text);
 
 /**
