@@ -49,7 +49,7 @@ export function registerCheckpointView(s: Services): vscode.Disposable {
   return vscode.Disposable.from(provider, changed, { dispose: () => shown.clear() });
 }
 
-/** Shows a checkpoint rendered (Markdown preview), beside the active editor when `beside`. */
+/** Shows a checkpoint rendered (Markdown preview, else its text read-only), beside the active editor when `beside`. */
 export async function showCheckpoint(folder: vscode.WorkspaceFolder, file: string, cp: Checkpoint, beside: boolean): Promise<void> {
   const uri = viewUri(folder, file, cp.name);
   const key = uri.toString();
@@ -57,7 +57,12 @@ export async function showCheckpoint(folder: vscode.WorkspaceFolder, file: strin
   const before = shown.get(key);
   shown.set(key, text);
   if (before !== undefined && before !== text) changed.fire(uri); // an open view of an earlier version updates
-  await vscode.commands.executeCommand(beside ? 'markdown.showPreviewToSide' : 'markdown.showPreview', uri);
+  try {
+    await vscode.commands.executeCommand(beside ? 'markdown.showPreviewToSide' : 'markdown.showPreview', uri);
+  } catch {
+    // No Markdown preview (its built-in extension disabled): the same text, read-only, in an editor.
+    await vscode.window.showTextDocument(uri, { preview: true, viewColumn: beside ? vscode.ViewColumn.Beside : undefined });
+  }
 }
 
 /**
