@@ -56,6 +56,7 @@ export function activate(context: vscode.ExtensionContext): CheckpointApi {
       cliPath: path.join(context.extensionPath, 'dist', 'cli.js'),
       nodePath: process.execPath,
       version: String((context.extension.packageJSON as { version?: unknown }).version ?? ''),
+      log: (message) => log.info(message),
     }),
   );
 

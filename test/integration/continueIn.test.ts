@@ -4,7 +4,12 @@ import * as vscode from 'vscode';
 import type { ResumeResult } from '../../src/core/store';
 import { claudeCode } from '../support/claudeCode';
 import { atomicWrite, checkpointText } from '../support/fixtures';
-import { EVENT_TIMEOUT, inWorkbench, save, suite } from './helpers';
+import { EVENT_TIMEOUT, inWorkbench, save, skipBefore, suite } from './helpers';
+
+/** The terminal shell integration event, stable since VS Code 1.93 (after the engines floor, 1.90). */
+interface ShellExecutionApi {
+  onDidStartTerminalShellExecution: vscode.Event<{ terminal: vscode.Terminal; execution: { commandLine: { value: string } } }>;
+}
 
 const CLAUDE = 'Continue in Claude Code';
 const CHAT = 'Continue in Chat';
@@ -65,7 +70,8 @@ suite('Continue in… after a resume', { workbench: true, timeout: 120_000 }, (t
     assert.ok(!toast.buttons?.includes('Undo'), 'kept: nothing to undo');
   });
 
-  it('Continue in Claude Code (the real client on PATH): a terminal in the folder runs claude \'continue <name>\'', async () => {
+  it('Continue in Claude Code (the real client on PATH): a terminal in the folder runs claude \'continue <name>\'', async function () {
+    skipBefore(this, '1.93', 'terminal shell integration events (window.onDidStartTerminalShellExecution)');
     const { bin } = await claudeCode();
     process.env.PATH = `${path.dirname(bin)}${path.delimiter}${pathBefore ?? ''}`;
     const name = 'cont-claude';
@@ -79,7 +85,8 @@ suite('Continue in… after a resume', { workbench: true, timeout: 120_000 }, (t
     terminals.push(terminal);
     const cwd = (terminal.creationOptions as vscode.TerminalOptions).cwd;
     assert.equal(cwd instanceof vscode.Uri ? cwd.fsPath : cwd, t.cwd);
-    const started = await next(vscode.window.onDidStartTerminalShellExecution, (e) => e.terminal === terminal, 'the command in the terminal');
+    const { onDidStartTerminalShellExecution } = vscode.window as unknown as ShellExecutionApi;
+    const started = await next(onDidStartTerminalShellExecution, (e) => e.terminal === terminal, 'the command in the terminal');
     assert.equal(started.execution.commandLine.value, `claude 'continue cont-claude'`);
   });
 

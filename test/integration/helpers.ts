@@ -29,6 +29,27 @@ export function skipSuite(ctx: Mocha.Context, reason: string): never {
   return ctx.skip();
 }
 
+/** Whether the running VS Code is `version` ("major.minor") or later. */
+function vscodeAtLeast(version: string): boolean {
+  const [major, minor] = vscode.version.split('.').map(Number);
+  const [wantMajor, wantMinor] = version.split('.').map(Number);
+  return major > wantMajor || (major === wantMajor && minor >= wantMinor);
+}
+
+/** Why a VS Code older than `needs.version` skips a suite or test: the API it needs became stable in that version. */
+function tooOld(needs: { version: string; api: string } | undefined): string | undefined {
+  if (!needs || vscodeAtLeast(needs.version)) return undefined;
+  return `needs VS Code ${needs.version} or later for ${needs.api}; this is ${vscode.version}`;
+}
+
+/** Skips one test on a VS Code older than `version`, saying why (the suites run on the oldest VS Code supported too). */
+export function skipBefore(ctx: Mocha.Context, version: string, api: string): void {
+  const reason = tooOld({ version, api });
+  if (!reason) return;
+  if (ctx.test) ctx.test.title += ` (skipped: ${reason})`;
+  ctx.skip();
+}
+
 /** Why a suite that writes workspace-folder settings or runs git does not run in Restricted Mode. */
 const NEEDS_TRUST = 'needs a trusted workspace: Restricted Mode ignores folder settings and runs no git';
 
@@ -56,6 +77,8 @@ export interface SuiteOptions {
   timeout?: number;
   /** Answers dialogs or presses notification buttons in the page ({@link inWorkbench}): run-integration.mjs only. */
   workbench?: boolean;
+  /** An API newer than the `engines.vscode` floor, and the VS Code version where it became stable: older ones skip. */
+  since?: { version: string; api: string };
 }
 
 /** What a suite's body may add to the suite's own before/after. */
@@ -96,7 +119,7 @@ export function suite(title: string, opts: SuiteOptions, body: (t: SuiteContext)
     const slug = title.toLowerCase().replace(/[^a-z0-9]+/g, '-').replace(/^-|-$/g, '').slice(0, 24);
 
     before(async function () {
-      const reason = skipReason(opts.needs, opts.workbench);
+      const reason = tooOld(opts.since) ?? skipReason(opts.needs, opts.workbench);
       if (reason) skipSuite(this, reason);
       ctx.api = await activateExtension();
       const folders = vscode.workspace.workspaceFolders ?? [];

@@ -7,13 +7,21 @@ import { escapeRegExp, inWorkbench, labels, suite } from './helpers';
 
 const TOOLS = ['checkpoint_save', 'checkpoint_list', 'checkpoint_show', 'checkpoint_resume'];
 
+/** `vscode.lm`'s tool API, stable since VS Code 1.95: @types/vscode is at the engines floor (1.90), which lacks it. */
+interface ToolsApi {
+  readonly tools: readonly { name: string; description: string; inputSchema: object | undefined }[];
+  invokeTool(name: string, options: { input: object; toolInvocationToken: undefined }): Thenable<{ content: unknown[] }>;
+}
+const lm = vscode.lm as unknown as ToolsApi;
+const TextPart = (vscode as unknown as { LanguageModelTextPart: new (value: string) => { value: string } }).LanguageModelTextPart;
+
 /**
  * Invokes a tool as another extension's agent does outside a chat request (no invocation token): VS Code then asks
  * for the writing tools' confirmation in a modal dialog, which the test answers in the page as a person would.
  */
 async function invoke(name: string, input: object): Promise<string> {
-  const result = await vscode.lm.invokeTool(name, { input, toolInvocationToken: undefined });
-  return result.content.map((p) => (p instanceof vscode.LanguageModelTextPart ? p.value : '')).join('');
+  const result = await lm.invokeTool(name, { input, toolInvocationToken: undefined });
+  return result.content.map((p) => (p instanceof TextPart ? p.value : '')).join('');
 }
 
 /** Invokes a writing tool, answers its confirmation dialog with `button`, and returns the dialog's text and the result. */
@@ -24,11 +32,11 @@ async function invokeConfirmed(name: string, input: object, button: string): Pro
   return { dialog: text, result };
 }
 
-suite('Language-model tools (Copilot agent mode)', { workbench: true }, (t) => {
+suite('Language-model tools (Copilot agent mode)', { workbench: true, since: { version: '1.95', api: 'language-model tools (vscode.lm.registerTool)' } }, (t) => {
   const file = (name: string): string => path.join(t.dir, `checkpoint-${name}.md`);
 
   it('lists the four checkpoint tools in vscode.lm.tools, with their input schemas', () => {
-    const ours = vscode.lm.tools.filter((tool) => TOOLS.includes(tool.name));
+    const ours = lm.tools.filter((tool) => TOOLS.includes(tool.name));
     assert.deepEqual(ours.map((tool) => tool.name).sort(), [...TOOLS].sort());
     const save = ours.find((tool) => tool.name === 'checkpoint_save')!;
     assert.deepEqual((save.inputSchema as { required?: string[] }).required, ['name', 'leftOff']);

@@ -65,6 +65,29 @@ test('without vscode.lm.registerTool (older VS Code, other hosts) nothing is reg
   assert.deepEqual(registerMcpServerDefinition({ ...classes, lm: {} } as LmApi, { cliPath: 'cli.js', nodePath: 'node', version: '1' }), []);
 });
 
+test('a proposed API that throws when called (tools in VS Code 1.93–1.94, MCP in 1.100): nothing stays registered, the log says why', () => {
+  const store = new CheckpointStore({ memoryDir: tempDir(), cwd: tempDir() });
+  const refusal = "Extension 'checkpoint-dev.checkpoint' CANNOT use API proposal: lmTools.";
+  const registered = new Set<string>();
+  const lm = {
+    registerTool: (name: string) => {
+      if (registered.size === 2) throw new Error(refusal);
+      registered.add(name);
+      return { dispose: () => registered.delete(name) };
+    },
+    registerMcpServerDefinitionProvider: () => {
+      throw new Error(refusal.replace('lmTools', 'mcpConfigurationProvider'));
+    },
+  };
+  const logged: string[] = [];
+  assert.deepEqual(registerLanguageModelTools({ ...classes, lm } as unknown as LmApi, host(store, logged)), []);
+  assert.equal(registered.size, 0, 'the tools registered before the refusal are disposed');
+  assert.match(logged.join('\n'), /Language-model tools are not available in this VS Code.*CANNOT use API proposal: lmTools/);
+  const api = { ...classes, lm, McpStdioServerDefinition: class {} } as unknown as LmApi;
+  assert.deepEqual(registerMcpServerDefinition(api, { cliPath: 'cli.js', nodePath: 'node', version: '1', log: (m) => logged.push(m) }), []);
+  assert.match(logged.at(-1)!, /MCP server definition is not available.*mcpConfigurationProvider/);
+});
+
 test('with the API: four tools registered; confirmation for the writing ones; invoke saves and resumes through the core', async () => {
   const repo = makeRepo();
   const mem = path.join(tempDir(), 'mem');
