@@ -1,7 +1,9 @@
 // `npm test`: type-check and compile, bundle, run the unit tests (node's test runner, no editor), the Claude Code
 // suite (the real client, installed on demand into .cache/, judges what it loads), then the integration tests
-// inside a real VS Code (code-server) when they exist. Ends with "N passed, N failed".
-// --unit, --integration, --claude: only that stage (after compile and bundle).
+// inside a real VS Code (code-server) when they exist: the newest VS Code, then the oldest that engines.vscode admits.
+// Ends with "N passed, N failed".
+// --unit, --integration, --claude: only that stage (after compile and bundle); --compat: only the integration
+// tests in the oldest VS Code (`npm run test:compat`).
 import { spawn } from 'node:child_process';
 import { existsSync, readFileSync, readdirSync } from 'node:fs';
 import { dirname, join } from 'node:path';
@@ -9,7 +11,7 @@ import { fileURLToPath } from 'node:url';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const args = process.argv.slice(2);
-const only = args.includes('--unit') ? 'unit' : args.includes('--integration') ? 'integration' : args.includes('--claude') ? 'claude' : 'all';
+const only = ['unit', 'integration', 'claude', 'compat'].find((stage) => args.includes(`--${stage}`)) ?? 'all';
 
 function run(cmd, argv, { capture = false } = {}) {
   return new Promise((resolve) => {
@@ -88,6 +90,10 @@ if (only !== 'unit' && existsSync(runner) && existsSync(join(root, 'out', 'test'
   if (readFileSync(runner, 'utf8').includes("'multi-root'")) passes.push({ name: 'multi-root workspace', args: ['--multi-root', '--grep', '[Mm]ulti-root'] });
   // --claude: only the suites where Claude Code judges a checkpoint saved in the editor.
   if (only === 'claude') passes.splice(0, passes.length, { name: 'Claude Code suites', args: ['--grep', 'Claude Code loads'] });
+  // The same windows in the oldest VS Code of the engines range (vscode-env.mjs), where suites needing a newer API skip.
+  const oldest = passes.map((pass) => ({ name: `${pass.name}, oldest VS Code`, args: [...pass.args, '--vscode', 'oldest'] }));
+  if (only === 'compat') passes.splice(0, passes.length, ...oldest);
+  else if (only !== 'claude') passes.push(...oldest);
   for (const pass of passes) {
     console.log(`\n> integration tests in a real VS Code (code-server): ${pass.name}`);
     const r = await run(node, [runner, ...pass.args], { capture: true });

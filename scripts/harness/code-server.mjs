@@ -166,8 +166,9 @@ export function tailFile(file, lines = 60) {
  * @param {boolean} [opts.verbose=false] echo the server's output to stderr
  * @param {boolean} [opts.keepTemp=false] keep the temp dirs on stop (for debugging)
  * @param {number} [opts.timeout=60000] ms to wait for the server to answer HTTP
+ * @param {'latest'|'oldest'} [opts.vscode='latest'] which VS Code (vscode-env.mjs VSCODE_TARGETS)
  * @returns {Promise<{url:string, port:number, userDataDir:string, extensionsDir:string, tempDir:string,
- *   workspace?:string, pid:number, log():string, exthostLogs():string[], stop():Promise<void>}>}
+ *   workspace?:string, pid:number, vscodeVersion:string, log():string, exthostLogs():string[], stop():Promise<void>}>}
  */
 export async function startCodeServer({
   workspace,
@@ -179,8 +180,9 @@ export async function startCodeServer({
   verbose = false,
   keepTemp = false,
   timeout = 60_000,
+  vscode = 'latest',
 } = {}) {
-  const { node24, codeServer } = await ensureVSCodeEnv(); // prints progress only when it must install
+  const { node, codeServer, vscodeVersion } = await ensureVSCodeEnv({ vscode }); // prints progress only when it must install
   const tempDir = mkdtempSync(join(tmpdir(), 'checkpoint-cs-'));
   const userDataDir = join(tempDir, 'user-data');
   const extensionsDir = join(tempDir, 'extensions');
@@ -274,7 +276,7 @@ export async function startCodeServer({
     const logPath = join(tempDir, 'code-server.log');
     const logStream = createWriteStream(logPath);
     // detached: own process group, so stop() can kill the server together with everything it spawned.
-    child = spawn(node24, args, { env: childEnv, cwd: tempDir, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
+    child = spawn(node, args, { env: childEnv, cwd: tempDir, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
     for (const s of [child.stdout, child.stderr]) {
       s.on('data', (d) => {
         logStream.write(d);
@@ -310,6 +312,7 @@ export async function startCodeServer({
       tempDir,
       workspace: workspace ? resolve(workspace) : undefined,
       pid: child.pid,
+      vscodeVersion,
       log: () => tailFile(logPath, 200),
       exthostLogs: () => findExthostLogs(userDataDir),
       stop,

@@ -9,6 +9,7 @@
 //   --test-timeout MS      mocha per-test timeout (default 20000)
 //   --trust                keep Workspace Trust on: the folder opens in Restricted Mode
 //   --multi-root           open a multi-root workspace (a .code-workspace file) of two git repositories
+//   --vscode oldest        run in the oldest VS Code that package.json's engines.vscode admits (default: latest)
 //   --screenshot FILE      save a PNG of the workbench when the run ends
 //   --verbose              echo code-server's output
 //   --keep                 keep the temp folders (paths are printed)
@@ -41,6 +42,7 @@ const { values: opts } = parseArgs({
     'test-timeout': { type: 'string', default: '20000' },
     trust: { type: 'boolean', default: false },
     'multi-root': { type: 'boolean', default: false },
+    vscode: { type: 'string', default: 'latest' },
     screenshot: { type: 'string' },
     verbose: { type: 'boolean', default: false },
     keep: { type: 'boolean', default: false },
@@ -75,7 +77,7 @@ const mark = { passed: '✓', failed: '✗', pending: '-' };
 
 async function main() {
   const started = Date.now();
-  await ensureVSCodeEnv({ quiet: false });
+  const { vscodeVersion } = await ensureVSCodeEnv({ quiet: false, vscode: opts.vscode });
 
   const files = opts.files
     ? opts.files.split(',').filter(Boolean).map((f) => resolve(f))
@@ -160,6 +162,7 @@ async function main() {
       extensionDirs: [extensionDir, runnerExtension],
       copyExtensions: false,
       workspaceTrust: opts.trust,
+      vscode: opts.vscode,
       verbose: opts.verbose,
       keepTemp: opts.keep,
       env: {
@@ -179,7 +182,7 @@ async function main() {
     let crashed = false;
     page.on('crash', () => (crashed = true));
     if (workspaceFile) console.log(`multi-root workspace: ${workspaceFile}`);
-    console.log(`VS Code ${server.url} ready after ${((Date.now() - started) / 1000).toFixed(1)} s; running ${files.length} test file(s)`);
+    console.log(`VS Code ${vscodeVersion} ${server.url} ready after ${((Date.now() - started) / 1000).toFixed(1)} s; running ${files.length} test file(s)`);
 
     const deadline = Date.now() + Number(opts.timeout);
     let result;
