@@ -1,22 +1,35 @@
-// `npm run package`: a production build, then a .vsix with @vscode/vsce. The README's screenshots are relative
-// links to docs/images/ (not shipped, and vsce cannot rewrite them without a repository URL), so the packaged
-// README is this README without its image lines.
+// `npm run package [-- vsce options]`: a production build, then a .vsix with @vscode/vsce whose README is
+// README.package.md, the user's guide (README.md is the repository's, for developers).
+//
+// VS Code's Extensions view shows a README's images only from https addresses: its sanitizer drops relative, data:
+// and file: sources and its content policy refuses http:. So the screenshots, relative links to docs/images/ in
+// README.package.md, are rewritten by vsce onto an https address: `--baseImagesUrl URL` (e.g. where the repository's
+// files are served), else the one vsce derives from package.json's `repository`. With neither, the packaged README
+// leaves them out and this script says so. The images are not shipped in the .vsix: no editor would show them there.
 import { execFileSync } from 'node:child_process';
 import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
+const README = 'README.package.md';
+const args = process.argv.slice(2);
+const pkg = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8'));
+const imagesAddress = args.some((a) => /^--base(Images|Content)Url(=|$)/.test(a)) || Boolean(pkg.repository);
+
 execFileSync(process.execPath, [join(root, 'scripts', 'build.mjs'), '--production'], { stdio: 'inherit', cwd: root });
 // vsce wants the README path inside the project: out/ is git-ignored and not shipped.
 const temp = join(root, 'out', 'package');
-mkdirSync(temp, { recursive: true });
+let readme = README;
 try {
-  const readme = join(temp, 'README.md');
-  const text = readFileSync(join(root, 'README.md'), 'utf8').replace(/^!\[[^\]]*\]\([^)]*\)\n\n?/gm, '');
-  writeFileSync(readme, text);
+  if (!imagesAddress) {
+    console.warn(`${README}'s screenshots are left out of the package: give --baseImagesUrl https://… (where docs/images/ is served) or a repository in package.json.`);
+    mkdirSync(temp, { recursive: true });
+    readme = 'out/package/README.md';
+    writeFileSync(join(root, readme), readFileSync(join(root, README), 'utf8').replace(/^!\[[^\]]*\]\([^)]*\)\n\n?/gm, ''));
+  }
   const vsce = join(root, 'node_modules', '@vscode', 'vsce', 'vsce');
-  execFileSync(process.execPath, [vsce, 'package', '--no-dependencies', '--allow-missing-repository', '--readme-path', 'out/package/README.md', ...process.argv.slice(2)], {
+  execFileSync(process.execPath, [vsce, 'package', '--no-dependencies', '--allow-missing-repository', '--readme-path', readme, ...args], {
     stdio: 'inherit',
     cwd: root,
   });

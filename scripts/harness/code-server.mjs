@@ -158,6 +158,7 @@ export function tailFile(file, lines = 60) {
  * @param {string} [opts.workspace] folder or .code-workspace file to open (also used by openWorkbench)
  * @param {string[]} [opts.extensionDirs] extension folders (with package.json) to install
  * @param {boolean} [opts.copyExtensions=false] copy the folders instead of symlinking them
+ * @param {string[]} [opts.vsixFiles] .vsix packages to install first, as a user does (`code-server --install-extension`)
  * @param {object} [opts.userSettings] merged over the defaults, written to <user-data-dir>/User/settings.json
  * @param {Record<string,string>} [opts.env] extra environment for code-server and its extension host;
  *   HOME and XDG_* default to a temp home so the real one is never touched
@@ -174,6 +175,7 @@ export async function startCodeServer({
   workspace,
   extensionDirs = [],
   copyExtensions = false,
+  vsixFiles = [],
   userSettings = {},
   env = {},
   workspaceTrust = false,
@@ -223,6 +225,17 @@ export async function startCodeServer({
       const dest = join(extensionsDir, extensionFolderName(src));
       if (copyExtensions) cpSync(src, dest, { recursive: true, dereference: true });
       else symlinkSync(src, dest, 'dir');
+    }
+
+    for (const vsix of vsixFiles) {
+      await new Promise((done, fail) => {
+        const args = [codeServer, '--extensions-dir', extensionsDir, '--user-data-dir', userDataDir, '--install-extension', resolve(vsix)];
+        const install = spawn(node, args, { env: { ...process.env, HOME: home }, stdio: ['ignore', 'pipe', 'pipe'], timeout: 120_000 });
+        let out = '';
+        for (const s of [install.stdout, install.stderr]) s.on('data', (d) => (out += d));
+        install.on('error', fail);
+        install.on('close', (code) => (code === 0 ? done() : fail(new Error(`code-server --install-extension ${vsix} failed (${code}):\n${out}`))));
+      });
     }
 
     const settings = {

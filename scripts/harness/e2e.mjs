@@ -72,7 +72,7 @@ async function saveFailureArtifacts(slug, page, server) {
   return saved.map((p) => relative(root, p));
 }
 
-async function runFlow(flow, { browser, extensionDir, temp }) {
+async function runFlow(flow, { browser, extensionDir, vsixFile, temp }) {
   const dir = mkdtempSync(join(temp, `${flow.slug}-`));
   // The workspace lives under the server's HOME, so the extension shows its paths as ~/projects/demo/…
   // (shorter, and the same in every screenshot) instead of a random temp path.
@@ -84,7 +84,9 @@ async function runFlow(flow, { browser, extensionDir, temp }) {
   try {
     server = await startCodeServer({
       workspace,
-      extensionDirs: [extensionDir],
+      // A flow marked `vsix` gets the packaged .vsix installed as a user installs it, instead of the repository's files.
+      extensionDirs: flow.vsix ? [] : [extensionDir],
+      vsixFiles: flow.vsix ? [vsixFile] : [],
       copyExtensions: true,
       verbose: opts.verbose,
       keepTemp: opts.keep,
@@ -117,6 +119,21 @@ async function runFlow(flow, { browser, extensionDir, temp }) {
   }
 }
 
+/**
+ * `npm run package` into the temp folder when a selected flow installs the .vsix (`flow.vsix.baseImagesUrl`: where
+ * its README's images point), then the development build back into dist/ (packaging leaves a production one).
+ */
+function packageFor(selected, temp) {
+  const flow = selected.find((f) => f.vsix);
+  if (!flow) return undefined;
+  const vsixFile = join(temp, 'checkpoint.vsix');
+  console.log('Packaging the .vsix (npm run package)…');
+  const scripts = join(root, 'scripts');
+  execFileSync(process.execPath, [join(scripts, 'package.mjs'), '--baseImagesUrl', flow.vsix.baseImagesUrl, '--out', vsixFile], { cwd: root, stdio: ['ignore', 'ignore', 'inherit'] });
+  execFileSync(process.execPath, [join(scripts, 'build.mjs'), '--no-typecheck'], { cwd: root, stdio: 'inherit' });
+  return vsixFile;
+}
+
 async function main() {
   const started = Date.now();
   await ensureVSCodeEnv();
@@ -139,6 +156,7 @@ async function main() {
   };
   registerCleanup({ sync: removeTemp, async: async () => removeTemp() });
   const extensionDir = stageRepoExtension(join(temp, 'extension'));
+  const vsixFile = packageFor(selected, temp);
   const browser = await launchBrowser();
 
   let passed = 0;
@@ -146,7 +164,7 @@ async function main() {
   try {
     for (const flow of selected) {
       const t0 = Date.now();
-      const r = await runFlow(flow, { browser, extensionDir, temp });
+      const r = await runFlow(flow, { browser, extensionDir, vsixFile, temp });
       const secs = ((Date.now() - t0) / 1000).toFixed(1);
       if (r.ok) {
         passed++;

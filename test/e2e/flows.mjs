@@ -7,6 +7,7 @@ import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import { existsSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { escapeRe } from './workbench.mjs';
 
 /** The status bar item's id: `<publisher>.<name>` of package.json + the id given to createStatusBarItem. */
@@ -515,3 +516,68 @@ export const flows = [
     },
   },
 ];
+
+// ---- the listing: the packaged README in the Extensions view ------------------------------------------------
+
+/**
+ * Where the packaged README's images point (`npm run package -- --baseImagesUrl`): VS Code's Extensions view shows
+ * README images from https addresses only. This run answers that address from the repository's own files, as the
+ * host of the repository would.
+ */
+const IMAGES_BASE = 'https://checkpoint.test/';
+const repoRoot = fileURLToPath(new URL('../..', import.meta.url));
+
+/** The frame of a webview whose body text contains `text`, once one does. */
+async function webviewFrame(wb, text, what) {
+  return wb.until(async () => {
+    for (const frame of wb.page.frames()) {
+      if (!frame.parentFrame()) continue;
+      const body = await frame.locator('body').innerText({ timeout: 500 }).catch(() => '');
+      if (body.includes(text)) return frame;
+    }
+    return undefined;
+  }, what);
+}
+
+flows.push({
+  name: "the installed .vsix's page in the Extensions view: the user README with its screenshots, and the icon",
+  slug: 'extension-page',
+  checkpoints: false,
+  vsix: { baseImagesUrl: IMAGES_BASE },
+  async run({ wb, page, screenshot }) {
+    const served = [];
+    await page.context().route(`${IMAGES_BASE}**`, (route) => {
+      const path = decodeURIComponent(new URL(route.request().url()).pathname).slice(1);
+      served.push(path);
+      const file = join(repoRoot, path);
+      return existsSync(file) ? route.fulfill({ path: file }) : route.fulfill({ status: 404, body: 'not found' });
+    });
+
+    await wb.runCommand('Extensions: Show Installed Extensions');
+    const row = await wb.visible(page.locator('.extensions-viewlet .monaco-list-row').filter({ hasText: 'Checkpoint' }).first(), 'Checkpoint among the installed extensions');
+    await row.click();
+    const editor = await wb.visible(page.locator('.extension-editor').filter({ has: page.locator('.header .name', { hasText: /^Checkpoint$/ }) }), "the extension's page");
+
+    const readme = await webviewFrame(wb, 'Remember where you left off', "the page's README");
+    const text = await readme.locator('body').innerText();
+    assert.doesNotMatch(text, /npm start|npm test/, "the package's README is the user's guide, not the repository's");
+    for (const heading of ['Save where you stopped', 'Resume with one click', 'Pick up what your agent saved', 'Your agent reads it too', 'The command line', 'Settings']) {
+      assert.ok(text.includes(heading), `the README should have the section "${heading}"`);
+    }
+    const images = () => readme.evaluate(() => [...document.images].map((i) => ({ src: i.getAttribute('src') ?? '', alt: i.alt, width: i.naturalWidth, done: i.complete })));
+    await wb.until(async () => (await images()).every((i) => i.done), 'the README images to finish loading');
+    const loaded = await images();
+    assert.ok(loaded.length >= 4, `the README should show its screenshots: ${JSON.stringify(loaded)}`);
+    for (const image of loaded) {
+      assert.ok(image.src.startsWith(`${IMAGES_BASE}docs/images/`), `an image should point at docs/images/ under the package's image address: ${image.src}`);
+      assert.ok(image.width > 0, `the image "${image.alt}" (${image.src}) should have loaded in the Extensions view`);
+    }
+    assert.deepEqual([...new Set(served)].sort(), [...new Set(loaded.map((i) => i.src.slice(IMAGES_BASE.length)))].sort(), 'the images came from the repository');
+    const icon = editor.locator('.header .icon-container img.icon').first();
+    await wb.until(async () => (await icon.evaluate((img) => img.naturalWidth).catch(() => 0)) > 0, 'the extension icon to load');
+    assert.match(await editor.locator('.header').innerText(), /Preview/, 'the page marks the extension as a preview');
+
+    await wb.mouseAway();
+    await screenshot(); // the page: icon, name, preview badge, categories, the README with its first screenshot
+  },
+});

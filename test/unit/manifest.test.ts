@@ -48,3 +48,18 @@ test('the walkthrough: every step completes on a command this extension contribu
     }
   }
 });
+
+test("the package's README (README.package.md) is the user's guide: its screenshots exist, and links need no base address", () => {
+  const readme = readFileSync(path.join(root, 'README.package.md'), 'utf8');
+  assert.doesNotMatch(readme, /npm (start|test)/, "the repository's set-up commands stay in README.md");
+  const images = [...readme.matchAll(/!\[([^\]]*)\]\(([^)]+)\)/g)];
+  assert.ok(images.length >= 3, 'the used-by flows are shown');
+  for (const [, alt, src] of images) {
+    assert.ok(alt.length > 0, `${src} has a text for screen readers`);
+    assert.match(src, /^docs\/images\/[\w-]+\.png$/, 'a screenshot the end-to-end run takes (npm run package rewrites it to an https address)');
+    assert.ok(existsSync(path.join(root, src)), `${src} exists`);
+  }
+  // vsce refuses a relative link without a base address for content: only images may be relative.
+  const links = [...readme.matchAll(/(?<!!)\[[^\]]*\]\(([^)]+)\)/g)].map((m) => m[1]);
+  for (const href of links) assert.match(href, /^(https:|#)/, `${href} is absolute or an anchor`);
+});
