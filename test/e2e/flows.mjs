@@ -103,8 +103,13 @@ async function answerSaveSteps(wb, { leftOff, done = '', failed = '', plan }) {
 }
 
 /** Palette → "Checkpoint: Save" → all steps, for a new name. */
-async function saveFromPalette(wb, { name, leftOff, done, failed, plan }) {
+async function saveFromPalette(wb, answers) {
   await wb.runCommand('Checkpoint: Save');
+  await fillSaveForm(wb, answers);
+}
+
+/** The open Save form's steps, for a new name. */
+async function fillSaveForm(wb, { name, leftOff, done, failed, plan }) {
   await wb.waitForQuickInput({ title: SAVE_TITLE(1) }, 'the name step');
   await wb.typeInQuickInput(name);
   await wb.waitForQuickInput({ message: new RegExp(`Saves checkpoint-${escapeRe(name)}\\.md in `) }, 'the file name preview');
@@ -579,5 +584,71 @@ flows.push({
 
     await wb.mouseAway();
     await screenshot(); // the page: icon, name, preview badge, categories, the README with its first screenshot
+  },
+});
+
+// ---- the walkthrough: each step done from its own button -----------------------------------------------------
+
+const WALKTHROUGH = 'checkpoint.gettingStarted';
+
+flows.push({
+  name: 'the walkthrough: each step done from its button shows as completed',
+  slug: 'walkthrough',
+  checkpoints: false,
+  async run({ wb, page, workspace, memoryDir, screenshot }) {
+    const step = (id) => page.locator(`.getting-started-step[data-step-id$="#${WALKTHROUGH}#${id}"]`);
+    const checkbox = (id) => page.locator(`[data-done-step-id$="#${WALKTHROUGH}#${id}"]`);
+    const completed = async (id) => (await checkbox(id).getAttribute('aria-checked')) === 'true';
+    /** Expands the step, then presses the button its description ends with. */
+    const press = async (id, button) => {
+      await step(id).locator('.step-title').click();
+      await wb.visible(step(id).locator('.monaco-button', { hasText: button }), `the "${button}" button of the step "${id}"`);
+      await step(id).locator('.monaco-button', { hasText: button }).click();
+    };
+
+    await wb.runCommand('Welcome: Open Walkthrough...');
+    await wb.pick(/^Get Started with Checkpoint/, { filter: 'Checkpoint' });
+    await wb.visible(step('save'), 'the walkthrough "Get Started with Checkpoint"');
+    for (const id of ['save', 'view', 'agent', 'resume']) assert.equal(await completed(id), false, `the step "${id}" should start not completed`);
+    await webviewFrame(wb, 'Save where you stopped', "the save step's text beside it");
+
+    // 1. Save a checkpoint: the Save form, from the step's button.
+    await press('save', 'Save a Checkpoint');
+    await fillSaveForm(wb, { name: 'first-steps', leftOff: 'Walkthrough started; the view is next' });
+    assertBullet(memoryDir, 'first-steps', 'Walkthrough started; the view is next');
+    await wb.until(() => completed('save'), 'the step "Save a checkpoint" to show as completed');
+    await wb.clearNotifications();
+
+    // 2. The Checkpoints view: the step's button shows it, with the checkpoint just saved.
+    await press('view', 'Show the Checkpoints View');
+    await wb.visible(wb.treeItem('first-steps'), 'first-steps in the Checkpoints view');
+    await wb.until(() => completed('view'), 'the step "Find it in the Checkpoints view" to show as completed');
+
+    // 3. Connect your agent: Claude Code, for this workspace, after the dialog that says what is added.
+    await press('agent', 'Connect Claude Code');
+    await wb.waitForQuickInput({ title: 'Connect Claude Code' }, 'the choice of Claude Code settings');
+    await wb.pick(/^This workspace/);
+    const dialog = page.locator('.monaco-dialog-box').last();
+    await wb.visible(dialog, 'the dialog that says what Connect adds');
+    assert.match(await dialog.innerText(), /Connect Claude Code to Checkpoint\?/);
+    await dialog.getByRole('button', { name: 'Connect', exact: true }).click();
+    await wb.visible(wb.notification(/^Claude Code is connected: /), 'the "Claude Code is connected" notification');
+    const settings = read(join(workspace, '.claude', 'settings.json')) ?? '';
+    assert.match(settings, /checkpoint hook session-start/, `the workspace's Claude Code settings should run the hook:\n${settings}`);
+    await wb.until(() => completed('agent'), 'the step "Connect your agent" to show as completed');
+    await wb.clearNotifications();
+
+    // 4. Resume: the only checkpoint is resumed at once and consumed.
+    await press('resume', 'Resume a Checkpoint');
+    await wb.visible(wb.notification(/^Resumed "first-steps": Walkthrough started; the view is next\. Moved to trash\./), 'the "Resumed" notification');
+    await wb.until(() => !existsSync(checkpointFile(memoryDir, 'first-steps')), 'the resumed checkpoint to leave the memory folder');
+
+    // Back to the walkthrough's tab (the resumed checkpoint opened beside it): every step ticked.
+    await wb.editorTab('Welcome').click();
+    await wb.until(() => completed('resume'), 'the step "Resume" to show as completed');
+    for (const id of ['save', 'view', 'agent', 'resume']) assert.equal(await completed(id), true, `the step "${id}" should show as completed`);
+    await wb.clearNotifications();
+    await wb.mouseAway();
+    await screenshot(); // the walkthrough with its four steps ticked
   },
 });
