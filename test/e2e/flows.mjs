@@ -558,7 +558,11 @@ flows.push({
       return existsSync(file) ? route.fulfill({ path: file }) : route.fulfill({ status: 404, body: 'not found' });
     });
 
-    await wb.runCommand('Extensions: Show Installed Extensions');
+    await wb.runCommand('View: Show Extensions');
+    const search = await wb.visible(page.locator('.extensions-viewlet .suggest-input-container .monaco-editor'), "the Extensions view's search box");
+    await search.click();
+    await page.keyboard.press('Control+A');
+    await page.keyboard.type('@installed');
     const row = await wb.visible(page.locator('.extensions-viewlet .monaco-list-row').filter({ hasText: 'Checkpoint' }).first(), 'Checkpoint among the installed extensions');
     await row.click();
     const editor = await wb.visible(page.locator('.extension-editor').filter({ has: page.locator('.header .name', { hasText: /^Checkpoint$/ }) }), "the extension's page");
@@ -607,7 +611,8 @@ flows.push({
     };
 
     await wb.runCommand('Welcome: Open Walkthrough...');
-    await wb.pick(/^Get Started with Checkpoint/, { filter: 'Checkpoint' });
+    await wb.focusOption(/^Get Started with Checkpoint/);
+    await wb.page.keyboard.press('Enter');
     await wb.visible(step('save'), 'the walkthrough "Get Started with Checkpoint"');
     for (const id of ['save', 'view', 'agent', 'resume']) assert.equal(await completed(id), false, `the step "${id}" should start not completed`);
     await webviewFrame(wb, 'Save where you stopped', "the save step's text beside it");
