@@ -603,9 +603,14 @@ flows.push({
     const step = (id) => page.locator(`.getting-started-step[data-step-id$="#${WALKTHROUGH}#${id}"]`);
     const checkbox = (id) => page.locator(`[data-done-step-id$="#${WALKTHROUGH}#${id}"]`);
     const completed = async (id) => (await checkbox(id).getAttribute('aria-checked')) === 'true';
-    /** Expands the step, then presses the button its description ends with. */
+    /**
+     * Expands the step, waits until its text beside it is shown (that webview takes the focus when it loads, which
+     * would close a quick pick opened before), then presses the button its description ends with.
+     */
     const press = async (id, button) => {
       await step(id).locator('.step-title').click();
+      const heading = /^# (.+)$/m.exec(readFileSync(join(repoRoot, 'media', 'walkthrough', `${id}.md`), 'utf8'))[1];
+      await webviewFrame(wb, heading, `the text of the step "${id}" beside it`);
       await wb.visible(step(id).locator('.monaco-button', { hasText: button }), `the "${button}" button of the step "${id}"`);
       await step(id).locator('.monaco-button', { hasText: button }).click();
     };
