@@ -76,7 +76,9 @@ const PATCH_FREE = { 'graceful-fs': './src/shims/plainFs.ts', 'signal-exit': './
 const lazyApart = {
   name: 'lazy-apart',
   setup(build) {
-    build.onResolve({ filter: /^(gray-matter|jsonc-parser|proper-lockfile|\.\/schemas)$/ }, (a) => ({ path: `./${LAZY[a.path].outfile.slice('dist/'.length)}`, external: true }));
+    // Exactly the names in LAZY (each escaped for the filter).
+    const filter = new RegExp(`^(${Object.keys(LAZY).map((k) => k.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&')).join('|')})$`);
+    build.onResolve({ filter }, (a) => ({ path: `./${LAZY[a.path].outfile.slice('dist/'.length)}`, external: true }));
   },
 };
 

@@ -115,7 +115,6 @@ export type Cli = (argv: string[], rawIo: Io, env?: NodeJS.ProcessEnv, workDir?:
 /** The CLI of a table of commands: parsing, help, the global options and the exit codes, the same for every table. */
 export function commandLine(commands: Record<string, Command>): Cli {
   const valued = valuedOptions(commands);
-  const COMMANDS = commands;
   const TOP_HELP = topHelp(commands);
   return async (argv, rawIo, env = process.env, workDir = process.cwd()) => {
     // Everything printed reaches a terminal or an agent: control characters from files, names or git never go raw.
@@ -123,11 +122,11 @@ export function commandLine(commands: Record<string, Command>): Cli {
     const at = commandIndex(argv, valued);
     const name = at >= 0 ? argv[at] : '';
     const rest = at >= 0 ? [...argv.slice(0, at), ...argv.slice(at + 1)] : argv;
-    const command = Object.hasOwn(COMMANDS, name) ? COMMANDS[name] : undefined;
+    const command = Object.hasOwn(commands, name) ? commands[name] : undefined;
     try {
       if (name === 'help') {
         const topic = argv[at + 1] ?? '';
-        io.out(Object.hasOwn(COMMANDS, topic) ? commandHelp(COMMANDS[topic]) : TOP_HELP);
+        io.out(Object.hasOwn(commands, topic) ? commandHelp(commands[topic]) : TOP_HELP);
         return 0;
       }
       if (name && !command) throw new UsageError(`unknown command "${name}"`);
