@@ -309,6 +309,8 @@ export interface WorkbenchReply {
   buttons?: string[];
   /** How many notifications (or elements) showing `text` are visible. */
   count?: number;
+  /** Where the notification was read: its toast, or the notification center (VS Code did not toast it). */
+  where?: 'toast' | 'center';
 }
 
 /**
