@@ -67,6 +67,7 @@ const LAZY = {
   'jsonc-parser': { entry: 'jsonc-parser', outfile: 'dist/jsonc-parser.js' },
   'proper-lockfile': { entry: 'proper-lockfile', outfile: 'dist/proper-lockfile.js' },
   './schemas': { entry: 'src/core/schemas.ts', outfile: 'dist/schemas.js' },
+  './toolSchemas': { entry: 'src/toolSchemas.ts', outfile: 'dist/toolSchemas.js' },
 };
 /**
  * proper-lockfile's graceful-fs and signal-exit patch the process on load (fs.close, process.emit, signal handlers):
@@ -82,21 +83,34 @@ const lazyApart = {
   },
 };
 
+/**
+ * Every module that does `import * as vscode from 'vscode'` (or `* as path from 'node:path'`) would get its own copy
+ * of that module's properties at load time (esbuild's CommonJS interop, `__toESM`; the vscode API has several
+ * hundred): each such module is imported through one module that re-exports it instead, so the copy is made once.
+ */
+const importedOnce = {
+  name: 'imported-once',
+  setup(build) {
+    build.onResolve({ filter: /^(vscode|node:[a-z_/]+)$/ }, (a) => (a.namespace === 'once' ? { path: a.path, external: true } : { path: a.path, namespace: 'once' }));
+    build.onLoad({ filter: /.*/, namespace: 'once' }, (a) => ({ contents: `export * from ${JSON.stringify(a.path)};`, loader: 'js' }));
+  },
+};
+
 const cliBundle = (entry, outfile) => ({
   ...common,
   entryPoints: [entry],
   outfile,
   define: { CHECKPOINT_VERSION: JSON.stringify(version) },
-  plugins: [mcpServerApart, commitApart, lazyApart],
+  plugins: [importedOnce, mcpServerApart, commitApart, lazyApart],
 });
 
 const results = await Promise.all([
-  esbuild.build({ ...common, entryPoints: ['src/extension.ts'], outfile: 'dist/extension.js', external: ['vscode'], plugins: [commitApart, lazyApart] }),
+  esbuild.build({ ...common, entryPoints: ['src/extension.ts'], outfile: 'dist/extension.js', plugins: [importedOnce, commitApart, lazyApart] }),
   esbuild.build(cliBundle('src/cli.ts', 'dist/cli-main.js')),
   esbuild.build({ ...common, entryPoints: ['src/cliEntry.ts'], outfile: 'dist/cli.js', banner: { js: '#!/usr/bin/env node' }, plugins: [cliApart] }),
   esbuild.build(cliBundle('src/hookCli.ts', 'dist/hook.js')),
-  esbuild.build({ ...common, entryPoints: ['src/mcpServer.ts'], outfile: 'dist/mcpServer.js', define: { CHECKPOINT_VERSION: JSON.stringify(version) }, plugins: [lazyApart] }),
-  esbuild.build({ ...common, entryPoints: ['src/core/commit.ts'], outfile: 'dist/commit.js', plugins: [lazyApart] }),
+  esbuild.build({ ...common, entryPoints: ['src/mcpServer.ts'], outfile: 'dist/mcpServer.js', define: { CHECKPOINT_VERSION: JSON.stringify(version) }, plugins: [importedOnce, lazyApart] }),
+  esbuild.build({ ...common, entryPoints: ['src/core/commit.ts'], outfile: 'dist/commit.js', plugins: [importedOnce, lazyApart] }),
   ...Object.values(LAZY).map(({ entry, outfile }) => esbuild.build({ ...common, entryPoints: [entry], outfile, alias: { ...common.alias, ...PATCH_FREE } })),
 ]);
 

@@ -1,11 +1,12 @@
 import { NO_CHECKPOINTS } from './core/wording';
-import * as z from 'zod/mini';
+import type * as z from 'zod/mini';
 import type { Checkpoint } from './core/checkpoint';
 import { formatLocalDateTime, formatRelative } from './core/dates';
-import { CheckpointError, errorMessage } from './core/errors';
+import { CheckpointError } from './core/errors';
 import { printable } from './core/names';
 import { formatStep } from './core/plans';
 import { resumeSummary } from './core/resumeText';
+import type * as ToolSchemas from './toolSchemas';
 import {
   AmbiguousCheckpointError,
   CheckpointExistsError,
@@ -30,51 +31,12 @@ export interface ToolTarget {
   currentBranch(): Promise<string>;
 }
 
-/** Limits that keep a checkpoint small and a runaway call harmless. */
-const MAX_TEXT = 4000;
-const MAX_ITEM = 1000;
-const MAX_ITEMS = 50;
-
-const cwdField = z.optional(
-  z.string().check(
-    z.minLength(1),
-    z.maxLength(4096),
-    z.describe('Absolute path of the project folder whose checkpoints to use. Leave it out to use the project the tool runs in.'),
-  ),
-);
-const items = (what: string) =>
-  z.optional(z.array(z.string().check(z.maxLength(MAX_ITEM))).check(z.maxLength(MAX_ITEMS), z.describe(what)));
-const nameField = (what: string) => z.string().check(z.minLength(1), z.maxLength(200), z.describe(what));
-
-export const SaveToolInput = z.object({
-  name: nameField('Short name for the checkpoint, such as "oauth-callback" (lowercase letters, digits, ".", "_", "-"; other characters are dropped).'),
-  leftOff: z.string().check(
-    z.minLength(1),
-    z.maxLength(MAX_TEXT),
-    z.describe('Where work stopped and what comes next, in 1-3 lines. The first line is the one-line summary shown in lists.'),
-  ),
-  done: items('What was done this session, one item each.'),
-  failed: items('Approaches that failed and why, one item each, so that nobody retries them.'),
-  decisions: items('Decisions taken and their reasons, one item each.'),
-  questions: items('Open questions, one item each.'),
-  plan: z.optional(
-    z.string().check(
-      z.minLength(1),
-      z.maxLength(4096),
-      z.describe('Path of the Markdown plan being followed (absolute, ~/..., or relative to the project); its checklist gives "step N of M".'),
-    ),
-  ),
-  force: z.optional(z.boolean().check(z.describe('Replace an existing checkpoint of that name (the previous one goes to the trash). Default false.'))),
-  cwd: cwdField,
-});
-export const ListToolInput = z.object({ cwd: cwdField });
-export const ShowToolInput = z.object({ name: nameField('Name of the checkpoint, as listed by checkpoint_list.'), cwd: cwdField });
-export const ResumeToolInput = z.object({
-  name: z.optional(nameField('Name of the checkpoint, as listed by checkpoint_list. Leave it out when there is only one.')),
-  keep: z.optional(z.boolean().check(z.describe('Keep the checkpoint instead of consuming it (moving it to the trash). Default false.'))),
-  cwd: cwdField,
-});
-
+let schemaModule: typeof ToolSchemas | undefined;
+/**
+ * The tools' input schemas (src/toolSchemas.ts), loaded on first use: zod's code runs when a tool is called or listed,
+ * not when the extension activates.
+ */
+const schemas = (): typeof ToolSchemas => (schemaModule ??= require('./toolSchemas') as typeof ToolSchemas);
 
 export interface AgentTool<S extends z.ZodMiniObject = z.ZodMiniObject> {
   /** The tool's name for MCP and for VS Code's `languageModelTools`. */
@@ -110,7 +72,9 @@ export const saveTool = describeTool({
     '(and what comes next), what was done, approaches that failed and why, decisions, open questions and the plan being followed. ' +
     'The git branch, the time and the modified files are recorded automatically. It writes checkpoint-<name>.md in the project\'s ' +
     'agent memory folder and its line in MEMORY.md there. An existing checkpoint of the same name is only replaced with force: true.',
-  input: SaveToolInput,
+  get input() {
+    return schemas().SaveToolInput;
+  },
   readOnly: false,
   destructive: false,
   confirmation: (input, memoryDir) => ({
@@ -160,7 +124,9 @@ export const listTool = describeTool({
   description:
     'List the saved checkpoints of the project, newest first: name, git branch, when it was saved, the plan step and the one-line ' +
     'summary of where work stopped. Use it to find a checkpoint to show or resume. Changes nothing.',
-  input: ListToolInput,
+  get input() {
+    return schemas().ListToolInput;
+  },
   readOnly: true,
   destructive: false,
   run: async (target) => {
@@ -180,7 +146,9 @@ export const showTool = describeTool({
   description:
     'Show one checkpoint in full without consuming it: where work stopped, what was done, approaches that failed, decisions, open ' +
     'questions, the plan and its step, the modified files, and whether the current git branch differs from the saved one. Changes nothing.',
-  input: ShowToolInput,
+  get input() {
+    return schemas().ShowToolInput;
+  },
   readOnly: true,
   destructive: false,
   run: async (target, input) => {
@@ -199,7 +167,9 @@ export const resumeTool = describeTool({
     'the plan and its current step, the files that were in flight, and a warning when the current git branch differs from the one it ' +
     'was saved on. The checkpoint is then consumed: moved to the trash of the memory folder and taken out of MEMORY.md (the user can ' +
     'restore it) unless keep is true. Without a name it resumes the only checkpoint; when there are several, the error lists them.',
-  input: ResumeToolInput,
+  get input() {
+    return schemas().ResumeToolInput;
+  },
   readOnly: false,
   destructive: true,
   confirmation: (input, memoryDir) => ({
@@ -248,24 +218,7 @@ function listLine(c: CheckpointSummary): string {
  * do not validate input themselves (VS Code passes the model's input as it is).
  */
 export function parseToolInput<S extends z.ZodMiniObject>(tool: AgentTool<S>, raw: unknown): z.infer<S> {
-  const r = z.safeParse(tool.input, raw ?? {});
+  const r = schemas().checkInput(tool.input, raw ?? {});
   if (r.success) return r.data;
-  const problems = r.error.issues.map((i) => `${i.path.length ? `${i.path.join('.')}: ` : ''}${issueText(i)}`);
-  throw new CheckpointError(`Invalid arguments for ${tool.name}: ${problems.join('; ')}`);
-}
-
-/** zod/mini carries no messages of its own (no locale loaded): a short one from the issue's code. */
-function issueText(i: z.core.$ZodIssue): string {
-  switch (i.code) {
-    case 'invalid_type':
-      return `expected ${i.expected}`;
-    case 'too_small':
-      return i.origin === 'string' ? `must not be empty` : `expected at least ${String(i.minimum)}`;
-    case 'too_big':
-      return i.origin === 'string' ? `longer than ${String(i.maximum)} characters` : `more than ${String(i.maximum)} items`;
-    case 'unrecognized_keys':
-      return `unknown field${i.keys.length === 1 ? '' : 's'} ${i.keys.join(', ')}`;
-    default:
-      return i.message || errorMessage(i.code);
-  }
+  throw new CheckpointError(`Invalid arguments for ${tool.name}: ${r.problems.join('; ')}`);
 }

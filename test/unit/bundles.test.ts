@@ -39,12 +39,12 @@ test('a Claude Code session start loads the entry and the hook alone; a save loa
 
 test('the lazily loaded libraries are files of their own, not copies inside the bundles', () => {
   const bundles = readdirSync(DIST).filter((f) => f.endsWith('.js'));
-  for (const lib of ['gray-matter.js', 'proper-lockfile.js', 'jsonc-parser.js', 'schemas.js']) assert.ok(bundles.includes(lib), lib);
+  for (const lib of ['gray-matter.js', 'proper-lockfile.js', 'jsonc-parser.js', 'schemas.js', 'toolSchemas.js']) assert.ok(bundles.includes(lib), lib);
   // A string of each library's own code: graceful-fs, proper-lockfile, js-yaml (under gray-matter), jsonc-parser and
-  // zod. The language-model tools' input schemas (extension, MCP server) use zod themselves; the CLI does not.
+  // zod. The MCP server's SDK uses zod itself; the extension loads the tools' input schemas (and zod) on first use.
   const libraries = 'graceful-fs\\.queue|ECOMPROMISED|YAMLException|InvalidCommentToken';
   const markers: Record<string, RegExp> = {
-    'extension.js': new RegExp(libraries),
+    'extension.js': new RegExp(`${libraries}|\\$ZodType`),
     'mcpServer.js': new RegExp(libraries),
     'cli-main.js': new RegExp(`${libraries}|\\$ZodType`),
     'hook.js': new RegExp(`${libraries}|\\$ZodType`),
@@ -54,5 +54,9 @@ test('the lazily loaded libraries are files of their own, not copies inside the 
     assert.doesNotMatch(text, marker, `${b} carries no copy of a lazily loaded library`);
     assert.match(text, /require\("\.\/(gray-matter|proper-lockfile|jsonc-parser|schemas)\.js"\)/, `${b} requires them from dist/`);
   }
+  const extension = readFileSync(path.join(DIST, 'extension.js'), 'utf8');
+  assert.match(extension, /require\("\.\/toolSchemas\.js"\)/, 'the extension requires the tool schemas from dist/');
+  // Each module's `import * as vscode` shares one copy of the API's properties, made once at load (scripts/build.mjs).
+  assert.equal(extension.match(/require\("vscode"\)/g)?.length, 1, 'the vscode API is required (and copied) once');
   assert.ok(readFileSync(CLI, 'utf8').length < 1024, 'dist/cli.js is only the entry');
 });
