@@ -164,16 +164,28 @@ export function formatBullet(cp: Pick<Checkpoint, 'name' | 'branch' | 'saved' | 
 
 /** Names that have a bullet in the checkpoint section (or, in a file with two, in either), in order. */
 export function indexedNames(text: string, known?: ReadonlySet<string>): string[] {
+  return indexBullets(text, known).names;
+}
+
+/**
+ * One reading of the checkpoint section(s), in order: `names` as {@link indexedNames} with `known`, and `product`,
+ * the names of the bullets the product wrote (what {@link indexedNames} finds without `known`).
+ */
+export function indexBullets(text: string, known?: ReadonlySet<string>): { names: string[]; product: string[] } {
   const lines = splitLines(text.startsWith(BOM) ? text.slice(1) : text);
   const mask = literalMask(lines);
-  const names: string[] = [];
+  const names = new Set<string>();
+  const product = new Set<string>();
   for (const s of findSections(lines, mask)) {
     for (let i = s.start + 1; i < s.end; i++) {
-      const n = mask[i] ? undefined : bulletName(lines[i], known);
-      if (n !== undefined && !names.includes(n)) names.push(n);
+      if (mask[i]) continue;
+      const written = PRODUCT_BULLET_RE.exec(lines[i].text)?.[1];
+      if (written !== undefined) product.add(written);
+      const n = written ?? bulletName(lines[i], known);
+      if (n !== undefined) names.add(n);
     }
   }
-  return names;
+  return { names: [...names], product: [...product] };
 }
 
 /**

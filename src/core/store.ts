@@ -23,7 +23,7 @@ import {
 import { branchDiffers, readBranch, readGitState } from './git';
 import { readJsonCheckpoints, type JsonCheckpointFile } from './jsonCheckpoints';
 import { LockLostError, preloadLock, withDirLock, type DirLock } from './lock';
-import { formatBullet, indexedNames, INDEX_FILE, removeFromIndex, upsertIndex, type IndexEdit } from './memoryIndex';
+import { formatBullet, indexBullets, indexedNames, INDEX_FILE, removeFromIndex, upsertIndex, type IndexEdit } from './memoryIndex';
 import { oneLine } from './escaping';
 import { assertLookupName, fileNameFor, isLookupName, lookupNames, nameFromFileName, printable, sanitizeName, validateName } from './names';
 import { homeFrom } from './paths';
@@ -1047,9 +1047,10 @@ async function replaceWithUndo(file: string, content: string): Promise<{ undo: (
 /** Files without a bullet (by name) and product bullets without a file, for a MEMORY.md text. */
 function indexMismatch(text: string | undefined, known: Set<string>): { missing: string[]; orphans: string[] } {
   if (text === undefined) return { missing: [...known].sort(), orphans: [] };
-  const indexed = new Set(indexedNames(text, known));
+  const bullets = indexBullets(text, known);
+  const indexed = new Set(bullets.names);
   const missing = [...known].filter((n) => !indexed.has(n)).sort();
-  const orphans = indexedNames(text).filter((n) => !known.has(n));
+  const orphans = bullets.product.filter((n) => !known.has(n));
   return { missing, orphans };
 }
 
