@@ -1,4 +1,3 @@
-import { UsageError } from '../core/errors';
 import { shellQuote } from '../core/escaping';
 import { branchFromSnapshot, checkpointSnapshot } from '../core/snapshot';
 import { defineCommand } from './command';
@@ -13,12 +12,10 @@ when it was saved). Your work tree, index and current branch are not touched; an
 never moved (exit 1).
 With --json: { "branch", "commit" }.`,
   options: {},
-  positionals: 1,
+  positionals: 'name',
   async run(ctx) {
-    const [name] = ctx.positionals;
-    if (name === undefined) throw new UsageError('branch needs a name: checkpoint branch <name>');
     const store = await ctx.store();
-    const { checkpoint, commit } = await checkpointSnapshot(store, name);
+    const { checkpoint, commit } = await checkpointSnapshot(store, ctx.name);
     const branch = await branchFromSnapshot(store.cwd, checkpoint.name, commit);
     ctx.print(
       `Created branch ${branch} at ${commit.slice(0, 12)}, the code snapshot of "${checkpoint.name}". Your work tree is unchanged.\nTo work on it: git switch ${shellQuote(branch)}`,

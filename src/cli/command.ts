@@ -25,6 +25,8 @@ export interface Io {
 export interface CommandContext<O extends Options = Options> {
   values: Values<O>;
   positionals: string[];
+  /** The first positional argument: a command whose `positionals` is `'name'` always has one ('' for the others without it). */
+  name: string;
   /** `--json` was given. */
   json: boolean;
   /** The workspace folder (`--cwd`, else the current directory), absolute. */
@@ -47,8 +49,11 @@ export interface Command<O extends Options = Options> {
   help: string;
   /** The command's own options (the global ones are added). */
   options: O;
-  /** Most positional arguments accepted. */
-  positionals: number;
+  /**
+   * Most positional arguments accepted; `'name'`: exactly one, a checkpoint's name, required (without it, a usage
+   * error that shows the synopsis).
+   */
+  positionals: number | 'name';
   /** Returns the exit code (default 0). Throw `UsageError` for exit 2, `CheckpointError` (or any error) for 1. */
   run(ctx: CommandContext<O>): Promise<number | void>;
   /**

@@ -1,4 +1,3 @@
-import { UsageError } from '../core/errors';
 import { changesSince, checkpointSnapshot, diffSince } from '../core/snapshot';
 import { defineCommand } from './command';
 
@@ -12,12 +11,10 @@ git does not ignore), as a patch. Nothing is changed.
   --stat   a summary per file instead of the patch
 With --json: { "name", "snapshot", "head", "changes": [{ "status": "A"|"M"|"D"|"T", "path" }] }.`,
   options: { stat: { type: 'boolean' } },
-  positionals: 1,
+  positionals: 'name',
   async run(ctx) {
-    const [name] = ctx.positionals;
-    if (name === undefined) throw new UsageError('diff needs a name: checkpoint diff <name>');
     const store = await ctx.store();
-    const { checkpoint, commit } = await checkpointSnapshot(store, name);
+    const { checkpoint, commit } = await checkpointSnapshot(store, ctx.name);
     if (ctx.json) {
       const { changes } = await changesSince(store.cwd, commit);
       ctx.io.out(JSON.stringify({ name: checkpoint.name, snapshot: commit, head: checkpoint.head ?? null, changes }, null, 2));

@@ -1,4 +1,4 @@
-import { CheckpointError, UsageError } from '../core/errors';
+import { CheckpointError } from '../core/errors';
 import { CheckpointExistsError } from '../core/store';
 import { defineCommand } from './command';
 
@@ -11,14 +11,12 @@ Puts the newest copy of <name> in <memory dir>/.trash/ back, with its line in ME
 the trash has none, or when a checkpoint of that name exists, unless --force.
   --force   move the existing checkpoint of that name to the trash first`,
   options: { force: { type: 'boolean' } },
-  positionals: 1,
+  positionals: 'name',
   async run(ctx) {
-    const [name] = ctx.positionals;
-    if (name === undefined) throw new UsageError('restore needs a name: checkpoint restore <name>');
     const store = await ctx.store();
     let r;
     try {
-      r = await store.restoreNamed(name, { force: ctx.values.force === true });
+      r = await store.restoreNamed(ctx.name, { force: ctx.values.force === true });
     } catch (err) {
       if (err instanceof CheckpointExistsError) throw new CheckpointError(`${err.message} Use --force to move it to the trash and restore the trashed copy.`);
       throw err;

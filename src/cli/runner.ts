@@ -80,7 +80,11 @@ async function context(command: Command, args: string[], io: Io, env: NodeJS.Pro
     io.out(commandHelp(command));
     return undefined;
   }
-  if (positionals.length > command.positionals) throw new UsageError(`unexpected argument "${positionals[command.positionals]}"`);
+  const most = command.positionals === 'name' ? 1 : command.positionals;
+  if (positionals.length > most) throw new UsageError(`unexpected argument "${positionals[most]}"`);
+  if (command.positionals === 'name' && positionals[0] === undefined) {
+    throw new UsageError(`${command.synopsis.split(' ')[0]} needs a name: checkpoint ${command.synopsis}`);
+  }
   const json = values.json === true;
   const cwd = path.resolve(workDir, typeof values.cwd === 'string' ? values.cwd : '.');
   if (typeof values.cwd === 'string') {
@@ -96,6 +100,7 @@ async function context(command: Command, args: string[], io: Io, env: NodeJS.Pro
   return {
     values: values as CommandContext['values'],
     positionals,
+    name: positionals[0] ?? '',
     json,
     cwd,
     env,

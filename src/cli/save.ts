@@ -42,11 +42,9 @@ Saves <memory dir>/checkpoint-<name>.md and its line in MEMORY.md.
     push: { type: 'boolean' },
     'no-snapshot': { type: 'boolean' },
   },
-  positionals: 1,
+  positionals: 'name',
   async run(ctx) {
-    const [name] = ctx.positionals;
-    if (name === undefined) throw new UsageError('save needs a name: checkpoint save <name>');
-    const { values } = ctx;
+    const { name, values } = ctx;
     if (values.push && !values.commit) throw new UsageError('--push goes with --commit: checkpoint save <name> --commit --push');
     const store = await ctx.store();
     let r;

@@ -80,6 +80,12 @@ test('exit codes: 2 for bad usage, 1 for user errors with nothing written', () =
       assert.equal(r.code, 2, `${args.join(' ')}: ${r.err}`);
       assert.match(r.err, /checkpoint: /);
     }
+    // Each command that takes a checkpoint's name says so, with its usage line.
+    for (const command of ['save', 'show', 'restore', 'diff', 'branch']) {
+      const r = cli([command, '--dir', mem], { cwd: dir });
+      assert.equal(r.code, 2, `${command}: ${r.err}`);
+      assert.match(r.err, new RegExp(`^checkpoint: ${command} needs a name: checkpoint ${command} <name>\nUsage: checkpoint ${command} <name>`));
+    }
     const bad = cli(['save', '../..', '--dir', mem], { cwd: dir });
     assert.equal(bad.code, 1);
     assert.match(bad.err, /not a usable checkpoint name/);
