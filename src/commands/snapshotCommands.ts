@@ -6,6 +6,7 @@ import { oneLine } from '../core/escaping';
 import { isInside } from '../core/files';
 import { changesBetween, changesSince, checkpointSnapshot, fileAt, repoTop, type SnapshotChange } from '../core/snapshot';
 import { CommandId, type CompareResult, type HandoffOptions, type RestoreToBranchOptions } from '../commandIds';
+import type { FolderCheckpoints } from '../folderCheckpoints';
 import type { Services } from '../services';
 import { isItemNode, isOptions, resolveCheckpoint, resolveFolder, type CheckpointTarget } from './targets';
 
@@ -117,17 +118,31 @@ export async function restoreToBranchCommand(s: Services, arg: unknown): Promise
   return branch;
 }
 
-/** **Push to Remote**: a checkpoint (from the tree, or `{ name }`) or all of the folder's, with their snapshots. */
-export async function pushCommand(s: Services, arg: unknown): Promise<string[] | undefined> {
+/**
+ * The folder of a push or pull (asked when there are several), then `run` on its checkpoints with a progress
+ * notification; warnings are shown one each. Undefined when the folder pick is cancelled.
+ */
+async function handoff<R extends { warnings: string[] }>(
+  s: Services,
+  arg: unknown,
+  ask: { placeHolder: string; progress: string },
+  run: (checkpoints: FolderCheckpoints, opts: HandoffOptions) => Promise<R>,
+): Promise<R | undefined> {
   requireGit(s);
-  const folder = await resolveFolder(s, arg, 'Push the checkpoints of which folder?');
+  const folder = await resolveFolder(s, arg, ask.placeHolder);
   if (!folder) return undefined;
   const opts = isOptions<HandoffOptions>(arg) ? arg : {};
-  const names = isItemNode(arg) ? [arg.summary.name] : typeof opts.name === 'string' ? [opts.name] : [];
-  const r = await vscode.window.withProgress({ location: vscode.ProgressLocation.Notification, title: 'Pushing checkpoints…' }, () =>
-    s.model.folder(folder).push(names, opts.remote),
-  );
+  const r = await vscode.window.withProgress({ location: vscode.ProgressLocation.Notification, title: ask.progress }, () => run(s.model.folder(folder), opts));
   for (const w of r.warnings) void vscode.window.showWarningMessage(oneLine(w));
+  return r;
+}
+
+/** **Push to Remote**: a checkpoint (from the tree, or `{ name }`) or all of the folder's, with their snapshots. */
+export async function pushCommand(s: Services, arg: unknown): Promise<string[] | undefined> {
+  const r = await handoff(s, arg, { placeHolder: 'Push the checkpoints of which folder?', progress: 'Pushing checkpoints…' }, (checkpoints, opts) =>
+    checkpoints.push(isItemNode(arg) ? [arg.summary.name] : typeof opts.name === 'string' ? [opts.name] : [], opts.remote),
+  );
+  if (!r) return undefined;
   const pushed = r.pushed.map((p) => p.name);
   s.log.info(`Pushed ${pushed.join(', ')} to ${oneLine(r.remote)}`);
   void vscode.window.showInformationMessage(`Pushed ${pushed.length} checkpoint(s) to ${oneLine(r.remote)}. On another machine: Checkpoint: Pull from Remote.`);
@@ -136,14 +151,11 @@ export async function pushCommand(s: Services, arg: unknown): Promise<string[] |
 
 /** **Pull from Remote**: the checkpoints pushed to the remote, into this folder's memory folder. */
 export async function pullCommand(s: Services, arg: unknown): Promise<string[] | undefined> {
-  requireGit(s);
-  const folder = await resolveFolder(s, arg, 'Pull checkpoints into which folder?');
-  if (!folder) return undefined;
-  const opts = isOptions<HandoffOptions>(arg) ? arg : {};
-  const r = await vscode.window.withProgress({ location: vscode.ProgressLocation.Notification, title: 'Pulling checkpoints…' }, () =>
-    s.model.folder(folder).pull(opts.remote),
+  const r = await handoff(s, arg, { placeHolder: 'Pull checkpoints into which folder?', progress: 'Pulling checkpoints…' }, (checkpoints, opts) =>
+    checkpoints.pull(opts.remote),
   );
-  for (const w of [...r.warnings, ...r.skipped.map((k) => `Skipped "${k.name}": ${k.reason}`)]) void vscode.window.showWarningMessage(oneLine(w));
+  if (!r) return undefined;
+  for (const k of r.skipped) void vscode.window.showWarningMessage(oneLine(`Skipped "${k.name}": ${k.reason}`));
   const written = r.written.map((w) => w.name);
   const trashed = r.written.filter((w) => w.trashPath).map((w) => w.name);
   s.log.info(`Pulled ${written.join(', ') || 'nothing new'} from ${oneLine(r.remote)}`);
