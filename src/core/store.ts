@@ -323,11 +323,16 @@ export class CheckpointStore {
 
   /** Checkpoint files in the memory directory (names only; no reads). */
   async files(): Promise<string[]> {
+    return (await this.fileNames()).map((e) => path.join(this.memoryDir, e));
+  }
+
+  /** The names of the checkpoint files in the memory directory (none when it does not exist). */
+  private async fileNames(): Promise<string[]> {
     const entries = await fs.readdir(this.memoryDir).catch((err: NodeJS.ErrnoException) => {
       if (err.code === 'ENOENT') return [] as string[];
       throw err;
     });
-    return entries.filter((e) => nameFromFileName(e) !== undefined).map((e) => path.join(this.memoryDir, e));
+    return entries.filter((e) => nameFromFileName(e) !== undefined);
   }
 
   /**
@@ -833,7 +838,7 @@ export class CheckpointStore {
 
   /** Names of the checkpoint files in the memory directory (their bullets are checkpoints' whatever their shape). */
   private async knownNames(): Promise<Set<string>> {
-    return new Set((await this.files()).map((f) => nameFromFileName(path.basename(f))!));
+    return new Set((await this.fileNames()).map((f) => nameFromFileName(f)!));
   }
 
   /**
