@@ -91,7 +91,11 @@ const lazyApart = {
 const importedOnce = {
   name: 'imported-once',
   setup(build) {
-    build.onResolve({ filter: /^(vscode|node:[a-z_/]+)$/ }, (a) => (a.namespace === 'once' ? { path: a.path, external: true } : { path: a.path, namespace: 'once' }));
+    build.onResolve({ filter: /^(vscode|node:[a-z_/]+)$/ }, (a) => {
+      if (a.namespace === 'once') return { path: a.path, external: true };
+      // A require() in a function (a module loaded on first use) stays a plain require().
+      return a.kind === 'import-statement' ? { path: a.path, namespace: 'once' } : { path: a.path, external: true };
+    });
     build.onLoad({ filter: /.*/, namespace: 'once' }, (a) => ({ contents: `export * from ${JSON.stringify(a.path)};`, loader: 'js' }));
   },
 };

@@ -159,7 +159,8 @@ const cli = join(bundleDist, 'cli.js');
 const cliMain = join(bundleDist, 'cli-main.js');
 
 // --before REV: that revision's production CLI, built from `git archive` in the temp folder.
-let beforeCli;
+let beforeCli; // its entry, run as a process
+let beforeCliModule; // the whole CLI, for the require() row
 let beforeRev = '';
 if (opt.before) {
   const dir = join(tmp, 'before');
@@ -171,8 +172,9 @@ if (opt.before) {
   log(`building the CLI of ${opt.before} for before/after rows`);
   const b = spawnSync(node, [join(dir, 'scripts', 'build.mjs'), '--production', '--no-typecheck'], { cwd: dir, stdio: 'inherit' });
   if (b.status !== 0) throw new Error(`building ${opt.before} failed`);
+  beforeCli = join(dir, 'dist', 'cli.js');
   // Revisions before the split bundles have the whole CLI in dist/cli.js.
-  beforeCli = existsSync(join(dir, 'dist', 'cli-main.js')) ? join(dir, 'dist', 'cli-main.js') : join(dir, 'dist', 'cli.js');
+  beforeCliModule = existsSync(join(dir, 'dist', 'cli-main.js')) ? join(dir, 'dist', 'cli-main.js') : beforeCli;
   beforeRev = spawnSync('git', ['-C', root, 'rev-parse', '--short', opt.before], { encoding: 'utf8' }).stdout.trim();
 }
 const ext = join(bundleDist, 'extension.js');
@@ -432,12 +434,18 @@ if (want('session-start')) {
   const check = spawnSync(node, args, { cwd: repo, input, encoding: 'utf8' });
   const context = check.status === 0 && check.stdout ? JSON.parse(check.stdout).hookSpecificOutput?.additionalContext : undefined;
   if (!context?.includes('"task-0019"')) throw new Error(`hook session-start did not print the newest checkpoint: ${check.stdout}${check.stderr}`);
+  // A CLI from before the hook has no `hook session-start`: no before row then.
+  const beforeArgs = beforeCli ? [beforeCli, ...args.slice(1)] : undefined;
+  const beforeWorks = beforeArgs && spawnSync(node, beforeArgs, { cwd: repo, input, encoding: 'utf8' }).stdout?.includes('task-0019');
   log(`session-start: ${RUNS} interleaved runs`);
   const res = await interleave(
     () => timeProcess([node, [join(benchDir, 'floor-session-start.cjs'), dir, newest], { cwd: repo, input }]),
     () => timeProcess([node, args, { cwd: repo, input }]),
+    RUNS,
+    beforeWorks && (() => timeProcess([node, beforeArgs, { cwd: repo, input }])),
   );
   ratioRow('hook session-start (CLI, 20 checkpoints)', 'node: read stdin + MEMORY.md + the newest checkpoint, print the JSON', res, 1.3);
+  beforeRow('hook session-start (CLI, 20 checkpoints)', 'node: read stdin + MEMORY.md + the newest checkpoint, print the JSON', res, 1.3);
 }
 
 // ---- MEMORY.md upsert -----------------------------------------------------------------------------------------
@@ -485,7 +493,7 @@ if (want('bundle')) {
   const loads = { cli: [], ext: [], before: [] };
   for (let i = -WARMUP; i < RUNS; i++) {
     if (beforeCli) {
-      const b = runJson([join(benchDir, 'inproc.cjs'), 'load', beforeCli, 'cli']);
+      const b = runJson([join(benchDir, 'inproc.cjs'), 'load', beforeCliModule, 'cli']);
       if (i >= 0) loads.before.push(b.requireMs);
     }
     const c = runJson([join(benchDir, 'inproc.cjs'), 'load', cliMain, 'cli']);
@@ -497,7 +505,7 @@ if (want('bundle')) {
   }
   valueRow('require(dist/cli-main.js)', `${fmtMs(stats(loads.cli))} ms`, undefined, undefined, { runs: RUNS });
   if (loads.before.length) {
-    valueRow(`  before (${beforeRev}): require(the whole CLI), ${(statSync(beforeCli).size / KB).toFixed(1)} KB`, `${fmtMs(stats(loads.before))} ms`, undefined, undefined, { runs: RUNS });
+    valueRow(`  before (${beforeRev}): require(the whole CLI), ${(statSync(beforeCliModule).size / KB).toFixed(1)} KB`, `${fmtMs(stats(loads.before))} ms`, undefined, undefined, { runs: RUNS });
   }
   valueRow('require(dist/extension.js) (stub vscode)', `${fmtMs(stats(loads.ext))} ms`, undefined, undefined, { runs: RUNS });
 
