@@ -9,7 +9,7 @@ import * as path from 'node:path';
 import { CheckpointError } from '../../src/core/errors';
 import { CheckpointStore } from '../../src/core/store';
 import { CORPUS_INDEXES, CORPUS_NAMES, corpusCheckpoint, installCorpus, outsideSections, sectionCount } from '../support/agentCorpus';
-import { removeDir, tempDir, tempDirs } from '../support/fixtures';
+import { tempDirs } from '../support/fixtures';
 
 const temp = tempDirs();
 
@@ -22,7 +22,7 @@ function cli(args: string[], home: string, cwd: string): { code: number; out: st
 
 /** A temp home, a workspace folder and a memory folder holding the corpus (and `index` as MEMORY.md). */
 function setup(opts: { index?: string; crlf?: boolean; bare?: boolean } = {}): { root: string; home: string; ws: string; mem: string; index?: string } {
-  const root = tempDir();
+  const root = temp();
   const home = path.join(root, 'home');
   const ws = path.join(root, 'ws');
   const mem = path.join(root, 'mem');
@@ -50,59 +50,55 @@ function assertIndexKept(original: string, now: string, label: string): void {
 const FIX_LOGIN_PLAN = (home: string): string => path.join(home, '.claude', 'plans', 'fix-login.md');
 
 test('corpus through the CLI: list, show, resume, restore and delete every agent-written checkpoint by its own name (skill MEMORY.md)', () => {
-  const { root, home, ws, mem, index } = setup({ index: 'skill.md' });
-  try {
-    const list = cli(['list', '--json', '--dir', mem], home, ws);
-    assert.equal(list.code, 0, list.err);
-    const items = JSON.parse(list.out) as { name: string; unreadable?: string; plan: string | null; planStep: number | null; planSteps: number | null; branch: string }[];
-    assert.deepEqual(items.map((i) => i.name).sort(), [...CORPUS_NAMES].sort());
-    assert.ok(items.every((i) => i.unreadable === undefined), 'all readable');
-    const fix = items.find((i) => i.name === 'fix:-login')!;
-    assert.deepEqual([fix.branch, fix.plan, fix.planStep, fix.planSteps], ['fix/login', FIX_LOGIN_PLAN(home), 2, 4], '~/ plan path expanded');
-    assert.equal(items.find((i) => i.name === 'My Feature')!.plan, FIX_LOGIN_PLAN(home), 'one plan, one path');
+  const { home, ws, mem, index } = setup({ index: 'skill.md' });
+  const list = cli(['list', '--json', '--dir', mem], home, ws);
+  assert.equal(list.code, 0, list.err);
+  const items = JSON.parse(list.out) as { name: string; unreadable?: string; plan: string | null; planStep: number | null; planSteps: number | null; branch: string }[];
+  assert.deepEqual(items.map((i) => i.name).sort(), [...CORPUS_NAMES].sort());
+  assert.ok(items.every((i) => i.unreadable === undefined), 'all readable');
+  const fix = items.find((i) => i.name === 'fix:-login')!;
+  assert.deepEqual([fix.branch, fix.plan, fix.planStep, fix.planSteps], ['fix/login', FIX_LOGIN_PLAN(home), 2, 4], '~/ plan path expanded');
+  assert.equal(items.find((i) => i.name === 'My Feature')!.plan, FIX_LOGIN_PLAN(home), 'one plan, one path');
 
-    for (const name of CORPUS_NAMES) {
-      const show = cli(['show', name, '--dir', mem], home, ws);
-      assert.equal(show.code, 0, `show ${name}: ${show.err}`);
-      assert.equal(show.out, corpusCheckpoint(name).trimEnd() + '\n', `show ${name} prints the file`);
-      const json = JSON.parse(cli(['show', name, '--json', '--dir', mem], home, ws).out) as { name: string; leftOff: string };
-      assert.equal(json.name, name);
-      assert.ok(json.leftOff.length > 0);
-    }
-
-    let previous = index!;
-    for (const name of CORPUS_NAMES) {
-      const r = cli(['resume', name, '--json', '--dir', mem], home, ws);
-      assert.equal(r.code, 0, `resume ${name}: ${r.err}`);
-      assert.equal(JSON.parse(r.out).consumed, true);
-      assert.ok(!existsSync(path.join(mem, `checkpoint-${name}.md`)), `${name} consumed`);
-      assert.ok(trashed(mem).includes(`checkpoint-${name}.md`), `${name} in the trash`);
-      const now = readIndex(mem);
-      assert.ok(!now.includes(`- **${name}**`), `${name}'s bullet removed`);
-      assertIndexKept(previous, now, `resume ${name}`);
-      previous = now;
-    }
-    // No bullet left: the whole section went (heading, bullets, resume line), nothing else.
-    assert.equal(readIndex(mem), index!.replace(/\n## Active Checkpoints\n[^]*?Resume any: .*\n/, ''));
-
-    for (const name of CORPUS_NAMES) {
-      const r = cli(['restore', name, '--dir', mem], home, ws);
-      assert.equal(r.code, 0, `restore ${name}: ${r.err}`);
-      assert.equal(readFileSync(path.join(mem, `checkpoint-${name}.md`), 'utf8'), corpusCheckpoint(name), `${name} back as it was`);
-      assert.ok(readIndex(mem).includes(`- **${name}** (`), `${name}'s bullet back`);
-      assert.equal(sectionCount(readIndex(mem)), 1);
-    }
-    for (const name of CORPUS_NAMES) {
-      const before = readIndex(mem);
-      const r = cli(['delete', name, '--dir', mem], home, ws);
-      assert.equal(r.code, 0, `delete ${name}: ${r.err}`);
-      assert.ok(!existsSync(path.join(mem, `checkpoint-${name}.md`)));
-      assertIndexKept(before, readIndex(mem), `delete ${name}`);
-    }
-    assert.equal(readIndex(mem), index!.replace(/\n## Active Checkpoints\n[^]*?Resume any: .*\n/, ''));
-  } finally {
-    removeDir(root);
+  for (const name of CORPUS_NAMES) {
+    const show = cli(['show', name, '--dir', mem], home, ws);
+    assert.equal(show.code, 0, `show ${name}: ${show.err}`);
+    assert.equal(show.out, corpusCheckpoint(name).trimEnd() + '\n', `show ${name} prints the file`);
+    const json = JSON.parse(cli(['show', name, '--json', '--dir', mem], home, ws).out) as { name: string; leftOff: string };
+    assert.equal(json.name, name);
+    assert.ok(json.leftOff.length > 0);
   }
+
+  let previous = index!;
+  for (const name of CORPUS_NAMES) {
+    const r = cli(['resume', name, '--json', '--dir', mem], home, ws);
+    assert.equal(r.code, 0, `resume ${name}: ${r.err}`);
+    assert.equal(JSON.parse(r.out).consumed, true);
+    assert.ok(!existsSync(path.join(mem, `checkpoint-${name}.md`)), `${name} consumed`);
+    assert.ok(trashed(mem).includes(`checkpoint-${name}.md`), `${name} in the trash`);
+    const now = readIndex(mem);
+    assert.ok(!now.includes(`- **${name}**`), `${name}'s bullet removed`);
+    assertIndexKept(previous, now, `resume ${name}`);
+    previous = now;
+  }
+  // No bullet left: the whole section went (heading, bullets, resume line), nothing else.
+  assert.equal(readIndex(mem), index!.replace(/\n## Active Checkpoints\n[^]*?Resume any: .*\n/, ''));
+
+  for (const name of CORPUS_NAMES) {
+    const r = cli(['restore', name, '--dir', mem], home, ws);
+    assert.equal(r.code, 0, `restore ${name}: ${r.err}`);
+    assert.equal(readFileSync(path.join(mem, `checkpoint-${name}.md`), 'utf8'), corpusCheckpoint(name), `${name} back as it was`);
+    assert.ok(readIndex(mem).includes(`- **${name}** (`), `${name}'s bullet back`);
+    assert.equal(sectionCount(readIndex(mem)), 1);
+  }
+  for (const name of CORPUS_NAMES) {
+    const before = readIndex(mem);
+    const r = cli(['delete', name, '--dir', mem], home, ws);
+    assert.equal(r.code, 0, `delete ${name}: ${r.err}`);
+    assert.ok(!existsSync(path.join(mem, `checkpoint-${name}.md`)));
+    assertIndexKept(before, readIndex(mem), `delete ${name}`);
+  }
+  assert.equal(readIndex(mem), index!.replace(/\n## Active Checkpoints\n[^]*?Resume any: .*\n/, ''));
 });
 
 for (const variant of [
@@ -114,133 +110,104 @@ for (const variant of [
 ]) {
   const label = `${variant.index}${variant.crlf ? ' CRLF' : ''}${variant.bare ? ' without a final newline' : ''}`;
   test(`corpus through the core (${label}): resume, restore, delete keep every byte outside the section and leave one section`, async () => {
-    const { root, home, ws, mem, index } = setup(variant);
+    const { home, ws, mem, index } = setup(variant);
     const store = new CheckpointStore({ memoryDir: mem, cwd: ws, allowGit: false, home });
-    try {
-      assert.deepEqual((await store.indexedNames()).sort(), [...CORPUS_NAMES].sort(), 'every bullet is read');
-      let previous = index!;
-      for (const name of CORPUS_NAMES) {
-        const r = await store.resume(name);
-        assert.equal(r.checkpoint.name, name);
-        const now = readIndex(mem);
-        assertIndexKept(previous, now, `resume ${name}`);
-        assert.ok(!(await store.indexedNames()).includes(name));
-        previous = now;
-        await store.restoreNamed(name);
-        assert.ok((await store.indexedNames()).includes(name), `${name} restored with its bullet`);
-        assert.equal(sectionCount(readIndex(mem)), 1);
-        await store.delete(name);
-        assert.ok(!(await store.indexedNames()).includes(name));
-        previous = readIndex(mem);
-      }
-      const final = readIndex(mem);
-      assert.equal(sectionCount(final), 0, 'no bullet left: no section');
-      const eol = variant.crlf ? '\r\n' : '\n';
-      const expected = {
-        'skill.md': ['# Project Memory', '', '## Conventions', '- Run `make check` before pushing.', '- **Never** commit generated files.', '', '## Notes', 'Text that stays byte for byte, trailing spaces too.   ', ''],
-        'v0.1.0.md': ['# Memory', '', 'Notes the user keeps above the section.', '', '## Later', '- **Build**: the user\'s own bold bullet, not a checkpoint.', ''],
-        'both.md': ['# Project Memory', '', '## Conventions', '- Run `make check` before pushing.', ''],
-      }[variant.index]!.join(eol);
-      assert.equal(final, variant.bare ? expected.replace(/\r?\n$/, '') : expected);
-      assert.equal(trashed(mem).length, CORPUS_NAMES.length, 'each deleted one is in the trash (the resumed copies were restored from it)');
-    } finally {
-      removeDir(root);
+    assert.deepEqual((await store.indexedNames()).sort(), [...CORPUS_NAMES].sort(), 'every bullet is read');
+    let previous = index!;
+    for (const name of CORPUS_NAMES) {
+      const r = await store.resume(name);
+      assert.equal(r.checkpoint.name, name);
+      const now = readIndex(mem);
+      assertIndexKept(previous, now, `resume ${name}`);
+      assert.ok(!(await store.indexedNames()).includes(name));
+      await store.restoreNamed(name);
+      assert.ok((await store.indexedNames()).includes(name), `${name} restored with its bullet`);
+      assert.equal(sectionCount(readIndex(mem)), 1);
+      await store.delete(name);
+      assert.ok(!(await store.indexedNames()).includes(name));
+      previous = readIndex(mem);
     }
+    const final = readIndex(mem);
+    assert.equal(sectionCount(final), 0, 'no bullet left: no section');
+    const eol = variant.crlf ? '\r\n' : '\n';
+    const expected = {
+      'skill.md': ['# Project Memory', '', '## Conventions', '- Run `make check` before pushing.', '- **Never** commit generated files.', '', '## Notes', 'Text that stays byte for byte, trailing spaces too.   ', ''],
+      'v0.1.0.md': ['# Memory', '', 'Notes the user keeps above the section.', '', '## Later', '- **Build**: the user\'s own bold bullet, not a checkpoint.', ''],
+      'both.md': ['# Project Memory', '', '## Conventions', '- Run `make check` before pushing.', ''],
+    }[variant.index]!.join(eol);
+    assert.equal(final, variant.bare ? expected.replace(/\r?\n$/, '') : expected);
+    assert.equal(trashed(mem).length, CORPUS_NAMES.length, 'each deleted one is in the trash (the resumed copies were restored from it)');
   });
 }
 
 test('saving next to an agent-written index: one section, the agent\'s bullets kept, # Project Memory for a new MEMORY.md', async () => {
   for (const which of CORPUS_INDEXES) {
-    const { root, ws, mem, index } = setup({ index: which });
-    try {
-      const store = new CheckpointStore({ memoryDir: mem, cwd: ws, allowGit: false });
-      await store.save({ name: 'ours', leftOff: 'saved by the product' });
-      const now = readIndex(mem);
-      assert.equal(sectionCount(now), 1, which);
-      assert.equal(now.split('Resume any:').length, 2, `${which}: one resume line`);
-      assert.match(now, /^## Active Checkpoints\n- \*\*ours\*\* /m);
-      assert.deepEqual((await store.indexedNames()).sort(), ['ours', ...CORPUS_NAMES].sort());
-      assertIndexKept(index!, now, which);
-      assert.ok(now.includes('## Conventions') || which === 'v0.1.0.md');
-    } finally {
-      removeDir(root);
-    }
+    const { ws, mem, index } = setup({ index: which });
+    const store = new CheckpointStore({ memoryDir: mem, cwd: ws, allowGit: false });
+    await store.save({ name: 'ours', leftOff: 'saved by the product' });
+    const now = readIndex(mem);
+    assert.equal(sectionCount(now), 1, which);
+    assert.equal(now.split('Resume any:').length, 2, `${which}: one resume line`);
+    assert.match(now, /^## Active Checkpoints\n- \*\*ours\*\* /m);
+    assert.deepEqual((await store.indexedNames()).sort(), ['ours', ...CORPUS_NAMES].sort());
+    assertIndexKept(index!, now, which);
+    assert.ok(now.includes('## Conventions') || which === 'v0.1.0.md');
   }
   const { root, ws } = setup();
-  try {
-    const mem = path.join(root, 'fresh');
-    await new CheckpointStore({ memoryDir: mem, cwd: ws, allowGit: false }).save({ name: 'first', leftOff: 'x' });
-    assert.match(readIndex(mem), /^# Project Memory\n\n## Active Checkpoints\n- \*\*first\*\* /);
-  } finally {
-    removeDir(root);
-  }
+  const mem = path.join(root, 'fresh');
+  await new CheckpointStore({ memoryDir: mem, cwd: ws, allowGit: false }).save({ name: 'first', leftOff: 'x' });
+  assert.match(readIndex(mem), /^# Project Memory\n\n## Active Checkpoints\n- \*\*first\*\* /);
 });
 
 test('an agent-written bullet whose file is gone: resume removes it and says so (not "No checkpoint named")', () => {
-  const { root, home, ws, mem, index } = setup({ index: 'skill.md' });
-  try {
-    rmSync(path.join(mem, 'checkpoint-café-menu.md'));
-    const r = cli(['resume', 'café-menu', '--dir', mem], home, ws);
-    assert.equal(r.code, 0, r.err);
-    assert.match(r.out, /Checkpoint file missing \(cleaned up stale entry "café-menu"\)/);
-    assert.equal(readIndex(mem), index!.replace(/^- \*\*café-menu\*\*.*\n/m, ''));
-  } finally {
-    removeDir(root);
-  }
+  const { home, ws, mem, index } = setup({ index: 'skill.md' });
+  rmSync(path.join(mem, 'checkpoint-café-menu.md'));
+  const r = cli(['resume', 'café-menu', '--dir', mem], home, ws);
+  assert.equal(r.code, 0, r.err);
+  assert.match(r.out, /Checkpoint file missing \(cleaned up stale entry "café-menu"\)/);
+  assert.equal(readIndex(mem), index!.replace(/^- \*\*café-menu\*\*.*\n/m, ''));
 });
 
 test('lookup: the literal file name first, then the sanitized one', async () => {
-  const { root, ws, mem } = setup();
-  try {
-    const store = new CheckpointStore({ memoryDir: mem, cwd: ws, allowGit: false });
-    assert.equal((await store.find('My Feature'))?.path, path.join(mem, 'checkpoint-My Feature.md'));
-    assert.equal((await store.find('My-Feature'))?.path, path.join(mem, 'checkpoint-My-Feature.md'));
-    // A name typed loosely finds the product's sanitized file when there is no literal one.
-    assert.equal((await store.find('DB Migration'))?.path, path.join(mem, 'checkpoint-db-migration.md'));
-    // café in the other Unicode normalization (as a macOS file name may spell it).
-    assert.equal((await store.find('café-menu'.normalize('NFD')))?.name, 'café-menu');
-  } finally {
-    removeDir(root);
-  }
+  const { ws, mem } = setup();
+  const store = new CheckpointStore({ memoryDir: mem, cwd: ws, allowGit: false });
+  assert.equal((await store.find('My Feature'))?.path, path.join(mem, 'checkpoint-My Feature.md'));
+  assert.equal((await store.find('My-Feature'))?.path, path.join(mem, 'checkpoint-My-Feature.md'));
+  // A name typed loosely finds the product's sanitized file when there is no literal one.
+  assert.equal((await store.find('DB Migration'))?.path, path.join(mem, 'checkpoint-db-migration.md'));
+  // café in the other Unicode normalization (as a macOS file name may spell it).
+  assert.equal((await store.find('café-menu'.normalize('NFD')))?.name, 'café-menu');
 });
 
 test('lookup never takes a name with a path separator, "..", NUL or a control character', async () => {
   const { root, home, ws, mem } = setup();
-  try {
-    writeFileSync(path.join(root, 'checkpoint-outside.md'), '# Checkpoint: outside\n## Left Off\nnot in the memory folder\n');
-    const store = new CheckpointStore({ memoryDir: mem, cwd: ws, allowGit: false });
-    for (const bad of ['../outside', '..', 'a/b', 'a\\b', 'x\u0000y', 'x\ny', 'tab\there', '\u001b[31m']) {
-      await assert.rejects(store.find(bad), CheckpointError, JSON.stringify(bad));
-      await assert.rejects(store.delete(bad), CheckpointError, JSON.stringify(bad));
-    }
-    const r = cli(['show', '../outside', '--dir', mem], home, ws);
-    assert.equal(r.code, 1);
-    assert.match(r.err, /not a checkpoint name/);
-    assert.equal(cli(['resume', 'a/b', '--dir', mem], home, ws).code, 1);
-    assert.equal(cli(['delete', '..', '--dir', mem], home, ws).code, 1);
-    assert.ok(existsSync(path.join(root, 'checkpoint-outside.md')));
-  } finally {
-    removeDir(root);
+  writeFileSync(path.join(root, 'checkpoint-outside.md'), '# Checkpoint: outside\n## Left Off\nnot in the memory folder\n');
+  const store = new CheckpointStore({ memoryDir: mem, cwd: ws, allowGit: false });
+  for (const bad of ['../outside', '..', 'a/b', 'a\\b', 'x\u0000y', 'x\ny', 'tab\there', '\u001b[31m']) {
+    await assert.rejects(store.find(bad), CheckpointError, JSON.stringify(bad));
+    await assert.rejects(store.delete(bad), CheckpointError, JSON.stringify(bad));
   }
+  const r = cli(['show', '../outside', '--dir', mem], home, ws);
+  assert.equal(r.code, 1);
+  assert.match(r.err, /not a checkpoint name/);
+  assert.equal(cli(['resume', 'a/b', '--dir', mem], home, ws).code, 1);
+  assert.equal(cli(['delete', '..', '--dir', mem], home, ws).code, 1);
+  assert.ok(existsSync(path.join(root, 'checkpoint-outside.md')));
 });
 
 test('a checkpoint file that is a symbolic link out of the memory folder is never followed', async () => {
   const { root, home, ws, mem } = setup();
-  try {
-    const outside = path.join(root, 'secret.md');
-    writeFileSync(outside, '# Checkpoint: secret\n## Left Off\nprivate\n');
-    symlinkSync(outside, path.join(mem, 'checkpoint-Linked Out.md'));
-    symlinkSync(path.join(mem, 'checkpoint-db-migration.md'), path.join(mem, 'checkpoint-Linked In.md'));
-    const store = new CheckpointStore({ memoryDir: mem, cwd: ws, allowGit: false });
-    await assert.rejects(store.show('Linked Out'), /symbolic link/);
-    await assert.rejects(store.resume('Linked Out'), /symbolic link/);
-    const r = cli(['show', 'Linked Out', '--dir', mem], home, ws);
-    assert.equal(r.code, 1);
-    assert.doesNotMatch(r.out, /private/);
-    assert.ok(existsSync(outside));
-  } finally {
-    removeDir(root);
-  }
+  const outside = path.join(root, 'secret.md');
+  writeFileSync(outside, '# Checkpoint: secret\n## Left Off\nprivate\n');
+  symlinkSync(outside, path.join(mem, 'checkpoint-Linked Out.md'));
+  symlinkSync(path.join(mem, 'checkpoint-db-migration.md'), path.join(mem, 'checkpoint-Linked In.md'));
+  const store = new CheckpointStore({ memoryDir: mem, cwd: ws, allowGit: false });
+  await assert.rejects(store.show('Linked Out'), /symbolic link/);
+  await assert.rejects(store.resume('Linked Out'), /symbolic link/);
+  const r = cli(['show', 'Linked Out', '--dir', mem], home, ws);
+  assert.equal(r.code, 1);
+  assert.doesNotMatch(r.out, /private/);
+  assert.ok(existsSync(outside));
 });
 
 test('resume without a name: the only Markdown checkpoint, whatever JSON history (seed 003) lies beside it', () => {
@@ -272,25 +239,21 @@ test('resume without a name: the only Markdown checkpoint, whatever JSON history
 });
 
 test('a plan written as ~/… is one plan with its absolute form: saved expanded, read expanded, live step read', async () => {
-  const { root, home, ws, mem } = setup();
-  try {
-    const plan = FIX_LOGIN_PLAN(home);
-    // The agent's form, quoted so no shell expands it.
-    const saved = cli(['save', 'tilde', '--plan', '~/.claude/plans/fix-login.md', '--left-off', 'x', '--dir', mem], home, ws);
-    assert.equal(saved.code, 0, saved.err);
-    assert.doesNotMatch(saved.err, /not found/);
-    assert.match(readFileSync(path.join(mem, 'checkpoint-tilde.md'), 'utf8'), new RegExp(`^plan: ${plan.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}$`, 'm'));
-    assert.equal(cli(['save', 'absolute', '--plan', plan, '--left-off', 'y', '--dir', mem], home, ws).code, 0);
-    const items = JSON.parse(cli(['list', '--json', '--dir', mem], home, ws).out) as { name: string; plan: string | null; planStep: number | null }[];
-    const byPlan = new Map<string, string[]>();
-    for (const i of items) if (i.plan) byPlan.set(i.plan, [...(byPlan.get(i.plan) ?? []), i.name]);
-    assert.deepEqual(byPlan.get(plan)?.sort(), ['My Feature', 'absolute', 'fix:-login', 'tilde'], 'one plan whatever form its path was written in');
-    // Resume gives the plan as a path that opens.
-    const store = new CheckpointStore({ memoryDir: mem, cwd: ws, allowGit: false, home });
-    const r = await store.resume('fix:-login', { keep: true });
-    assert.equal(r.checkpoint.plan, plan);
-    assert.ok(existsSync(r.checkpoint.plan!));
-  } finally {
-    removeDir(root);
-  }
+  const { home, ws, mem } = setup();
+  const plan = FIX_LOGIN_PLAN(home);
+  // The agent's form, quoted so no shell expands it.
+  const saved = cli(['save', 'tilde', '--plan', '~/.claude/plans/fix-login.md', '--left-off', 'x', '--dir', mem], home, ws);
+  assert.equal(saved.code, 0, saved.err);
+  assert.doesNotMatch(saved.err, /not found/);
+  assert.match(readFileSync(path.join(mem, 'checkpoint-tilde.md'), 'utf8'), new RegExp(`^plan: ${plan.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}$`, 'm'));
+  assert.equal(cli(['save', 'absolute', '--plan', plan, '--left-off', 'y', '--dir', mem], home, ws).code, 0);
+  const items = JSON.parse(cli(['list', '--json', '--dir', mem], home, ws).out) as { name: string; plan: string | null; planStep: number | null }[];
+  const byPlan = new Map<string, string[]>();
+  for (const i of items) if (i.plan) byPlan.set(i.plan, [...(byPlan.get(i.plan) ?? []), i.name]);
+  assert.deepEqual(byPlan.get(plan)?.sort(), ['My Feature', 'absolute', 'fix:-login', 'tilde'], 'one plan whatever form its path was written in');
+  // Resume gives the plan as a path that opens.
+  const store = new CheckpointStore({ memoryDir: mem, cwd: ws, allowGit: false, home });
+  const r = await store.resume('fix:-login', { keep: true });
+  assert.equal(r.checkpoint.plan, plan);
+  assert.ok(existsSync(r.checkpoint.plan!));
 });

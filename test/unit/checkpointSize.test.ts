@@ -6,7 +6,7 @@ import { spawnSync } from 'node:child_process';
 import { mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import * as path from 'node:path';
 import { capModifiedFiles, CheckpointStore } from '../../src/core/store';
-import { git, makeRepo, removeDir, tempDir, tempDirs } from '../support/fixtures';
+import { git, makeRepo, tempDirs } from '../support/fixtures';
 
 const temp = tempDirs();
 
@@ -20,30 +20,25 @@ test('capModifiedFiles: 25 paths, then "… and N more"', () => {
 });
 
 test('303 modified files: the checkpoint lists 25 and "… and 278 more", stays under 4 KB, with no warning', () => {
-  const repo = makeRepo();
-  const root = tempDir();
-  try {
-    mkdirSync(path.join(repo, 'src'));
-    for (let i = 0; i < 303; i++) writeFileSync(path.join(repo, 'src', `module-with-a-long-name-${String(i).padStart(3, '0')}.ts`), 'x');
-    git(repo, 'add', 'src');
-    const mem = path.join(root, 'mem');
-    const r = spawnSync(process.execPath, [CLI, 'save', 'big', '--left-off', 'many files', '--dir', mem, '--json'], {
-      cwd: repo,
-      encoding: 'utf8',
-      env: { PATH: process.env.PATH, HOME: root },
-    });
-    assert.equal(r.status, 0, r.stderr);
-    const text = readFileSync(path.join(mem, 'checkpoint-big.md'), 'utf8');
-    const section = text.slice(text.indexOf('## Modified Files\n') + '## Modified Files\n'.length).trimEnd().split('\n');
-    assert.equal(section.length, 26);
-    assert.ok(section.slice(0, 25).every((l) => /^- src\/module-with-a-long-name-\d{3}\.ts$/.test(l)));
-    assert.equal(section[25], '- … and 278 more');
-    assert.ok(statSync(path.join(mem, 'checkpoint-big.md')).size < 4096);
-    assert.equal(r.stderr, '', 'no warning');
-  } finally {
-    removeDir(repo);
-    removeDir(root);
-  }
+  const repo = makeRepo({ dir: temp('checkpoint-repo-') });
+  const root = temp();
+  mkdirSync(path.join(repo, 'src'));
+  for (let i = 0; i < 303; i++) writeFileSync(path.join(repo, 'src', `module-with-a-long-name-${String(i).padStart(3, '0')}.ts`), 'x');
+  git(repo, 'add', 'src');
+  const mem = path.join(root, 'mem');
+  const r = spawnSync(process.execPath, [CLI, 'save', 'big', '--left-off', 'many files', '--dir', mem, '--json'], {
+    cwd: repo,
+    encoding: 'utf8',
+    env: { PATH: process.env.PATH, HOME: root },
+  });
+  assert.equal(r.status, 0, r.stderr);
+  const text = readFileSync(path.join(mem, 'checkpoint-big.md'), 'utf8');
+  const section = text.slice(text.indexOf('## Modified Files\n') + '## Modified Files\n'.length).trimEnd().split('\n');
+  assert.equal(section.length, 26);
+  assert.ok(section.slice(0, 25).every((l) => /^- src\/module-with-a-long-name-\d{3}\.ts$/.test(l)));
+  assert.equal(section[25], '- … and 278 more');
+  assert.ok(statSync(path.join(mem, 'checkpoint-big.md')).size < 4096);
+  assert.equal(r.stderr, '', 'no warning');
 });
 
 test('a checkpoint over 4 KB is written, with a warning naming what made it large', async () => {

@@ -2,12 +2,12 @@ import { after, test } from 'node:test';
 import * as assert from 'node:assert/strict';
 import { chmodSync, existsSync, mkdirSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import * as path from 'node:path';
-import { CLI, git, isolatedEnv, makeRepo, removeDir, runCliSync, tempDir, type ProcessResult, tempDirs } from '../support/fixtures';
+import { CLI, git, isolatedEnv, makeRepo, removeDir, runCliSync, type ProcessResult, tempDirs } from '../support/fixtures';
 
 const temp = tempDirs();
 
 /** HOME for CLI runs that do not name one: an empty temp folder, so the real home is never read. */
-const defaultHome = tempDir('checkpoint-home-');
+const defaultHome = temp('checkpoint-home-');
 after(() => removeDir(defaultHome));
 
 function cli(args: string[], opts: { cwd?: string; home?: string; env?: NodeJS.ProcessEnv } = {}): ProcessResult {
@@ -20,8 +20,8 @@ test('the CLI is built', () => {
 });
 
 test('save / list / show / resume / delete through the process, with --json shapes', () => {
-  const repo = makeRepo();
-  const mem = path.join(tempDir(), 'mem');
+  const repo = makeRepo({ dir: temp('checkpoint-repo-') });
+  const mem = path.join(temp(), 'mem');
   try {
     git(repo, 'checkout', '-q', '-b', 'feature/oauth');
     writeFileSync(path.join(repo, 'a.ts'), 'x');
@@ -72,53 +72,45 @@ test('save / list / show / resume / delete through the process, with --json shap
 });
 
 test('exit codes: 2 for bad usage, 1 for user errors with nothing written', () => {
-  const dir = tempDir();
+  const dir = temp();
   const mem = path.join(dir, 'mem');
-  try {
-    for (const args of [[], ['frobnicate'], ['save'], ['save', 'x', '--nope'], ['list', 'extra'], ['delete']]) {
-      const r = cli([...args, '--dir', mem], { cwd: dir });
-      assert.equal(r.code, 2, `${args.join(' ')}: ${r.err}`);
-      assert.match(r.err, /checkpoint: /);
-    }
-    // Each command that takes a checkpoint's name says so, with its usage line.
-    for (const command of ['save', 'show', 'restore', 'diff', 'branch']) {
-      const r = cli([command, '--dir', mem], { cwd: dir });
-      assert.equal(r.code, 2, `${command}: ${r.err}`);
-      assert.match(r.err, new RegExp(`^checkpoint: ${command} needs a name: checkpoint ${command} <name>\nUsage: checkpoint ${command} <name>`));
-    }
-    const bad = cli(['save', '../..', '--dir', mem], { cwd: dir });
-    assert.equal(bad.code, 1);
-    assert.match(bad.err, /not a usable checkpoint name/);
-    assert.equal(existsSync(mem), false, 'nothing written');
-    const missing = cli(['show', 'ghost', '--dir', mem], { cwd: dir });
-    assert.equal(missing.code, 1);
-    for (const args of [['resume', 'ghost'], ['delete', 'ghost'], ['resume']]) {
-      assert.equal(cli([...args, '--dir', mem], { cwd: dir }).code, 1, args.join(' '));
-    }
-    assert.equal(existsSync(mem), false, 'a miss writes nothing, not even the folder');
-    const badCwd = cli(['list', '--cwd', path.join(dir, 'nope')]);
-    assert.equal(badCwd.code, 1);
-  } finally {
-    removeDir(dir);
+  for (const args of [[], ['frobnicate'], ['save'], ['save', 'x', '--nope'], ['list', 'extra'], ['delete']]) {
+    const r = cli([...args, '--dir', mem], { cwd: dir });
+    assert.equal(r.code, 2, `${args.join(' ')}: ${r.err}`);
+    assert.match(r.err, /checkpoint: /);
   }
+  // Each command that takes a checkpoint's name says so, with its usage line.
+  for (const command of ['save', 'show', 'restore', 'diff', 'branch']) {
+    const r = cli([command, '--dir', mem], { cwd: dir });
+    assert.equal(r.code, 2, `${command}: ${r.err}`);
+    assert.match(r.err, new RegExp(`^checkpoint: ${command} needs a name: checkpoint ${command} <name>\nUsage: checkpoint ${command} <name>`));
+  }
+  const bad = cli(['save', '../..', '--dir', mem], { cwd: dir });
+  assert.equal(bad.code, 1);
+  assert.match(bad.err, /not a usable checkpoint name/);
+  assert.equal(existsSync(mem), false, 'nothing written');
+  const missing = cli(['show', 'ghost', '--dir', mem], { cwd: dir });
+  assert.equal(missing.code, 1);
+  for (const args of [['resume', 'ghost'], ['delete', 'ghost'], ['resume']]) {
+    assert.equal(cli([...args, '--dir', mem], { cwd: dir }).code, 1, args.join(' '));
+  }
+  assert.equal(existsSync(mem), false, 'a miss writes nothing, not even the folder');
+  const badCwd = cli(['list', '--cwd', path.join(dir, 'nope')]);
+  assert.equal(badCwd.code, 1);
 });
 
 test('resume of a checkpoint whose file is gone removes the orphan bullet and says so (exit 0)', () => {
-  const dir = tempDir();
+  const dir = temp();
   const mem = path.join(dir, 'mem');
-  try {
-    assert.equal(cli(['save', 'keep', '--left-off', 'k', '--dir', mem], { cwd: dir }).code, 0);
-    assert.equal(cli(['save', 'gone', '--left-off', 'g', '--dir', mem], { cwd: dir }).code, 0);
-    rmSync(path.join(mem, 'checkpoint-gone.md'));
-    const r = cli(['resume', 'gone', '--dir', mem], { cwd: dir });
-    assert.equal(r.code, 0, r.err);
-    assert.match(r.out, /Checkpoint file missing \(cleaned up stale entry/);
-    const index = readFileSync(path.join(mem, 'MEMORY.md'), 'utf8');
-    assert.doesNotMatch(index, /\*\*gone\*\*/);
-    assert.match(index, /\*\*keep\*\*/);
-  } finally {
-    removeDir(dir);
-  }
+  assert.equal(cli(['save', 'keep', '--left-off', 'k', '--dir', mem], { cwd: dir }).code, 0);
+  assert.equal(cli(['save', 'gone', '--left-off', 'g', '--dir', mem], { cwd: dir }).code, 0);
+  rmSync(path.join(mem, 'checkpoint-gone.md'));
+  const r = cli(['resume', 'gone', '--dir', mem], { cwd: dir });
+  assert.equal(r.code, 0, r.err);
+  assert.match(r.out, /Checkpoint file missing \(cleaned up stale entry/);
+  const index = readFileSync(path.join(mem, 'MEMORY.md'), 'utf8');
+  assert.doesNotMatch(index, /\*\*gone\*\*/);
+  assert.match(index, /\*\*keep\*\*/);
 });
 
 test('a plan file that does not exist is saved with a warning', () => {
@@ -146,23 +138,18 @@ test('--version prints the version of package.json', () => {
 });
 
 test('memory directory: --dir, env, Claude folder, fallback', () => {
-  const ws = makeRepo();
-  const home = tempDir();
-  try {
-    assert.equal(cli(['dir'], { cwd: ws, home }).out.trim(), path.join(ws, '.claude', 'memory'));
-    mkdirSync(path.join(home, '.claude'));
-    assert.equal(cli(['dir'], { cwd: ws, home }).out.trim(), path.join(home, '.claude', 'projects', ws.replace(/[^A-Za-z0-9]/g, '-'), 'memory'));
-    assert.equal(cli(['dir', '--cwd', ws], { home, env: { CHECKPOINT_MEMORY_DIR: '/tmp/x-mem' } }).out.trim(), '/tmp/x-mem');
-    assert.equal(cli(['dir', '--dir', 'rel', '--json'], { cwd: ws, home }).out.includes(path.join(ws, 'rel')), true);
-  } finally {
-    removeDir(ws);
-    removeDir(home);
-  }
+  const ws = makeRepo({ dir: temp('checkpoint-repo-') });
+  const home = temp();
+  assert.equal(cli(['dir'], { cwd: ws, home }).out.trim(), path.join(ws, '.claude', 'memory'));
+  mkdirSync(path.join(home, '.claude'));
+  assert.equal(cli(['dir'], { cwd: ws, home }).out.trim(), path.join(home, '.claude', 'projects', ws.replace(/[^A-Za-z0-9]/g, '-'), 'memory'));
+  assert.equal(cli(['dir', '--cwd', ws], { home, env: { CHECKPOINT_MEMORY_DIR: '/tmp/x-mem' } }).out.trim(), '/tmp/x-mem');
+  assert.equal(cli(['dir', '--dir', 'rel', '--json'], { cwd: ws, home }).out.includes(path.join(ws, 'rel')), true);
 });
 
 test('combine: one checkpoint from several, --json shape, --trash-sources, errors name the valid checkpoints', () => {
-  const repo = makeRepo();
-  const mem = path.join(tempDir(), 'mem');
+  const repo = makeRepo({ dir: temp('checkpoint-repo-') });
+  const mem = path.join(temp(), 'mem');
   try {
     assert.equal(cli(['save', 'alpha', '--left-off', 'alpha left off', '--done', 'a1', '--failed', 'fa', '--dir', mem], { cwd: repo }).code, 0);
     git(repo, 'checkout', '-q', '-b', 'feature/b');
@@ -208,9 +195,9 @@ test('combine: one checkpoint from several, --json shape, --trash-sources, error
 });
 
 test('save --commit [--push]: commits with the conventional message, lists what was left out; a refused commit is exit 0 (the checkpoint is written: exit 1 means nothing written) with the refusal on stderr', () => {
-  const repo = makeRepo();
-  const bare = tempDir('checkpoint-bare-');
-  const mem = path.join(tempDir(), 'mem');
+  const repo = makeRepo({ dir: temp('checkpoint-repo-') });
+  const bare = temp('checkpoint-bare-');
+  const mem = path.join(temp(), 'mem');
   try {
     git(bare, 'init', '-q', '--bare', '-b', 'main');
     git(repo, 'remote', 'add', 'origin', bare);
@@ -297,20 +284,16 @@ test('a plan path that does not exist is not written as a plan', () => {
 });
 
 test('JSON checkpoints are read-only history: delete refuses and writes nothing', () => {
-  const repo = makeRepo();
-  try {
-    const d = path.join(repo, '.claude', 'checkpoints');
-    mkdirSync(d, { recursive: true });
-    writeFileSync(path.join(d, '20261125T101500Z.json'), JSON.stringify({ timestamp: '2026-11-25T10:15:00Z', summary: 's' }));
-    const mem = path.join(repo, 'mem');
-    const r = cli(['delete', '20261125t101500z', '--dir', mem], { cwd: repo });
-    assert.equal(r.code, 1);
-    assert.match(r.err, /read-only/);
-    assert.ok(existsSync(path.join(d, '20261125T101500Z.json')));
-    assert.equal(existsSync(mem), false);
-  } finally {
-    removeDir(repo);
-  }
+  const repo = makeRepo({ dir: temp('checkpoint-repo-') });
+  const d = path.join(repo, '.claude', 'checkpoints');
+  mkdirSync(d, { recursive: true });
+  writeFileSync(path.join(d, '20261125T101500Z.json'), JSON.stringify({ timestamp: '2026-11-25T10:15:00Z', summary: 's' }));
+  const mem = path.join(repo, 'mem');
+  const r = cli(['delete', '20261125t101500z', '--dir', mem], { cwd: repo });
+  assert.equal(r.code, 1);
+  assert.match(r.err, /read-only/);
+  assert.ok(existsSync(path.join(d, '20261125T101500Z.json')));
+  assert.equal(existsSync(mem), false);
 });
 
 test('writes keep the permissions of the file they replace', () => {
@@ -333,16 +316,12 @@ test('delete --all with no checkpoints and no folder writes nothing', () => {
 });
 
 test('the branch warning for a checkpoint saved on a detached HEAD suggests a command that works', () => {
-  const repo = makeRepo();
-  try {
-    git(repo, 'checkout', '-q', '--detach');
-    const mem = path.join(repo, 'mem');
-    cli(['save', 'd', '--dir', mem], { cwd: repo });
-    git(repo, 'checkout', '-q', 'main');
-    const out = cli(['resume', 'd', '--keep', '--dir', mem], { cwd: repo }).out;
-    const sha = git(repo, 'rev-parse', '--short=7', 'HEAD').trim();
-    assert.match(out, new RegExp(`Switch with: git checkout ${sha}`));
-  } finally {
-    removeDir(repo);
-  }
+  const repo = makeRepo({ dir: temp('checkpoint-repo-') });
+  git(repo, 'checkout', '-q', '--detach');
+  const mem = path.join(repo, 'mem');
+  cli(['save', 'd', '--dir', mem], { cwd: repo });
+  git(repo, 'checkout', '-q', 'main');
+  const out = cli(['resume', 'd', '--keep', '--dir', mem], { cwd: repo }).out;
+  const sha = git(repo, 'rev-parse', '--short=7', 'HEAD').trim();
+  assert.match(out, new RegExp(`Switch with: git checkout ${sha}`));
 });

@@ -6,7 +6,9 @@ import { parseCheckpoint, renderCheckpoint, type Checkpoint } from '../../src/co
 import { combine, combineCheckpoints } from '../../src/core/combine';
 import { CheckpointError } from '../../src/core/errors';
 import { CheckpointStore } from '../../src/core/store';
-import { removeDir, tempDir } from '../support/fixtures';
+import { tempDirs } from '../support/fixtures';
+
+const temp = tempDirs();
 
 function cp(name: string, saved: string, fields: Partial<Checkpoint> = {}): Checkpoint {
   return {
@@ -138,15 +140,11 @@ test('hand-written sources: a table without front matter is read; front matter n
 // ---- against a memory directory ----------------------------------------------------------------------------
 
 async function withStore(fn: (store: CheckpointStore, mem: string, setNow: (iso: string) => void) => Promise<void>): Promise<void> {
-  const root = tempDir();
+  const root = temp();
   const mem = path.join(root, 'mem');
   let now = T1;
   const store = new CheckpointStore({ memoryDir: mem, cwd: root, allowGit: false, now: () => new Date(now) });
-  try {
-    await fn(store, mem, (iso) => (now = iso));
-  } finally {
-    removeDir(root);
-  }
+  await fn(store, mem, (iso) => (now = iso));
 }
 
 async function seed(store: CheckpointStore, setNow: (iso: string) => void): Promise<void> {

@@ -4,7 +4,7 @@ import { existsSync, writeFileSync, mkdirSync } from 'node:fs';
 import * as path from 'node:path';
 import { branchDiffers, parseStatusV2, readBranch, readGitState, switchBranch } from '../../src/core/git';
 import { CheckpointError } from '../../src/core/errors';
-import { git, makeRepo, removeDir, tempDir, tempDirs } from '../support/fixtures';
+import { git, makeRepo, removeDir, tempDirs } from '../support/fixtures';
 
 const temp = tempDirs();
 
@@ -15,34 +15,25 @@ test('parseStatusV2: branch, changes, renames, untracked', () => {
 });
 
 test('a real repository: branch and modified + untracked files', async () => {
-  const repo = makeRepo();
-  try {
-    writeFileSync(path.join(repo, 'README.md'), 'changed\n');
-    writeFileSync(path.join(repo, 'new file.txt'), 'x');
-    git(repo, 'checkout', '-q', '-b', 'feature/oauth');
-    const s = await readGitState(repo);
-    assert.equal(s.branch, 'feature/oauth');
-    assert.deepEqual(s.modifiedFiles.sort(), ['README.md', 'new file.txt']);
-    assert.equal(await readBranch(repo), 'feature/oauth');
-  } finally {
-    removeDir(repo);
-  }
+  const repo = makeRepo({ dir: temp('checkpoint-repo-') });
+  writeFileSync(path.join(repo, 'README.md'), 'changed\n');
+  writeFileSync(path.join(repo, 'new file.txt'), 'x');
+  git(repo, 'checkout', '-q', '-b', 'feature/oauth');
+  const s = await readGitState(repo);
+  assert.equal(s.branch, 'feature/oauth');
+  assert.deepEqual(s.modifiedFiles.sort(), ['README.md', 'new file.txt']);
+  assert.equal(await readBranch(repo), 'feature/oauth');
 });
 
 test('detached HEAD and no commits yet', async () => {
-  const repo = makeRepo();
-  const empty = makeRepo({ commit: false });
-  try {
-    git(repo, 'checkout', '-q', '--detach');
-    const sha = git(repo, 'rev-parse', '--short=7', 'HEAD').trim();
-    assert.equal((await readGitState(repo)).branch, `HEAD (detached at ${sha})`);
-    assert.match(await readBranch(repo), /^HEAD \(detached at [0-9a-f]+\)$/);
-    assert.equal((await readGitState(empty)).branch, 'main');
-    assert.equal(await readBranch(empty), 'main');
-  } finally {
-    removeDir(repo);
-    removeDir(empty);
-  }
+  const repo = makeRepo({ dir: temp('checkpoint-repo-') });
+  const empty = makeRepo({ commit: false, dir: temp('checkpoint-repo-') });
+  git(repo, 'checkout', '-q', '--detach');
+  const sha = git(repo, 'rev-parse', '--short=7', 'HEAD').trim();
+  assert.equal((await readGitState(repo)).branch, `HEAD (detached at ${sha})`);
+  assert.match(await readBranch(repo), /^HEAD \(detached at [0-9a-f]+\)$/);
+  assert.equal((await readGitState(empty)).branch, 'main');
+  assert.equal(await readBranch(empty), 'main');
 });
 
 test('not a repository is not an error', async () => {
@@ -54,24 +45,20 @@ test('not a repository is not an error', async () => {
 });
 
 test('a repository whose config names an fsmonitor command: the command never runs', async () => {
-  const repo = makeRepo();
-  try {
-    const marker = path.join(repo, 'fsmonitor-ran');
-    git(repo, 'config', 'core.fsmonitor', `touch '${marker}'; false`);
-    writeFileSync(path.join(repo, 'README.md'), 'changed\n');
-    const s = await readGitState(repo);
-    assert.deepEqual(s.modifiedFiles, ['README.md']);
-    assert.equal(existsSync(marker), false);
-  } finally {
-    removeDir(repo);
-  }
+  const repo = makeRepo({ dir: temp('checkpoint-repo-') });
+  const marker = path.join(repo, 'fsmonitor-ran');
+  git(repo, 'config', 'core.fsmonitor', `touch '${marker}'; false`);
+  writeFileSync(path.join(repo, 'README.md'), 'changed\n');
+  const s = await readGitState(repo);
+  assert.deepEqual(s.modifiedFiles, ['README.md']);
+  assert.equal(existsSync(marker), false);
 });
 
 test('git missing from PATH is not an error', async () => {
-  const repo = makeRepo();
+  const repo = makeRepo({ dir: temp('checkpoint-repo-') });
   const saved = process.env.PATH;
   try {
-    process.env.PATH = tempDir();
+    process.env.PATH = temp();
     const s = await readGitState(repo);
     assert.equal(s.branch, '');
     assert.match(s.problem ?? '', /git was not found/);
@@ -82,26 +69,22 @@ test('git missing from PATH is not an error', async () => {
 });
 
 test('switchBranch switches, and refuses option-like or invalid names without running them', async () => {
-  const repo = makeRepo();
-  try {
-    git(repo, 'branch', 'feature/x');
-    await switchBranch(repo, 'feature/x');
-    assert.equal(await readBranch(repo), 'feature/x');
-    for (const bad of ['--orphan=evil', '-b', 'a..b', 'has space', '']) {
-      await assert.rejects(switchBranch(repo, bad), CheckpointError, bad);
-    }
-    assert.equal(await readBranch(repo), 'feature/x');
-    await assert.rejects(switchBranch(repo, 'does-not-exist'), /could not switch/);
-    mkdirSync(path.join(repo, 'dir'));
-    writeFileSync(path.join(repo, 'README.md'), 'dirty\n');
-    git(repo, 'checkout', '-q', 'main');
-    git(repo, 'commit', '-qam', 'main change');
-    writeFileSync(path.join(repo, 'README.md'), 'conflicting\n');
-    await assert.rejects(switchBranch(repo, 'feature/x'), /could not switch.*overwritten|would be overwritten/s);
-    assert.equal(await readBranch(repo), 'main');
-  } finally {
-    removeDir(repo);
+  const repo = makeRepo({ dir: temp('checkpoint-repo-') });
+  git(repo, 'branch', 'feature/x');
+  await switchBranch(repo, 'feature/x');
+  assert.equal(await readBranch(repo), 'feature/x');
+  for (const bad of ['--orphan=evil', '-b', 'a..b', 'has space', '']) {
+    await assert.rejects(switchBranch(repo, bad), CheckpointError, bad);
   }
+  assert.equal(await readBranch(repo), 'feature/x');
+  await assert.rejects(switchBranch(repo, 'does-not-exist'), /could not switch/);
+  mkdirSync(path.join(repo, 'dir'));
+  writeFileSync(path.join(repo, 'README.md'), 'dirty\n');
+  git(repo, 'checkout', '-q', 'main');
+  git(repo, 'commit', '-qam', 'main change');
+  writeFileSync(path.join(repo, 'README.md'), 'conflicting\n');
+  await assert.rejects(switchBranch(repo, 'feature/x'), /could not switch.*overwritten|would be overwritten/s);
+  assert.equal(await readBranch(repo), 'main');
 });
 
 test('branchDiffers ignores unknown branches', () => {

@@ -4,13 +4,13 @@ import { mkdirSync, realpathSync, writeFileSync } from 'node:fs';
 import * as path from 'node:path';
 import { autoMemoryOffNotice, claudeSlug, memoryDirLabel, resolveMemoryDir, type ResolvedMemoryDir } from '../../src/core/memoryDir';
 import { resolveMainWorktree } from '../../src/core/gitDir';
-import { git, makeRepo, removeDir, tempDir, tempDirs } from '../support/fixtures';
+import { git, makeRepo, tempDirs } from '../support/fixtures';
 
 const temp = tempDirs();
 
 const where = (r: ResolvedMemoryDir): { dir: string; source: string } => ({ dir: r.dir, source: r.source });
 /** A temp folder by its real path (git writes real paths into `.git` files). */
-const realTemp = (): string => realpathSync(tempDir());
+const realTemp = (): string => realpathSync(temp());
 
 test('claudeSlug replaces every character outside [A-Za-z0-9] without collapsing runs', () => {
   assert.equal(claudeSlug('/home/me/my_project.v2'), '-home-me-my-project-v2');
@@ -69,30 +69,26 @@ test('a slug over 200 characters: only the first line of each transcript is read
 
 test('a linked worktree and a subfolder share the main worktree\'s memory folder, as Claude Code does', async () => {
   const base = realTemp();
-  try {
-    const repo = makeRepo({ dir: path.join(base, 'repo') });
-    const worktree = path.join(base, 'repo-feature');
-    git(repo, 'worktree', 'add', '-q', '-b', 'feature/x', worktree);
-    mkdirSync(path.join(worktree, 'src'));
-    const claude = path.join(base, 'claude');
-    mkdirSync(claude);
-    const env = { CLAUDE_CONFIG_DIR: claude, HOME: path.join(base, 'home') };
-    const expected = path.join(claude, 'projects', claudeSlug(repo), 'memory');
-    for (const cwd of [repo, worktree, path.join(worktree, 'src')]) {
-      const r = await resolveMemoryDir({ cwd, env });
-      assert.deepEqual(where(r), { dir: expected, source: 'claude' }, cwd);
-      assert.equal(r.claude?.projectRoot, repo);
-      assert.equal(r.claudeLoads, true);
-    }
-    assert.equal(await resolveMainWorktree(worktree), repo);
-    // A submodule is a repository of its own.
-    const lib = makeRepo({ dir: path.join(base, 'lib') });
-    git(repo, '-c', 'protocol.file.allow=always', 'submodule', 'add', '-q', lib, 'vendor/lib');
-    assert.equal(await resolveMainWorktree(path.join(repo, 'vendor', 'lib')), path.join(repo, 'vendor', 'lib'));
-    assert.equal(await resolveMainWorktree(path.join(base, 'claude')), undefined);
-  } finally {
-    removeDir(base);
+  const repo = makeRepo({ dir: path.join(base, 'repo') });
+  const worktree = path.join(base, 'repo-feature');
+  git(repo, 'worktree', 'add', '-q', '-b', 'feature/x', worktree);
+  mkdirSync(path.join(worktree, 'src'));
+  const claude = path.join(base, 'claude');
+  mkdirSync(claude);
+  const env = { CLAUDE_CONFIG_DIR: claude, HOME: path.join(base, 'home') };
+  const expected = path.join(claude, 'projects', claudeSlug(repo), 'memory');
+  for (const cwd of [repo, worktree, path.join(worktree, 'src')]) {
+    const r = await resolveMemoryDir({ cwd, env });
+    assert.deepEqual(where(r), { dir: expected, source: 'claude' }, cwd);
+    assert.equal(r.claude?.projectRoot, repo);
+    assert.equal(r.claudeLoads, true);
   }
+  assert.equal(await resolveMainWorktree(worktree), repo);
+  // A submodule is a repository of its own.
+  const lib = makeRepo({ dir: path.join(base, 'lib') });
+  git(repo, '-c', 'protocol.file.allow=always', 'submodule', 'add', '-q', lib, 'vendor/lib');
+  assert.equal(await resolveMainWorktree(path.join(repo, 'vendor', 'lib')), path.join(repo, 'vendor', 'lib'));
+  assert.equal(await resolveMainWorktree(path.join(base, 'claude')), undefined);
 });
 
 test('autoMemoryDirectory from Claude Code\'s user settings: absolute, ~ expanded, relative against the folder', async () => {

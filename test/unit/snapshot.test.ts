@@ -7,7 +7,9 @@ import * as path from 'node:path';
 import { CheckpointStore } from '../../src/core/store';
 import { parseCheckpoint, renderCheckpoint, type Checkpoint } from '../../src/core/checkpoint';
 import { keepSnapshot, takeSnapshot, workTreeNow } from '../../src/core/snapshot';
-import { git, makeRepo, removeDir, tempDir } from '../support/fixtures';
+import { git, makeRepo, tempDirs } from '../support/fixtures';
+
+const temp = tempDirs();
 
 /** Every file under `dir` but `.git`, with a hash of its bytes (the work tree as the user sees it). */
 function workTree(dir: string, rel = ''): Record<string, string> {
@@ -62,219 +64,181 @@ function snapshotFiles(repo: string, commit: string): Record<string, string> {
   return out;
 }
 
-function setup(opts: { commit?: boolean } = {}): { repo: string; mem: string; store: CheckpointStore; done: () => void } {
-  const repo = makeRepo(opts);
-  const mem = path.join(tempDir(), 'memory');
-  return { repo, mem, store: new CheckpointStore({ memoryDir: mem, cwd: repo }), done: () => (removeDir(repo), removeDir(path.dirname(mem))) };
+function setup(opts: { commit?: boolean } = {}): { repo: string; mem: string; store: CheckpointStore } {
+  const repo = makeRepo({ ...opts, dir: temp('checkpoint-repo-') });
+  const mem = path.join(temp(), 'memory');
+  return { repo, mem, store: new CheckpointStore({ memoryDir: mem, cwd: repo }) };
 }
 
 const BINARY = Buffer.from([0, 1, 2, 255, 254, 0, 10, 13, 0, 7]);
 
 test('a snapshot records tracked changes and untracked files, leaving index, work tree, stash and HEAD byte-identical', async () => {
-  const { repo, store, done } = setup();
-  try {
-    writeFileSync(path.join(repo, '.gitignore'), 'build/\n*.log\n');
-    writeFileSync(path.join(repo, 'old name.txt'), 'to be renamed\n');
-    writeFileSync(path.join(repo, 'gone.txt'), 'to be deleted\n');
-    writeFileSync(path.join(repo, 'staged.txt'), 'v1\n');
-    git(repo, 'add', '-A');
-    git(repo, 'commit', '-q', '-m', 'files');
-    // A stash entry the snapshot must not touch.
-    writeFileSync(path.join(repo, 'README.md'), 'stashed change\n');
-    git(repo, 'stash', '-q');
-    // Tracked changes: modified, staged then modified again, renamed, deleted; untracked text and binary; ignored.
-    writeFileSync(path.join(repo, 'README.md'), '# demo\nchanged in the work tree\n');
-    writeFileSync(path.join(repo, 'staged.txt'), 'v2 staged\n');
-    git(repo, 'add', 'staged.txt');
-    writeFileSync(path.join(repo, 'staged.txt'), 'v3 in the work tree\n');
-    git(repo, 'mv', 'old name.txt', 'new name.txt');
-    unlinkSync(path.join(repo, 'gone.txt'));
-    mkdirSync(path.join(repo, 'src', 'deep'), { recursive: true });
-    writeFileSync(path.join(repo, 'src', 'deep', 'new.ts'), 'export const x = 1;\n');
-    writeFileSync(path.join(repo, 'image.bin'), BINARY);
-    mkdirSync(path.join(repo, 'build'));
-    writeFileSync(path.join(repo, 'build', 'out.js'), 'ignored\n');
-    writeFileSync(path.join(repo, 'debug.log'), 'ignored\n');
-    const before = userState(repo);
+  const { repo, store } = setup();
+  writeFileSync(path.join(repo, '.gitignore'), 'build/\n*.log\n');
+  writeFileSync(path.join(repo, 'old name.txt'), 'to be renamed\n');
+  writeFileSync(path.join(repo, 'gone.txt'), 'to be deleted\n');
+  writeFileSync(path.join(repo, 'staged.txt'), 'v1\n');
+  git(repo, 'add', '-A');
+  git(repo, 'commit', '-q', '-m', 'files');
+  // A stash entry the snapshot must not touch.
+  writeFileSync(path.join(repo, 'README.md'), 'stashed change\n');
+  git(repo, 'stash', '-q');
+  // Tracked changes: modified, staged then modified again, renamed, deleted; untracked text and binary; ignored.
+  writeFileSync(path.join(repo, 'README.md'), '# demo\nchanged in the work tree\n');
+  writeFileSync(path.join(repo, 'staged.txt'), 'v2 staged\n');
+  git(repo, 'add', 'staged.txt');
+  writeFileSync(path.join(repo, 'staged.txt'), 'v3 in the work tree\n');
+  git(repo, 'mv', 'old name.txt', 'new name.txt');
+  unlinkSync(path.join(repo, 'gone.txt'));
+  mkdirSync(path.join(repo, 'src', 'deep'), { recursive: true });
+  writeFileSync(path.join(repo, 'src', 'deep', 'new.ts'), 'export const x = 1;\n');
+  writeFileSync(path.join(repo, 'image.bin'), BINARY);
+  mkdirSync(path.join(repo, 'build'));
+  writeFileSync(path.join(repo, 'build', 'out.js'), 'ignored\n');
+  writeFileSync(path.join(repo, 'debug.log'), 'ignored\n');
+  const before = userState(repo);
 
-    const r = await store.save({ name: 'snap', leftOff: 'testing' });
+  const r = await store.save({ name: 'snap', leftOff: 'testing' });
 
-    assert.deepEqual(userState(repo), before, 'index, HEAD, stash, branches and work tree unchanged');
-    const head = git(repo, 'rev-parse', 'HEAD').trim();
-    assert.equal(r.checkpoint.head, head);
-    assert.match(r.checkpoint.snapshot ?? '', /^[0-9a-f]{40}$/);
-    const snap = r.checkpoint.snapshot!;
-    assert.equal(git(repo, 'rev-parse', 'refs/checkpoints/snapshots/snap').trim(), snap);
-    assert.equal(git(repo, 'rev-parse', `${snap}^`).trim(), head, 'HEAD is the parent');
-    // Exactly the work tree's files that git does not ignore, with their bytes.
-    const expected = workTree(repo);
-    delete expected['build/out.js'];
-    delete expected['debug.log'];
-    assert.deepEqual(snapshotFiles(repo, snap), expected);
-    assert.ok(!('gone.txt' in expected) && !('old name.txt' in expected) && 'new name.txt' in expected && 'image.bin' in expected);
-    // The file says so in its front matter, and reads back.
-    const text = readFileSync(r.path, 'utf8');
-    assert.match(text, new RegExp(`\\nhead: "${head}"\\nsnapshot: "${snap}"\\n---\\n`));
-    const back = await store.show('snap');
-    assert.equal(back.snapshot, snap);
-    assert.equal(back.head, head);
-  } finally {
-    done();
-  }
+  assert.deepEqual(userState(repo), before, 'index, HEAD, stash, branches and work tree unchanged');
+  const head = git(repo, 'rev-parse', 'HEAD').trim();
+  assert.equal(r.checkpoint.head, head);
+  assert.match(r.checkpoint.snapshot ?? '', /^[0-9a-f]{40}$/);
+  const snap = r.checkpoint.snapshot!;
+  assert.equal(git(repo, 'rev-parse', 'refs/checkpoints/snapshots/snap').trim(), snap);
+  assert.equal(git(repo, 'rev-parse', `${snap}^`).trim(), head, 'HEAD is the parent');
+  // Exactly the work tree's files that git does not ignore, with their bytes.
+  const expected = workTree(repo);
+  delete expected['build/out.js'];
+  delete expected['debug.log'];
+  assert.deepEqual(snapshotFiles(repo, snap), expected);
+  assert.ok(!('gone.txt' in expected) && !('old name.txt' in expected) && 'new name.txt' in expected && 'image.bin' in expected);
+  // The file says so in its front matter, and reads back.
+  const text = readFileSync(r.path, 'utf8');
+  assert.match(text, new RegExp(`\\nhead: "${head}"\\nsnapshot: "${snap}"\\n---\\n`));
+  const back = await store.show('snap');
+  assert.equal(back.snapshot, snap);
+  assert.equal(back.head, head);
 });
 
 test('a repository with no commits: a snapshot without a parent, no head in the front matter', async () => {
-  const { repo, store, done } = setup({ commit: false });
-  try {
-    writeFileSync(path.join(repo, 'first.txt'), 'first\n');
-    writeFileSync(path.join(repo, 'staged.txt'), 'staged\n');
-    git(repo, 'add', 'staged.txt');
-    const before = userState(repo);
-    const r = await store.save({ name: 'fresh' });
-    assert.deepEqual(userState(repo), before);
-    assert.equal(r.checkpoint.head, undefined);
-    const snap = r.checkpoint.snapshot!;
-    assert.equal(git(repo, 'rev-list', '--parents', '-n', '1', snap).trim(), snap, 'no parent');
-    assert.deepEqual(Object.keys(snapshotFiles(repo, snap)).sort(), ['first.txt', 'staged.txt']);
-    const text = readFileSync(r.path, 'utf8');
-    assert.doesNotMatch(text, /\nhead:/);
-    assert.match(text, /\nsnapshot: "[0-9a-f]{40}"\n/);
-  } finally {
-    done();
-  }
+  const { repo, store } = setup({ commit: false });
+  writeFileSync(path.join(repo, 'first.txt'), 'first\n');
+  writeFileSync(path.join(repo, 'staged.txt'), 'staged\n');
+  git(repo, 'add', 'staged.txt');
+  const before = userState(repo);
+  const r = await store.save({ name: 'fresh' });
+  assert.deepEqual(userState(repo), before);
+  assert.equal(r.checkpoint.head, undefined);
+  const snap = r.checkpoint.snapshot!;
+  assert.equal(git(repo, 'rev-list', '--parents', '-n', '1', snap).trim(), snap, 'no parent');
+  assert.deepEqual(Object.keys(snapshotFiles(repo, snap)).sort(), ['first.txt', 'staged.txt']);
+  const text = readFileSync(r.path, 'utf8');
+  assert.doesNotMatch(text, /\nhead:/);
+  assert.match(text, /\nsnapshot: "[0-9a-f]{40}"\n/);
 });
 
 test('a repository with no commits and no index file: the snapshot holds the untracked files', async () => {
-  const { repo, store, done } = setup({ commit: false });
-  try {
-    writeFileSync(path.join(repo, 'only.txt'), 'only\n');
-    const before = userState(repo);
-    assert.equal(before.index, 'none');
-    const r = await store.save({ name: 'noindex' });
-    assert.deepEqual(userState(repo), before, 'still no index file');
-    assert.deepEqual(Object.keys(snapshotFiles(repo, r.checkpoint.snapshot!)), ['only.txt']);
-  } finally {
-    done();
-  }
+  const { repo, store } = setup({ commit: false });
+  writeFileSync(path.join(repo, 'only.txt'), 'only\n');
+  const before = userState(repo);
+  assert.equal(before.index, 'none');
+  const r = await store.save({ name: 'noindex' });
+  assert.deepEqual(userState(repo), before, 'still no index file');
+  assert.deepEqual(Object.keys(snapshotFiles(repo, r.checkpoint.snapshot!)), ['only.txt']);
 });
 
 test('detached HEAD: the snapshot hangs off the detached commit and HEAD stays detached', async () => {
-  const { repo, store, done } = setup();
-  try {
-    writeFileSync(path.join(repo, 'a.txt'), 'a\n');
-    git(repo, 'add', 'a.txt');
-    git(repo, 'commit', '-q', '-m', 'a');
-    git(repo, 'checkout', '-q', '--detach', 'HEAD~1');
-    writeFileSync(path.join(repo, 'wip.txt'), 'wip\n');
-    const before = userState(repo);
-    const r = await store.save({ name: 'detached' });
-    assert.deepEqual(userState(repo), before);
-    const head = git(repo, 'rev-parse', 'HEAD').trim();
-    assert.equal(r.checkpoint.head, head);
-    assert.equal(git(repo, 'rev-parse', `${r.checkpoint.snapshot}^`).trim(), head);
-    assert.deepEqual(Object.keys(snapshotFiles(repo, r.checkpoint.snapshot!)).sort(), ['README.md', 'wip.txt']);
-  } finally {
-    done();
-  }
+  const { repo, store } = setup();
+  writeFileSync(path.join(repo, 'a.txt'), 'a\n');
+  git(repo, 'add', 'a.txt');
+  git(repo, 'commit', '-q', '-m', 'a');
+  git(repo, 'checkout', '-q', '--detach', 'HEAD~1');
+  writeFileSync(path.join(repo, 'wip.txt'), 'wip\n');
+  const before = userState(repo);
+  const r = await store.save({ name: 'detached' });
+  assert.deepEqual(userState(repo), before);
+  const head = git(repo, 'rev-parse', 'HEAD').trim();
+  assert.equal(r.checkpoint.head, head);
+  assert.equal(git(repo, 'rev-parse', `${r.checkpoint.snapshot}^`).trim(), head);
+  assert.deepEqual(Object.keys(snapshotFiles(repo, r.checkpoint.snapshot!)).sort(), ['README.md', 'wip.txt']);
 });
 
 test('a submodule is recorded at its commit, its own changes skipped, with a note', async () => {
-  const { repo, store, done } = setup();
-  const sub = makeRepo();
-  try {
-    git(repo, '-c', 'protocol.file.allow=always', 'submodule', '--quiet', 'add', sub, 'libs/sub');
-    git(repo, 'commit', '-q', '-m', 'submodule');
-    const subHead = git(path.join(repo, 'libs', 'sub'), 'rev-parse', 'HEAD').trim();
-    writeFileSync(path.join(repo, 'libs', 'sub', 'README.md'), 'changed inside the submodule\n');
-    writeFileSync(path.join(repo, 'top.txt'), 'top\n');
-    const before = userState(repo);
-    const subIndex = readFileSync(path.join(repo, '.git', 'modules', 'libs', 'sub', 'index'));
-    const r = await store.save({ name: 'with-sub' });
-    assert.deepEqual(userState(repo), before);
-    assert.ok(readFileSync(path.join(repo, '.git', 'modules', 'libs', 'sub', 'index')).equals(subIndex), "the submodule's index is untouched");
-    const files = snapshotFiles(repo, r.checkpoint.snapshot!);
-    assert.equal(files['libs/sub'], `160000 ${subHead}`);
-    assert.ok('top.txt' in files);
-    assert.ok(r.warnings.some((w) => /Submodule libs\/sub is recorded at its commit; its own uncommitted changes are not in the snapshot/.test(w)), r.warnings.join('\n'));
-  } finally {
-    done();
-    removeDir(sub);
-  }
+  const { repo, store } = setup();
+  const sub = makeRepo({ dir: temp('checkpoint-repo-') });
+  git(repo, '-c', 'protocol.file.allow=always', 'submodule', '--quiet', 'add', sub, 'libs/sub');
+  git(repo, 'commit', '-q', '-m', 'submodule');
+  const subHead = git(path.join(repo, 'libs', 'sub'), 'rev-parse', 'HEAD').trim();
+  writeFileSync(path.join(repo, 'libs', 'sub', 'README.md'), 'changed inside the submodule\n');
+  writeFileSync(path.join(repo, 'top.txt'), 'top\n');
+  const before = userState(repo);
+  const subIndex = readFileSync(path.join(repo, '.git', 'modules', 'libs', 'sub', 'index'));
+  const r = await store.save({ name: 'with-sub' });
+  assert.deepEqual(userState(repo), before);
+  assert.ok(readFileSync(path.join(repo, '.git', 'modules', 'libs', 'sub', 'index')).equals(subIndex), "the submodule's index is untouched");
+  const files = snapshotFiles(repo, r.checkpoint.snapshot!);
+  assert.equal(files['libs/sub'], `160000 ${subHead}`);
+  assert.ok('top.txt' in files);
+  assert.ok(r.warnings.some((w) => /Submodule libs\/sub is recorded at its commit; its own uncommitted changes are not in the snapshot/.test(w)), r.warnings.join('\n'));
 });
 
 test('new content over the size limit: the checkpoint is saved without a snapshot, with a warning', async () => {
-  const { repo, store, done } = setup();
-  try {
-    writeFileSync(path.join(repo, 'big.bin'), Buffer.alloc(300_000, 1));
-    writeFileSync(path.join(repo, 'small.txt'), 'small\n');
-    const before = userState(repo);
-    const objectsBefore = git(repo, 'count-objects', '-v');
-    const r = await store.save({ name: 'big', snapshot: { limitBytes: 100_000 } });
-    assert.deepEqual(userState(repo), before);
-    assert.equal(r.checkpoint.snapshot, undefined);
-    assert.ok(r.warnings.some((w) => /Code snapshot skipped: .*more than 0\.1 MB.*big\.bin \(0\.3 MB\)/.test(w)), r.warnings.join('\n'));
-    assert.equal(git(repo, 'count-objects', '-v'), objectsBefore, 'no blob was written');
-    assert.doesNotMatch(readFileSync(r.path, 'utf8'), /snapshot:/);
-    assert.equal(spawnOut(repo, ['for-each-ref', 'refs/checkpoints']), '');
-  } finally {
-    done();
-  }
+  const { repo, store } = setup();
+  writeFileSync(path.join(repo, 'big.bin'), Buffer.alloc(300_000, 1));
+  writeFileSync(path.join(repo, 'small.txt'), 'small\n');
+  const before = userState(repo);
+  const objectsBefore = git(repo, 'count-objects', '-v');
+  const r = await store.save({ name: 'big', snapshot: { limitBytes: 100_000 } });
+  assert.deepEqual(userState(repo), before);
+  assert.equal(r.checkpoint.snapshot, undefined);
+  assert.ok(r.warnings.some((w) => /Code snapshot skipped: .*more than 0\.1 MB.*big\.bin \(0\.3 MB\)/.test(w)), r.warnings.join('\n'));
+  assert.equal(git(repo, 'count-objects', '-v'), objectsBefore, 'no blob was written');
+  assert.doesNotMatch(readFileSync(r.path, 'utf8'), /snapshot:/);
+  assert.equal(spawnOut(repo, ['for-each-ref', 'refs/checkpoints']), '');
 });
 
 test('snapshot off, outside git, and in Restricted Mode: no snapshot and no warning', async () => {
-  const { repo, store, done } = setup();
-  const plain = tempDir();
-  try {
-    writeFileSync(path.join(repo, 'x.txt'), 'x\n');
-    const off = await store.save({ name: 'off', snapshot: { enabled: false } });
-    assert.equal(off.checkpoint.snapshot, undefined);
-    assert.deepEqual(off.warnings, []);
-    const restricted = new CheckpointStore({ memoryDir: path.join(plain, 'mem1'), cwd: repo, allowGit: false });
-    assert.equal((await restricted.save({ name: 'r' })).checkpoint.snapshot, undefined);
-    const outside = new CheckpointStore({ memoryDir: path.join(plain, 'mem2'), cwd: plain });
-    const r = await outside.save({ name: 'outside' });
-    assert.equal(r.checkpoint.snapshot, undefined);
-    assert.deepEqual(r.warnings, []);
-    assert.equal(spawnOut(repo, ['for-each-ref', 'refs/checkpoints']), '');
-  } finally {
-    done();
-    removeDir(plain);
-  }
+  const { repo, store } = setup();
+  const plain = temp();
+  writeFileSync(path.join(repo, 'x.txt'), 'x\n');
+  const off = await store.save({ name: 'off', snapshot: { enabled: false } });
+  assert.equal(off.checkpoint.snapshot, undefined);
+  assert.deepEqual(off.warnings, []);
+  const restricted = new CheckpointStore({ memoryDir: path.join(plain, 'mem1'), cwd: repo, allowGit: false });
+  assert.equal((await restricted.save({ name: 'r' })).checkpoint.snapshot, undefined);
+  const outside = new CheckpointStore({ memoryDir: path.join(plain, 'mem2'), cwd: plain });
+  const r = await outside.save({ name: 'outside' });
+  assert.equal(r.checkpoint.snapshot, undefined);
+  assert.deepEqual(r.warnings, []);
+  assert.equal(spawnOut(repo, ['for-each-ref', 'refs/checkpoints']), '');
 });
 
 test('overwriting a checkpoint keeps the previous snapshot reachable (a trashed copy may name it)', async () => {
-  const { repo, store, done } = setup();
-  try {
-    writeFileSync(path.join(repo, 'a.txt'), 'one\n');
-    const first = await store.save({ name: 'same' });
-    writeFileSync(path.join(repo, 'a.txt'), 'two\n');
-    const second = await store.save({ name: 'same', force: true });
-    assert.notEqual(first.checkpoint.snapshot, second.checkpoint.snapshot);
-    assert.equal(git(repo, 'rev-parse', 'refs/checkpoints/snapshots/same').trim(), second.checkpoint.snapshot);
-    assert.equal(git(repo, 'rev-parse', `refs/checkpoints/kept/${first.checkpoint.snapshot}`).trim(), first.checkpoint.snapshot);
-    // The same snapshot again moves nothing.
-    await keepSnapshot(repo, 'same', second.checkpoint.snapshot!);
-    assert.equal(git(repo, 'for-each-ref', '--format=%(refname)', 'refs/checkpoints').trim().split('\n').length, 2);
-  } finally {
-    done();
-  }
+  const { repo, store } = setup();
+  writeFileSync(path.join(repo, 'a.txt'), 'one\n');
+  const first = await store.save({ name: 'same' });
+  writeFileSync(path.join(repo, 'a.txt'), 'two\n');
+  const second = await store.save({ name: 'same', force: true });
+  assert.notEqual(first.checkpoint.snapshot, second.checkpoint.snapshot);
+  assert.equal(git(repo, 'rev-parse', 'refs/checkpoints/snapshots/same').trim(), second.checkpoint.snapshot);
+  assert.equal(git(repo, 'rev-parse', `refs/checkpoints/kept/${first.checkpoint.snapshot}`).trim(), first.checkpoint.snapshot);
+  // The same snapshot again moves nothing.
+  await keepSnapshot(repo, 'same', second.checkpoint.snapshot!);
+  assert.equal(git(repo, 'for-each-ref', '--format=%(refname)', 'refs/checkpoints').trim().split('\n').length, 2);
 });
 
 test('a name git refuses as a ref: saved without a snapshot, with the reason', async () => {
-  const { store, done } = setup();
-  try {
-    const r = await store.save({ name: 'wip.lock' });
-    assert.equal(r.checkpoint.snapshot, undefined);
-    assert.ok(r.warnings.some((w) => /Code snapshot skipped: "wip\.lock" cannot be part of a git ref name/.test(w)), r.warnings.join('\n'));
-    assert.ok(existsSync(r.path));
-  } finally {
-    done();
-  }
+  const { store } = setup();
+  const r = await store.save({ name: 'wip.lock' });
+  assert.equal(r.checkpoint.snapshot, undefined);
+  assert.ok(r.warnings.some((w) => /Code snapshot skipped: "wip\.lock" cannot be part of a git ref name/.test(w)), r.warnings.join('\n'));
+  assert.ok(existsSync(r.path));
 });
 
 test('a git that hangs is stopped at the time limit and the save goes on', async () => {
-  const { repo, mem, done } = setup();
-  const bin = tempDir();
+  const { repo, mem } = setup();
+  const bin = temp();
   const saved = process.env.PATH;
   try {
     // A `git` first on PATH that runs the real one, but sleeps on `add` (as a huge tree or a stuck filter would).
@@ -290,8 +254,6 @@ test('a git that hangs is stopped at the time limit and the save goes on', async
     assert.ok(existsSync(r.path));
   } finally {
     process.env.PATH = saved;
-    done();
-    removeDir(bin);
   }
 });
 
@@ -321,19 +283,15 @@ test('front matter: head and snapshot round-trip; anything but a full object id 
 });
 
 test('workTreeNow and takeSnapshot do not write the user index even when its stat data is stale', async () => {
-  const repo = makeRepo();
-  try {
-    // Touch a tracked file without changing it: a refresh would rewrite the index; we must not.
-    const file = path.join(repo, 'README.md');
-    writeFileSync(file, readFileSync(file));
-    const before = userState(repo);
-    const { tree } = await workTreeNow(repo);
-    const snap = await takeSnapshot(repo, 'stale');
-    assert.deepEqual(userState(repo), before);
-    assert.equal(git(repo, 'rev-parse', `${snap.snapshot!.commit}^{tree}`).trim(), tree);
-    assert.equal(spawnOut(repo, ['for-each-ref', 'refs/checkpoints']), '', 'takeSnapshot alone creates no ref');
-    rmSync(path.join(repo, '.git', 'index'));
-  } finally {
-    removeDir(repo);
-  }
+  const repo = makeRepo({ dir: temp('checkpoint-repo-') });
+  // Touch a tracked file without changing it: a refresh would rewrite the index; we must not.
+  const file = path.join(repo, 'README.md');
+  writeFileSync(file, readFileSync(file));
+  const before = userState(repo);
+  const { tree } = await workTreeNow(repo);
+  const snap = await takeSnapshot(repo, 'stale');
+  assert.deepEqual(userState(repo), before);
+  assert.equal(git(repo, 'rev-parse', `${snap.snapshot!.commit}^{tree}`).trim(), tree);
+  assert.equal(spawnOut(repo, ['for-each-ref', 'refs/checkpoints']), '', 'takeSnapshot alone creates no ref');
+  rmSync(path.join(repo, '.git', 'index'));
 });

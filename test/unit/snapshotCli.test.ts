@@ -3,10 +3,12 @@ import * as assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import { existsSync, readFileSync, readdirSync, renameSync, unlinkSync, writeFileSync } from 'node:fs';
 import * as path from 'node:path';
-import { git, isolatedEnv, makeRepo, removeDir, runCli, tempDir } from '../support/fixtures';
+import { git, isolatedEnv, makeRepo, removeDir, runCli, tempDirs } from '../support/fixtures';
 import { CheckpointStore } from '../../src/core/store';
 
-const home = tempDir('checkpoint-home-');
+const temp = tempDirs();
+
+const home = temp('checkpoint-home-');
 after(() => removeDir(home));
 const env = isolatedEnv(home);
 
@@ -15,8 +17,8 @@ function refs(repo: string): string[] {
 }
 
 test('CLI save takes a snapshot in a git repository; --no-snapshot takes none', async () => {
-  const repo = makeRepo();
-  const mem = path.join(tempDir(), 'mem');
+  const repo = makeRepo({ dir: temp('checkpoint-repo-') });
+  const mem = path.join(temp(), 'mem');
   try {
     writeFileSync(path.join(repo, 'wip.ts'), 'export {};\n');
     const a = await runCli(['save', 'with', '--left-off', 'x', '--dir', mem], { cwd: repo, env });
@@ -64,8 +66,8 @@ function indexHash(repo: string): string {
 }
 
 test('diff and branch: exactly the saved content, against the work tree now, and nothing of the user touched', async () => {
-  const repo = makeRepo();
-  const mem = path.join(tempDir(), 'mem');
+  const repo = makeRepo({ dir: temp('checkpoint-repo-') });
+  const mem = path.join(temp(), 'mem');
   const run = (...args: string[]): ReturnType<typeof runCli> => runCli([...args, '--dir', mem], { cwd: repo, env });
   try {
     writeFileSync(path.join(repo, '.gitignore'), 'secret.env\n');
@@ -124,73 +126,69 @@ test('diff and branch: exactly the saved content, against the work tree now, and
 });
 
 test('push and pull between two clones through a bare remote; a differing local checkpoint goes to the trash first', async () => {
-  const root = tempDir();
+  const root = temp();
   const bare = path.join(root, 'remote.git');
   const a = makeRepo({ dir: path.join(root, 'a') });
   const memA = path.join(root, 'mem-a');
   const memB = path.join(root, 'mem-b');
-  try {
-    git(root, 'init', '-q', '--bare', '-b', 'main', bare);
-    git(a, 'remote', 'add', 'origin', bare);
-    git(a, 'push', '-q', 'origin', 'main');
-    git(root, 'clone', '-q', bare, 'b');
-    const b = path.join(root, 'b');
-    git(b, 'config', 'user.name', 'B');
-    git(b, 'config', 'user.email', 'b@example.invalid');
+  git(root, 'init', '-q', '--bare', '-b', 'main', bare);
+  git(a, 'remote', 'add', 'origin', bare);
+  git(a, 'push', '-q', 'origin', 'main');
+  git(root, 'clone', '-q', bare, 'b');
+  const b = path.join(root, 'b');
+  git(b, 'config', 'user.name', 'B');
+  git(b, 'config', 'user.email', 'b@example.invalid');
 
-    writeFileSync(path.join(a, 'wip.ts'), 'export const wip = 1;\n');
-    assert.equal((await runCli(['save', 'handoff', '--left-off', 'from machine A', '--done', 'wired it', '--dir', memA], { cwd: a, env })).code, 0);
-    const push = await runCli(['push', '--dir', memA, '--json'], { cwd: a, env });
-    assert.equal(push.code, 0, push.err);
-    const pushed = JSON.parse(push.out);
-    assert.equal(pushed.remote, 'origin');
-    assert.deepEqual(pushed.pushed.map((p: { name: string }) => p.name), ['handoff']);
-    const remoteRefs = git(bare, 'for-each-ref', '--format=%(refname)', 'refs/checkpoints').trim().split('\n');
-    assert.deepEqual(remoteRefs, ['refs/checkpoints/files/handoff', 'refs/checkpoints/snapshots/handoff']);
+  writeFileSync(path.join(a, 'wip.ts'), 'export const wip = 1;\n');
+  assert.equal((await runCli(['save', 'handoff', '--left-off', 'from machine A', '--done', 'wired it', '--dir', memA], { cwd: a, env })).code, 0);
+  const push = await runCli(['push', '--dir', memA, '--json'], { cwd: a, env });
+  assert.equal(push.code, 0, push.err);
+  const pushed = JSON.parse(push.out);
+  assert.equal(pushed.remote, 'origin');
+  assert.deepEqual(pushed.pushed.map((p: { name: string }) => p.name), ['handoff']);
+  const remoteRefs = git(bare, 'for-each-ref', '--format=%(refname)', 'refs/checkpoints').trim().split('\n');
+  assert.deepEqual(remoteRefs, ['refs/checkpoints/files/handoff', 'refs/checkpoints/snapshots/handoff']);
 
-    // Machine B has its own checkpoint of that name.
-    assert.equal((await runCli(['save', 'handoff', '--left-off', 'local on B', '--no-snapshot', '--dir', memB], { cwd: b, env })).code, 0);
-    const pull = await runCli(['pull', '--dir', memB, '--json'], { cwd: b, env });
-    assert.equal(pull.code, 0, pull.err);
-    const pulled = JSON.parse(pull.out);
-    assert.equal(pulled.written.length, 1);
-    assert.equal(pulled.written[0].name, 'handoff');
-    const trashPath = pulled.written[0].trashPath as string;
-    assert.match(readFileSync(trashPath, 'utf8'), /## Left Off\nlocal on B\n/, 'the local one is in the trash');
-    assert.ok(trashPath.startsWith(path.join(memB, '.trash')));
-    const show = JSON.parse((await runCli(['show', 'handoff', '--json', '--dir', memB], { cwd: b, env })).out);
-    assert.equal(show.leftOff, 'from machine A');
-    assert.deepEqual(show.done, ['wired it']);
-    assert.match(readFileSync(path.join(memB, 'MEMORY.md'), 'utf8'), /- \*\*handoff\*\* \(main, \w{3} \d{2}\) — from machine A/);
-    assert.deepEqual(git(b, 'for-each-ref', '--format=%(refname)', 'refs/checkpoints').trim().split('\n'), ['refs/checkpoints/snapshots/handoff'], 'no fetched refs left behind');
+  // Machine B has its own checkpoint of that name.
+  assert.equal((await runCli(['save', 'handoff', '--left-off', 'local on B', '--no-snapshot', '--dir', memB], { cwd: b, env })).code, 0);
+  const pull = await runCli(['pull', '--dir', memB, '--json'], { cwd: b, env });
+  assert.equal(pull.code, 0, pull.err);
+  const pulled = JSON.parse(pull.out);
+  assert.equal(pulled.written.length, 1);
+  assert.equal(pulled.written[0].name, 'handoff');
+  const trashPath = pulled.written[0].trashPath as string;
+  assert.match(readFileSync(trashPath, 'utf8'), /## Left Off\nlocal on B\n/, 'the local one is in the trash');
+  assert.ok(trashPath.startsWith(path.join(memB, '.trash')));
+  const show = JSON.parse((await runCli(['show', 'handoff', '--json', '--dir', memB], { cwd: b, env })).out);
+  assert.equal(show.leftOff, 'from machine A');
+  assert.deepEqual(show.done, ['wired it']);
+  assert.match(readFileSync(path.join(memB, 'MEMORY.md'), 'utf8'), /- \*\*handoff\*\* \(main, \w{3} \d{2}\) — from machine A/);
+  assert.deepEqual(git(b, 'for-each-ref', '--format=%(refname)', 'refs/checkpoints').trim().split('\n'), ['refs/checkpoints/snapshots/handoff'], 'no fetched refs left behind');
 
-    // The snapshot came along: compare and branch work on B.
-    const diff = JSON.parse((await runCli(['diff', 'handoff', '--json', '--dir', memB], { cwd: b, env })).out);
-    assert.deepEqual(diff.changes, [{ status: 'D', path: 'wip.ts' }]);
-    assert.equal((await runCli(['branch', 'handoff', '--dir', memB], { cwd: b, env })).code, 0);
-    assert.equal(git(b, 'show', 'checkpoint/handoff:wip.ts'), 'export const wip = 1;');
+  // The snapshot came along: compare and branch work on B.
+  const diff = JSON.parse((await runCli(['diff', 'handoff', '--json', '--dir', memB], { cwd: b, env })).out);
+  assert.deepEqual(diff.changes, [{ status: 'D', path: 'wip.ts' }]);
+  assert.equal((await runCli(['branch', 'handoff', '--dir', memB], { cwd: b, env })).code, 0);
+  assert.equal(git(b, 'show', 'checkpoint/handoff:wip.ts'), 'export const wip = 1;');
 
-    // Pulling again changes nothing.
-    const again = JSON.parse((await runCli(['pull', '--dir', memB, '--json'], { cwd: b, env })).out);
-    assert.deepEqual([again.written, again.unchanged], [[], ['handoff']]);
-    assert.deepEqual(readdirSync(path.dirname(trashPath)), [path.basename(trashPath)], 'nothing more went to the trash');
+  // Pulling again changes nothing.
+  const again = JSON.parse((await runCli(['pull', '--dir', memB, '--json'], { cwd: b, env })).out);
+  assert.deepEqual([again.written, again.unchanged], [[], ['handoff']]);
+  assert.deepEqual(readdirSync(path.dirname(trashPath)), [path.basename(trashPath)], 'nothing more went to the trash');
 
-    // A remote must be a configured one: never a URL, never something git could read as an option.
-    const marker = path.join(root, 'marker');
-    for (const remote of [`--upload-pack=touch ${marker}`, `ext::sh -c touch% ${marker}`, bare]) {
-      const bad = await runCli(['push', `--remote=${remote}`, '--dir', memA], { cwd: a, env });
-      assert.equal(bad.code, 1, bad.err);
-      assert.match(bad.err, /No git remote named .* \(remotes: origin\)/);
-    }
-    assert.equal(existsSync(marker), false);
-  } finally {
-    removeDir(root);
+  // A remote must be a configured one: never a URL, never something git could read as an option.
+  const marker = path.join(root, 'marker');
+  for (const remote of [`--upload-pack=touch ${marker}`, `ext::sh -c touch% ${marker}`, bare]) {
+    const bad = await runCli(['push', `--remote=${remote}`, '--dir', memA], { cwd: a, env });
+    assert.equal(bad.code, 1, bad.err);
+    assert.match(bad.err, /No git remote named .* \(remotes: origin\)/);
   }
+  assert.equal(existsSync(marker), false);
 });
 
 test('gc and save purge old trash and only the snapshot refs no checkpoint names; Undo keeps its snapshot', async () => {
-  const repo = makeRepo();
-  const mem = path.join(tempDir(), 'mem');
+  const repo = makeRepo({ dir: temp('checkpoint-repo-') });
+  const mem = path.join(temp(), 'mem');
   const store = new CheckpointStore({ memoryDir: mem, cwd: repo });
   const refNames = (): string[] => git(repo, 'for-each-ref', '--format=%(refname)', 'refs/checkpoints').split('\n').filter(Boolean);
   try {
