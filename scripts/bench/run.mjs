@@ -162,6 +162,7 @@ const cliMain = join(bundleDist, 'cli-main.js');
 let beforeCli; // its entry, run as a process
 let beforeCliModule; // the whole CLI, for the require() row
 let beforeRev = '';
+let beforeKnowsNoSnapshot = false;
 if (opt.before) {
   const dir = join(tmp, 'before');
   mkdirSync(dir);
@@ -176,6 +177,7 @@ if (opt.before) {
   // Revisions before the split bundles have the whole CLI in dist/cli.js.
   beforeCliModule = existsSync(join(dir, 'dist', 'cli-main.js')) ? join(dir, 'dist', 'cli-main.js') : beforeCli;
   beforeRev = spawnSync('git', ['-C', root, 'rev-parse', '--short', opt.before], { encoding: 'utf8' }).stdout.trim();
+  beforeKnowsNoSnapshot = spawnSync(node, [beforeCli, 'save', '--help'], { encoding: 'utf8' }).stdout.includes('--no-snapshot');
 }
 const ext = join(bundleDist, 'extension.js');
 // A development build has one statement a line (thousands of lines); a minified one a few hundred long lines.
@@ -250,7 +252,7 @@ if (want('save')) {
     (i) => timeProcess([node, saveArgs(i), { cwd: repo }]),
     RUNS,
     // A CLI from before the code snapshot does not know --no-snapshot (and takes none).
-    beforeCli && ((i) => timeProcess([node, saveArgs(i, beforeCli, memBefore).filter((a) => a !== '--no-snapshot'), { cwd: repo }])),
+    beforeCli && ((i) => timeProcess([node, saveArgs(i, beforeCli, memBefore).filter((a) => a !== '--no-snapshot' || beforeKnowsNoSnapshot), { cwd: repo }])),
   );
   const name = 'save (CLI, 3,000 files, 200 modified)';
   const floorName = 'node: rev-parse + status + temp/rename write + MEMORY.md rewrite';
