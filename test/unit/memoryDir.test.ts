@@ -36,12 +36,17 @@ test('order: setting, env, Claude auto-memory, workspace fallback', async () => 
   assert.deepEqual(where(await resolveMemoryDir({ cwd: ws, env: { ...env, CHECKPOINT_MEMORY_DIR: '/x' }, configured: '~/mem' })), { dir: path.join(home, 'mem'), source: 'setting' });
 });
 
-test('a slug over 200 characters: the project whose transcript names the path, else the fallback', async () => {
+/** A workspace folder whose path makes a Claude Code slug over 200 characters, and a Claude config folder. */
+function longPathWorkspace(): { ws: string; claude: string; env: NodeJS.ProcessEnv } {
   const root = temp();
   const ws = path.join(root, 'x'.repeat(120), 'y'.repeat(100));
   mkdirSync(ws, { recursive: true });
   const claude = path.join(root, 'claude');
-  const env = { CLAUDE_CONFIG_DIR: claude };
+  return { ws, claude, env: { CLAUDE_CONFIG_DIR: claude } };
+}
+
+test('a slug over 200 characters: the project whose transcript names the path, else the fallback', async () => {
+  const { ws, claude, env } = longPathWorkspace();
   mkdirSync(path.join(claude, 'projects', 'other'), { recursive: true });
   assert.equal((await resolveMemoryDir({ cwd: ws, env })).source, 'workspace');
   const proj = path.join(claude, 'projects', 'hashed-abc123');
@@ -52,11 +57,7 @@ test('a slug over 200 characters: the project whose transcript names the path, e
 });
 
 test('a slug over 200 characters: only the first line of each transcript is read', async () => {
-  const root = temp();
-  const ws = path.join(root, 'x'.repeat(120), 'y'.repeat(100));
-  mkdirSync(ws, { recursive: true });
-  const claude = path.join(root, 'claude');
-  const env = { CLAUDE_CONFIG_DIR: claude };
+  const { ws, claude, env } = longPathWorkspace();
   const proj = path.join(claude, 'projects', 'later-line');
   mkdirSync(proj, { recursive: true });
   // The path is named only on the second line, after a first line of 1 MB: not read, so not this project.
