@@ -201,8 +201,7 @@ export const flows = [
       const file = checkpointFile(memoryDir, 'db-migration');
       const before = read(file);
       // The row's tooltip says what a click does to the file.
-      await row.hover();
-      const tip = await wb.visible(wb.page.locator('.workbench-hover, .monaco-hover').filter({ hasText: 'Click to resume' }), 'the row\'s tooltip');
+      const tip = await wb.hoverUntil(row, wb.page.locator('.workbench-hover, .monaco-hover').filter({ hasText: 'Click to resume' }), 'the row\'s tooltip');
       assert.match(await tip.innerText(), /Click to resume: the checkpoint moves to the trash \(Undo puts it back\)\./);
       await wb.mouseAway();
       assert.equal(await titleUndo(wb).count(), 0, 'nothing to undo yet: no Undo in the view\'s title bar');
@@ -327,8 +326,7 @@ export const flows = [
       // picture does not show "main" there.
       await wb.until(async () => /feature\/oauth/.test((await wb.statusBarItem('status.scm.0').getAttribute('aria-label', { timeout: 500 })) ?? ''), 'the Git status bar entry to show feature/oauth', { timeout: 10_000 }).catch(() => {});
 
-      await item.hover();
-      const hover = await wb.visible(wb.page.locator('.workbench-hover, .monaco-hover').filter({ hasText: 'you are on' }), 'the status bar tooltip');
+      const hover = await wb.hoverUntil(item, wb.page.locator('.workbench-hover, .monaco-hover').filter({ hasText: 'you are on' }), 'the status bar tooltip');
       assert.match(await hover.innerText(), /Saved on main; you are on feature\/oauth/, 'the tooltip should explain the mismatch');
       // Rest the mouse on the tooltip: it stays open, and the item shows its warning colour instead of the hover one.
       const box = await hover.boundingBox();
@@ -431,8 +429,7 @@ export const flows = [
       assert.equal(rows.at(-1)?.label, 'aaa-broken', `the unreadable row comes last: ${JSON.stringify(rows.map((r) => r.label))}`);
       const description = rows.at(-1)?.description ?? '';
       assert.match(description, /^unreadable: front matter is not valid YAML, line \d+$/, `a short reason: ${description}`);
-      await row.hover();
-      const tip = await wb.visible(wb.page.locator('.workbench-hover, .monaco-hover').filter({ hasText: 'could not be read' }), 'the row\'s tooltip');
+      const tip = await wb.hoverUntil(row, wb.page.locator('.workbench-hover, .monaco-hover').filter({ hasText: 'could not be read' }), 'the row\'s tooltip');
       const tooltip = (await tip.innerText()).replace(/\s+/g, ' '); // the message's spaces are non-breaking
       assert.match(tooltip, /missed comma between flow collection entries at line 4/, `the tooltip carries the parser's full message: ${tooltip}`);
       assert.match(tooltip, /~\/projects\/demo\/\.claude\/memory\/checkpoint-aaa-broken\.md/, `the tooltip names the file under ~: ${tooltip}`);

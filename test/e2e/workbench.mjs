@@ -64,6 +64,27 @@ export class Workbench {
   }
 
   /** Waits until `locator` (first match) is visible. */
+  /**
+   * Rests the mouse on `target` until its tooltip `tip` shows, moving it off and back as a person does when a
+   * tooltip does not come up (a hover begun while the row re-rendered, or closed by a toast, never shows).
+   */
+  async hoverUntil(target, tip, what, { timeout = this.timeout } = {}) {
+    let tries = 0;
+    await this.until(
+      async () => {
+        if (tries++ > 0) await this.mouseAway();
+        await target.hover();
+        return tip.first().waitFor({ state: 'visible', timeout: 4_000 }).then(
+          () => true,
+          () => false,
+        );
+      },
+      what,
+      { timeout },
+    );
+    return tip.first();
+  }
+
   async visible(locator, what, opts) {
     await this.until(() => locator.first().isVisible(), what, opts);
     return locator.first();
