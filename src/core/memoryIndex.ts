@@ -128,8 +128,11 @@ function findSection(lines: Line[], mask: boolean[]): Section | undefined {
  * a user's own bold bullet (`- **todo** buy milk`) is neither, and no operation touches it.
  */
 function bulletName(line: Line, known?: ReadonlySet<string>): string | undefined {
-  const product = PRODUCT_BULLET_RE.exec(line.text);
-  if (product) return product[1];
+  return PRODUCT_BULLET_RE.exec(line.text)?.[1] ?? knownBulletName(line, known);
+}
+
+/** The name of a bullet of another shape that names a checkpoint file that exists (`known`). */
+function knownBulletName(line: Line, known?: ReadonlySet<string>): string | undefined {
   const name = known?.size ? BULLET_RE.exec(line.text)?.[1] : undefined;
   return name !== undefined && known!.has(name) ? name : undefined;
 }
@@ -181,7 +184,7 @@ export function indexBullets(text: string, known?: ReadonlySet<string>): { names
       if (mask[i]) continue;
       const written = PRODUCT_BULLET_RE.exec(lines[i].text)?.[1];
       if (written !== undefined) product.add(written);
-      const n = written ?? bulletName(lines[i], known);
+      const n = written ?? knownBulletName(lines[i], known);
       if (n !== undefined) names.add(n);
     }
   }

@@ -20,13 +20,17 @@ function cli(args: string[], home: string, cwd: string): { code: number; out: st
   return { code: r.status ?? -1, out: r.stdout, err: r.stderr };
 }
 
-/** A temp home, a workspace folder and a memory folder holding the corpus (and `index` as MEMORY.md). */
-function setup(opts: { index?: string; crlf?: boolean; bare?: boolean } = {}): { root: string; home: string; ws: string; mem: string; index?: string } {
+/** A temp root with the paths of a home (created), a workspace folder and a memory folder in it. */
+function folders(): { root: string; home: string; ws: string; mem: string } {
   const root = temp();
   const home = path.join(root, 'home');
-  const ws = path.join(root, 'ws');
-  const mem = path.join(root, 'mem');
   mkdirSync(home);
+  return { root, home, ws: path.join(root, 'ws'), mem: path.join(root, 'mem') };
+}
+
+/** A temp home, a workspace folder and a memory folder holding the corpus (and `index` as MEMORY.md). */
+function setup(opts: { index?: string; crlf?: boolean; bare?: boolean } = {}): { root: string; home: string; ws: string; mem: string; index?: string } {
+  const { root, home, ws, mem } = folders();
   mkdirSync(ws);
   const index = installCorpus(mem, home, opts);
   return { root, home, ws, mem, index };
@@ -211,11 +215,7 @@ test('a checkpoint file that is a symbolic link out of the memory folder is neve
 });
 
 test('resume without a name: the only Markdown checkpoint, whatever JSON history (seed 003) lies beside it', () => {
-  const root = temp();
-  const home = path.join(root, 'home');
-  const ws = path.join(root, 'ws');
-  const mem = path.join(root, 'mem');
-  mkdirSync(home);
+  const { home, ws, mem } = folders();
   mkdirSync(mem);
   writeFileSync(path.join(mem, 'checkpoint-fix:-login.md'), corpusCheckpoint('fix:-login'));
   const history = path.join(ws, '.claude', 'checkpoints');
