@@ -2,7 +2,8 @@
 // Usage: node scripts/build.mjs [--production] [--no-typecheck] [--metafile]
 import * as esbuild from 'esbuild';
 import { execFileSync } from 'node:child_process';
-import { chmodSync, readFileSync, writeFileSync, mkdirSync } from 'node:fs';
+import { chmodSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync, mkdirSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -84,9 +85,10 @@ const lazyApart = {
 };
 
 /**
- * Every module that does `import * as vscode from 'vscode'` (or `* as path from 'node:path'`) would get its own copy
- * of that module's properties at load time (esbuild's CommonJS interop, `__toESM`; the vscode API has several
- * hundred): each such module is imported through one module that re-exports it instead, so the copy is made once.
+ * Every module that does `import * as path from 'node:path'` would get its own copy of that module's properties at
+ * load time (esbuild's CommonJS interop, `__toESM`): each such module is imported through one module that re-exports
+ * it instead, so the copy is made once per file. (The extension's modules take the editor API, several hundred
+ * properties, as `import vscode = require('vscode')`, which esbuild leaves a plain require(): no copy at all.)
  */
 const importedOnce = {
   name: 'imported-once',
@@ -100,6 +102,40 @@ const importedOnce = {
   },
 };
 
+/**
+ * The extension: dist/extension.js, and what it loads on first use through `import()` (the commands' code,
+ * src/commands/handlers.ts; the core it works with after activation, src/lazyCore.ts), each a file, with the modules
+ * they share in shared files (dist/ext-*.js), so each module exists once. esbuild splits ES modules only: the split
+ * files are written to a temporary folder, then turned into CommonJS one by one (`import()` becomes a require() in a
+ * promise), following their source maps.
+ */
+async function buildExtension() {
+  for (const f of readdirSync(join(root, 'dist'))) if (/^ext-.*\.js(\.map)?$/.test(f)) rmSync(join(root, 'dist', f));
+  const esm = mkdtempSync(join(tmpdir(), 'checkpoint-build-'));
+  try {
+    const split = await esbuild.build({
+      ...common,
+      format: 'esm',
+      splitting: true,
+      entryPoints: ['src/extension.ts'],
+      outdir: esm,
+      chunkNames: 'ext-[name]-[hash]',
+      plugins: [importedOnce, commitApart, lazyApart],
+    });
+    const { platform, target, minify, sourcemap, logLevel, absWorkingDir } = common;
+    await esbuild.build({
+      ...{ platform, target, minify, sourcemap, logLevel, absWorkingDir },
+      format: 'cjs',
+      entryPoints: Object.keys(split.metafile.outputs).filter((f) => f.endsWith('.js')).map((f) => join(root, f)),
+      outdir: 'dist',
+      supported: { 'dynamic-import': false },
+    });
+    return split;
+  } finally {
+    rmSync(esm, { recursive: true, force: true });
+  }
+}
+
 const cliBundle = (entry, outfile) => ({
   ...common,
   entryPoints: [entry],
@@ -109,7 +145,7 @@ const cliBundle = (entry, outfile) => ({
 });
 
 const results = await Promise.all([
-  esbuild.build({ ...common, entryPoints: ['src/extension.ts'], outfile: 'dist/extension.js', plugins: [importedOnce, commitApart, lazyApart] }),
+  buildExtension(),
   esbuild.build(cliBundle('src/cli.ts', 'dist/cli-main.js')),
   esbuild.build({ ...common, entryPoints: ['src/cliEntry.ts'], outfile: 'dist/cli.js', banner: { js: '#!/usr/bin/env node' }, plugins: [cliApart] }),
   esbuild.build(cliBundle('src/hookCli.ts', 'dist/hook.js')),

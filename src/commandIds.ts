@@ -30,6 +30,9 @@ export const CommandId = {
   pull: 'checkpoint.pull',
 } as const;
 
+/** The read-only documents of a snapshot's files: `checkpoint-snapshot:/<path>?{"top","commit"}`. */
+export const SNAPSHOT_SCHEME = 'checkpoint-snapshot';
+
 // ---- the Checkpoints view's nodes: what a command gets when run from the tree ---------------------------------
 
 export interface FolderNode {

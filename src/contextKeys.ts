@@ -1,4 +1,4 @@
-import * as vscode from 'vscode';
+import vscode = require('vscode');
 
 /** Context keys used in `when` clauses of package.json. */
 export const ContextKey = {

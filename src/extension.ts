@@ -1,10 +1,9 @@
 import * as path from 'node:path';
-import * as vscode from 'vscode';
-import { registerAgentCommands } from './commands/agentCommands';
+import vscode = require('vscode');
 import { registerCommands } from './commands/registerCommands';
 import { CommandLine } from './commandLine';
 import { folderToolTarget, toolFolder } from './commands/toolTarget';
-import { registerLanguageModelTools, registerMcpServerDefinition, type LmApi } from './lmTools';
+import { registerLanguageModelTools, registerMcpServerDefinition, toolNames, type LmApi } from './lmTools';
 import { ContextKeys } from './contextKeys';
 import type { Services } from './services';
 import { CheckpointStatusBar } from './statusBar';
@@ -43,15 +42,19 @@ export function activate(context: vscode.ExtensionContext): CheckpointApi {
   const services: Services = { log, model, statusBar, contextKeys };
   const commandLine = new CommandLine(context, log);
   const resumeOffer = new ResumeOffer(services, context.globalState);
-  context.subscriptions.push(log, model, tree, view, statusBar, commandLine, ...registerCommands(services), ...registerAgentCommands(services, commandLine));
+  context.subscriptions.push(log, model, tree, view, statusBar, commandLine, ...registerCommands(services, commandLine));
   // Guarded inside: VS Code versions or hosts without the language-model or MCP APIs activate without them.
   const lmApi = vscode as unknown as LmApi;
   context.subscriptions.push(
-    ...registerLanguageModelTools(lmApi, {
-      target: (cwd) => folderToolTarget(services, cwd),
-      memoryDir: async (cwd) => (await model.folder(toolFolder(services, cwd)).memoryDir()).dir,
-      log: (message) => log.info(message),
-    }),
+    ...registerLanguageModelTools(
+      lmApi,
+      {
+        target: (cwd) => folderToolTarget(services, cwd),
+        memoryDir: async (cwd) => (await model.folder(toolFolder(services, cwd)).memoryDir()).dir,
+        log: (message) => log.info(message),
+      },
+      toolNames(context.extension.packageJSON),
+    ),
     ...registerMcpServerDefinition(lmApi, {
       cliPath: path.join(context.extensionPath, 'dist', 'cli.js'),
       nodePath: process.execPath,

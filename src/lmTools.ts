@@ -1,6 +1,7 @@
 import type * as vscode from 'vscode';
-import { AGENT_TOOLS, parseToolInput, type AgentTool, type ToolTarget } from './agentTools';
+import type { AgentTool, parseToolInput, ToolTarget } from './agentTools';
 import { errorMessage } from './core/errors';
+import { loadCore } from './loadCore';
 
 // The checkpoint tools (agentTools.ts) as VS Code language-model tools for Copilot agent mode and other chat
 // participants (`contributes.languageModelTools` in package.json declares them), and the `checkpoint mcp` server for
@@ -44,8 +45,11 @@ export interface LmToolHost {
   log: (message: string) => void;
 }
 
-/** Registers the four tools; returns nothing to dispose, and logs why, where the running VS Code has no such API. */
-export function registerLanguageModelTools(api: LmApi, host: LmToolHost): vscode.Disposable[] {
+/**
+ * Registers the tools of these names (package.json declares them; agentTools.ts defines them, loaded on the first
+ * call); returns nothing to dispose, and logs why, where the running VS Code has no such API.
+ */
+export function registerLanguageModelTools(api: LmApi, host: LmToolHost, names: readonly string[]): vscode.Disposable[] {
   const registerTool = api.lm?.registerTool;
   const { LanguageModelToolResult: Result, LanguageModelTextPart: TextPart } = api;
   const absent = 'Language-model tools are not available in this VS Code: the checkpoint tools for chat agents are not registered';
@@ -55,7 +59,7 @@ export function registerLanguageModelTools(api: LmApi, host: LmToolHost): vscode
   }
   const result = (text: string): unknown => new Result([new TextPart(text)]);
   return registerAll(
-    AGENT_TOOLS.map((tool) => () => registerTool(tool.name, languageModelTool(api, host, tool, result))),
+    names.map((name) => () => registerTool(name, languageModelTool(api, host, name, result))),
     absent,
     host.log,
   );
@@ -74,18 +78,28 @@ function registerAll(registrations: (() => vscode.Disposable)[], absent: string,
   }
 }
 
-function languageModelTool(api: LmApi, host: LmToolHost, tool: AgentTool, result: (text: string) => unknown): LanguageModelTool<object> {
-  const confirmation = tool.confirmation;
+/** The tool of that name and the input check. */
+async function agentTool(name: string): Promise<{ tool: AgentTool; parse: typeof parseToolInput }> {
+  const core = await loadCore();
+  const tool = core.AGENT_TOOLS.find((t) => t.name === name);
+  if (!tool) throw new Error(`There is no checkpoint tool named ${name}.`);
+  return { tool, parse: core.parseToolInput };
+}
+
+function languageModelTool(api: LmApi, host: LmToolHost, name: string, result: (text: string) => unknown): LanguageModelTool<object> {
   return {
     async prepareInvocation(options) {
+      const { tool, parse } = await agentTool(name);
       const invocationMessage = `${tool.title}…`;
+      const confirmation = tool.confirmation;
       if (!confirmation) return { invocationMessage };
-      const input = parseToolInput(tool, options.input);
+      const input = parse(tool, options.input);
       const c = confirmation(input, await host.memoryDir((input as { cwd?: string }).cwd));
       return { invocationMessage, confirmationMessages: { title: c.title, message: new api.MarkdownString().appendText(c.message) } };
     },
     async invoke(options) {
-      const input = parseToolInput(tool, options.input);
+      const { tool, parse } = await agentTool(name);
+      const input = parse(tool, options.input);
       try {
         return result(await tool.run(await host.target((input as { cwd?: string }).cwd), input));
       } catch (err) {
@@ -115,3 +129,9 @@ export function registerMcpServerDefinition(
 }
 
 export const MCP_PROVIDER_ID = 'checkpoint.mcpServer';
+
+/** The tool names the manifest declares (`contributes.languageModelTools` in package.json). */
+export function toolNames(manifest: unknown): string[] {
+  const declared = (manifest as { contributes?: { languageModelTools?: unknown } } | undefined)?.contributes?.languageModelTools;
+  return Array.isArray(declared) ? declared.map((t: { name?: unknown }) => t?.name).filter((n): n is string => typeof n === 'string') : [];
+}

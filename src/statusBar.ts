@@ -1,4 +1,4 @@
-import * as vscode from 'vscode';
+import vscode = require('vscode');
 import { CommandId } from './commandIds';
 import { ContextKey, type ContextKeys } from './contextKeys';
 import { branchDiffers } from './core/git';

@@ -1,5 +1,5 @@
 import * as path from 'node:path';
-import * as vscode from 'vscode';
+import vscode = require('vscode');
 import { CheckpointState } from './checkpointState';
 import { ContextKey, type ContextKeys } from './contextKeys';
 import type { IndexReadStats } from './core/checkpointIndex';

@@ -481,10 +481,23 @@ if (want('lock')) {
 // ---- bundle ---------------------------------------------------------------------------------------------------
 const KB = 1024;
 if (want('bundle')) {
-  const extSize = statSync(ext).size;
+  // The extension is dist/extension.js and its split files (dist/ext-*.js; older revisions: extension.js alone).
+  const extFiles = readdirSync(bundleDist).filter((n) => n === 'extension.js' || /^ext-.*\.js$/.test(n));
+  const extSize = extFiles.reduce((sum, n) => sum + statSync(join(bundleDist, n)).size, 0);
+  // What activation parses: extension.js and the shared files it requires, transitively (the files loaded on first
+  // use, ext-handlers-* and ext-lazyCore-*, are required inside a promise and not followed).
+  const parsed = new Set();
+  const follow = (n) => {
+    if (parsed.has(n)) return;
+    parsed.add(n);
+    for (const m of readFileSync(join(bundleDist, n), 'utf8').matchAll(/\("\.\/(ext-chunk-[\w-]+\.js)"\)/g)) follow(m[1]);
+  };
+  follow('extension.js');
+  const activationSize = [...parsed].reduce((sum, n) => sum + statSync(join(bundleDist, n)).size, 0);
   const cliSize = statSync(cliMain).size;
   if (!minified) notes.push('The bundles measured were not minified (built with --no-build from a development build).');
-  valueRow('bundle size dist/extension.js (minified)', `${(extSize / KB).toFixed(1)} KB`, '≤ 200 KB', extSize <= 200 * KB);
+  valueRow('bundle size of the extension: dist/extension.js and dist/ext-*.js (minified)', `${(extSize / KB).toFixed(1)} KB`, '≤ 200 KB', extSize <= 200 * KB);
+  valueRow('bundle size the extension parses at activation (dist/extension.js and the shared files it requires)', `${(activationSize / KB).toFixed(1)} KB`, undefined, undefined);
   valueRow('bundle size dist/cli-main.js (minified; the whole CLI)', `${(cliSize / KB).toFixed(1)} KB`, undefined, undefined);
   valueRow('bundle size dist/hook.js (minified; loaded only by checkpoint hook)', `${(statSync(join(bundleDist, 'hook.js')).size / KB).toFixed(1)} KB`, undefined, undefined);
   const shipped = readdirSync(bundleDist).filter((n) => n.endsWith('.js')).reduce((sum, n) => sum + statSync(join(bundleDist, n)).size, 0);

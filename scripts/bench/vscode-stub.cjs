@@ -81,6 +81,15 @@ function memento() {
   };
 }
 
+/** The extension's package.json (what VS Code hands it as `context.extension.packageJSON`), else {}. */
+function manifest(extensionPath) {
+  try {
+    return JSON.parse(fs.readFileSync(path.join(extensionPath, 'package.json'), 'utf8'));
+  } catch {
+    return {};
+  }
+}
+
 /** Installs the stub as `require('vscode')`. Returns it and a matching ExtensionContext. */
 function installVscodeStub({ workspace, extensionPath }) {
   // A plain object with every API name as an own property: bundlers copy a module's own properties into their
@@ -127,7 +136,7 @@ function installVscodeStub({ workspace, extensionPath }) {
     logPath: path.join(storage, 'log'),
     asAbsolutePath: (p) => path.join(extensionPath, p),
     environmentVariableCollection: makeStub('environmentVariableCollection'),
-    extension: { id: 'checkpoint-dev.checkpoint', extensionPath, extensionUri: fileUri(extensionPath), packageJSON: {}, isActive: false },
+    extension: { id: 'checkpoint-dev.checkpoint', extensionPath, extensionUri: fileUri(extensionPath), packageJSON: manifest(extensionPath), isActive: false },
     languageModelAccessInformation: makeStub('languageModelAccessInformation'),
   };
   return { vscode, context };

@@ -1,14 +1,13 @@
 import { existsSync } from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import * as vscode from 'vscode';
+import vscode = require('vscode');
 import { claudeTargets, connectClaude, disconnectClaude, hookProgram, planConnect, PATH_PROGRAM, type ConnectScope } from '../core/claudeSettings';
 import { CheckpointError } from '../core/errors';
 import { installLauncher } from '../core/launcher';
 import { CommandId } from '../commandIds';
 import type { CommandLine } from '../commandLine';
 import type { Services } from '../services';
-import { createCommand } from './createCommand';
 import { isOptions } from './targets';
 
 const tildify = (p: string): string => {
@@ -136,13 +135,4 @@ export async function disconnectClaudeCommand(s: Services, arg: unknown): Promis
     `Claude Code is disconnected: ${r.removedHooks} hook(s) removed from ${tildify(targets.settingsFile)}.${r.skillKept ? ` ${r.skillKept}` : ''}`,
   );
   return r;
-}
-
-/** The agent-side commands (ids as in package.json). */
-export function registerAgentCommands(s: Services, cl: CommandLine): vscode.Disposable[] {
-  return [
-    createCommand(CommandId.installCommandLine, s.log, (arg) => installCommandLineCommand(cl, arg)),
-    createCommand(CommandId.connectClaude, s.log, (arg) => connectClaudeCommand(s, cl, arg)),
-    createCommand(CommandId.disconnectClaude, s.log, (arg) => disconnectClaudeCommand(s, arg)),
-  ];
 }

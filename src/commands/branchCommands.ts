@@ -1,5 +1,5 @@
 import * as path from 'node:path';
-import * as vscode from 'vscode';
+import vscode = require('vscode');
 import { CheckpointError } from '../core/errors';
 import { exists } from '../core/files';
 import { switchBranch } from '../core/git';

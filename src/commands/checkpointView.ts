@@ -1,8 +1,9 @@
 import * as path from 'node:path';
-import * as vscode from 'vscode';
-import { renderCheckpointBody, type Checkpoint } from '../core/checkpoint';
+import vscode = require('vscode');
+import type { Checkpoint } from '../core/checkpoint';
 import { errorMessage } from '../core/errors';
 import { oneLine } from '../core/escaping';
+import { loadCore } from '../loadCore';
 import type { Services } from '../services';
 
 /**
@@ -39,7 +40,7 @@ export function registerCheckpointView(s: Services): vscode.Disposable {
       const folder = s.model.folders().find((f) => f.uri.toString() === query.folder);
       const name = typeof query.name === 'string' ? query.name : '';
       try {
-        if (folder && name) return renderCheckpointBody(await (await s.model.folder(folder).store()).show(name));
+        if (folder && name) return (await loadCore()).renderCheckpointBody(await (await s.model.folder(folder).store()).show(name));
       } catch (err) {
         s.log.info(`Could not show checkpoint ${oneLine(name)}: ${errorMessage(err)}`);
       }
@@ -53,7 +54,7 @@ export function registerCheckpointView(s: Services): vscode.Disposable {
 export async function showCheckpoint(folder: vscode.WorkspaceFolder, file: string, cp: Checkpoint, beside: boolean): Promise<void> {
   const uri = viewUri(folder, file, cp.name);
   const key = uri.toString();
-  const text = renderCheckpointBody(cp);
+  const text = (await loadCore()).renderCheckpointBody(cp);
   const before = shown.get(key);
   shown.set(key, text);
   if (before !== undefined && before !== text) changed.fire(uri); // an open view of an earlier version updates

@@ -1,4 +1,4 @@
-import * as vscode from 'vscode';
+import vscode = require('vscode');
 import type { CombineResult } from '../core/combine';
 import { CheckpointError } from '../core/errors';
 import { printable } from '../core/names';

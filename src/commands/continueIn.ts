@@ -1,4 +1,4 @@
-import * as vscode from 'vscode';
+import vscode = require('vscode');
 import which from 'which';
 import { claudeContinueLine } from '../core/resumeText';
 

@@ -1,4 +1,4 @@
-import * as vscode from 'vscode';
+import vscode = require('vscode');
 import { CheckpointError, errorMessage } from '../core/errors';
 import { oneLine } from '../core/escaping';
 

@@ -1,5 +1,5 @@
 import * as path from 'node:path';
-import * as vscode from 'vscode';
+import vscode = require('vscode');
 import { TRASH_DIR } from '../core/store';
 import { tildify } from '../markdown';
 import type { Services } from '../services';

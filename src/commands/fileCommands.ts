@@ -1,5 +1,5 @@
 import * as path from 'node:path';
-import * as vscode from 'vscode';
+import vscode = require('vscode');
 import { exists, isInside } from '../core/files';
 import { INDEX_FILE } from '../core/memoryIndex';
 import { resumePrompt } from '../core/resumeText';

@@ -1,4 +1,4 @@
-import * as vscode from 'vscode';
+import vscode = require('vscode');
 
 /**
  * Steps of a multi-step quick input (one InputBox or QuickPick per step, with a Back button after the

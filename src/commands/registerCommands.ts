@@ -1,45 +1,54 @@
-import type * as vscode from 'vscode';
-import { CommandId } from '../commandIds';
+import vscode = require('vscode');
+import { CommandId, SNAPSHOT_SCHEME } from '../commandIds';
+import type { CommandLine } from '../commandLine';
+import { PromiseCache } from '../core/promiseCache';
 import type { Services } from '../services';
-import { statusBarActionsCommand, switchBranchCommand } from './branchCommands';
 import { registerCheckpointView } from './checkpointView';
-import { combineCommand } from './combineCommand';
 import { createCommand } from './createCommand';
-import { deleteAllCommand, deleteCommand } from './deleteCommands';
-import { copyResumePromptCommand, openCommand, openMemoryFolderCommand, revealCommand } from './fileCommands';
-import { resumeCommand, undoCommand } from './resumeCommand';
-import { saveAndCommitCommand } from './saveAndCommitCommand';
-import { saveCommand } from './saveCommand';
-import { compareWithNowCommand, compareWithSavedHeadCommand, pullCommand, pushCommand, registerSnapshotContent, restoreToBranchCommand } from './snapshotCommands';
+
+type Handlers = typeof import('./handlers');
+const handlersModule = new PromiseCache<Handlers>();
+/** The commands' code, loaded on the first command run (a file of its own in dist/). */
+const handlers = (): Promise<Handlers> => handlersModule.get(() => import('./handlers'));
 
 /** Registers every command (ids as in package.json), each through {@link createCommand}. */
-export function registerCommands(s: Services): vscode.Disposable[] {
-  const command = (id: string, handler: (arg?: unknown) => Promise<unknown>): vscode.Disposable =>
-    createCommand(id, s.log, (arg) => handler(arg));
+export function registerCommands(s: Services, cl: CommandLine): vscode.Disposable[] {
+  const command = (id: string, handler: (h: Handlers, arg?: unknown) => Promise<unknown>): vscode.Disposable =>
+    createCommand(id, s.log, async (arg) => handler(await handlers(), arg));
   return [
-    command(CommandId.save, (arg) => saveCommand(s, arg, false)),
-    command(CommandId.saveToPlan, (arg) => saveCommand(s, arg, true)),
-    command(CommandId.saveAndCommit, (arg) => saveAndCommitCommand(s, arg)),
-    // From the tree VS Code passes the clicked node and the whole selection (canSelectMany).
-    createCommand(CommandId.combine, s.log, (arg, selection) => combineCommand(s, arg, selection)),
-    command(CommandId.resume, (arg) => resumeCommand(s, arg)),
-    command(CommandId.undo, (arg) => undoCommand(s, arg)),
-    command(CommandId.delete, (arg) => deleteCommand(s, arg)),
-    command(CommandId.deleteAll, (arg) => deleteAllCommand(s, arg)),
-    command(CommandId.open, (arg) => openCommand(s, arg)),
-    command(CommandId.copyResumePrompt, (arg) => copyResumePromptCommand(s, arg)),
-    command(CommandId.revealInExplorer, (arg) => revealCommand(s, arg)),
-    command(CommandId.openMemoryFolder, (arg) => openMemoryFolderCommand(s, arg)),
-    command(CommandId.switchBranch, (arg) => switchBranchCommand(s, arg)),
-    command(CommandId.statusBarActions, (arg) => statusBarActionsCommand(s, arg)),
-    command(CommandId.refresh, () => s.model.refresh()),
-    command(CommandId.showLog, async () => s.log.show()),
-    command(CommandId.compareWithNow, (arg) => compareWithNowCommand(s, arg)),
-    command(CommandId.compareWithSavedHead, (arg) => compareWithSavedHeadCommand(s, arg)),
-    command(CommandId.restoreToBranch, (arg) => restoreToBranchCommand(s, arg)),
-    command(CommandId.push, (arg) => pushCommand(s, arg)),
-    command(CommandId.pull, (arg) => pullCommand(s, arg)),
-    registerSnapshotContent(s),
+    // Saving; from the tree VS Code passes Combine the clicked node and the whole selection (canSelectMany).
+    command(CommandId.save, (h, arg) => h.saveCommand(s, arg, false)),
+    command(CommandId.saveToPlan, (h, arg) => h.saveCommand(s, arg, true)),
+    command(CommandId.saveAndCommit, (h, arg) => h.saveAndCommitCommand(s, arg)),
+    createCommand(CommandId.combine, s.log, async (arg, selection) => (await handlers()).combineCommand(s, arg, selection)),
+    // Resuming, deleting and undoing either.
+    command(CommandId.resume, (h, arg) => h.resumeCommand(s, arg)),
+    command(CommandId.undo, (h, arg) => h.undoCommand(s, arg)),
+    command(CommandId.delete, (h, arg) => h.deleteCommand(s, arg)),
+    command(CommandId.deleteAll, (h, arg) => h.deleteAllCommand(s, arg)),
+    // A checkpoint's file and folder.
+    command(CommandId.open, (h, arg) => h.openCommand(s, arg)),
+    command(CommandId.copyResumePrompt, (h, arg) => h.copyResumePromptCommand(s, arg)),
+    command(CommandId.revealInExplorer, (h, arg) => h.revealCommand(s, arg)),
+    command(CommandId.openMemoryFolder, (h, arg) => h.openMemoryFolderCommand(s, arg)),
+    // The branch, the view and the log.
+    command(CommandId.switchBranch, (h, arg) => h.switchBranchCommand(s, arg)),
+    command(CommandId.statusBarActions, (h, arg) => h.statusBarActionsCommand(s, arg)),
+    createCommand(CommandId.refresh, s.log, () => s.model.refresh()),
+    createCommand(CommandId.showLog, s.log, async () => s.log.show()),
+    // Snapshots and the git remote.
+    command(CommandId.compareWithNow, (h, arg) => h.compareWithNowCommand(s, arg)),
+    command(CommandId.compareWithSavedHead, (h, arg) => h.compareWithSavedHeadCommand(s, arg)),
+    command(CommandId.restoreToBranch, (h, arg) => h.restoreToBranchCommand(s, arg)),
+    command(CommandId.push, (h, arg) => h.pushCommand(s, arg)),
+    command(CommandId.pull, (h, arg) => h.pullCommand(s, arg)),
+    vscode.workspace.registerTextDocumentContentProvider(SNAPSHOT_SCHEME, {
+      provideTextDocumentContent: async (uri) => (await handlers()).snapshotContent(s, uri),
+    }),
+    // The command line and Claude Code.
+    command(CommandId.installCommandLine, (h, arg) => h.installCommandLineCommand(cl, arg)),
+    command(CommandId.connectClaude, (h, arg) => h.connectClaudeCommand(s, cl, arg)),
+    command(CommandId.disconnectClaude, (h, arg) => h.disconnectClaudeCommand(s, arg)),
     registerCheckpointView(s),
   ];
 }

@@ -1,5 +1,5 @@
 import * as path from 'node:path';
-import * as vscode from 'vscode';
+import vscode = require('vscode');
 import { CheckpointError, errorMessage } from '../core/errors';
 import { exists } from '../core/files';
 import { resumeNotice, resumePrompt, resumeSummary } from '../core/resumeText';

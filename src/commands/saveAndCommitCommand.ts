@@ -1,4 +1,4 @@
-import * as vscode from 'vscode';
+import vscode = require('vscode');
 import type { CommitResult } from '../core/commit';
 import { CheckpointError, errorMessage } from '../core/errors';
 import type { SaveAndCommitOptions } from '../commandIds';

@@ -1,5 +1,5 @@
 import { stat } from 'node:fs/promises';
-import * as vscode from 'vscode';
+import vscode = require('vscode');
 import { formatLocalDateTime, formatRelative } from '../core/dates';
 import { CheckpointError } from '../core/errors';
 import { exists } from '../core/files';

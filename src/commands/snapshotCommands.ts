@@ -1,17 +1,14 @@
 import * as path from 'node:path';
-import * as vscode from 'vscode';
+import vscode = require('vscode');
 import { isObjectId } from '../core/checkpoint';
 import { CheckpointError } from '../core/errors';
 import { oneLine } from '../core/escaping';
 import { isInside } from '../core/files';
 import { changesBetween, changesSince, checkpointSnapshot, fileAt, repoTop, type SnapshotChange } from '../core/snapshot';
-import { CommandId, type CompareResult, type HandoffOptions, type RestoreToBranchOptions } from '../commandIds';
+import { CommandId, SNAPSHOT_SCHEME, type CompareResult, type HandoffOptions, type RestoreToBranchOptions } from '../commandIds';
 import type { FolderCheckpoints } from '../folderCheckpoints';
 import type { Services } from '../services';
 import { isItemNode, isOptions, resolveCheckpoint, resolveFolder, type CheckpointTarget } from './targets';
-
-/** The read-only documents of a snapshot's files: `checkpoint-snapshot:/<path>?{"top","commit"}`. */
-export const SNAPSHOT_SCHEME = 'checkpoint-snapshot';
 
 /** The URI of a file as a commit holds it. */
 function snapshotUri(top: string, commit: string, file: string): vscode.Uri {
@@ -19,25 +16,22 @@ function snapshotUri(top: string, commit: string, file: string): vscode.Uri {
 }
 
 /**
- * Serves a file of a commit (`git cat-file blob <commit>:<path>`) for {@link snapshotUri}s. A content provider's
- * documents are read-only. Only in a trusted workspace, and only for a repository of one of its folders.
+ * A file of a commit (`git cat-file blob <commit>:<path>`) for a {@link snapshotUri}: what the `checkpoint-snapshot`
+ * content provider (registerCommands.ts) serves. A content provider's documents are read-only. Only in a trusted
+ * workspace, and only for a repository of one of its folders.
  */
-export function registerSnapshotContent(s: Services): vscode.Disposable {
-  return vscode.workspace.registerTextDocumentContentProvider(SNAPSHOT_SCHEME, {
-    async provideTextDocumentContent(uri: vscode.Uri): Promise<string> {
-      requireGit(s);
-      let query: { top?: unknown; commit?: unknown };
-      try {
-        query = JSON.parse(uri.query) as typeof query;
-      } catch {
-        query = {};
-      }
-      const { top, commit } = query;
-      const ours = typeof top === 'string' && s.model.folders().some((f) => isInside(top, f.uri.fsPath) || isInside(f.uri.fsPath, top));
-      if (!ours || !isObjectId(commit)) throw new CheckpointError(`Not a snapshot document of this workspace: ${oneLine(uri.toString())}`);
-      return (await fileAt(top, commit, uri.path.slice(1))).toString('utf8');
-    },
-  });
+export async function snapshotContent(s: Services, uri: vscode.Uri): Promise<string> {
+  requireGit(s);
+  let query: { top?: unknown; commit?: unknown };
+  try {
+    query = JSON.parse(uri.query) as typeof query;
+  } catch {
+    query = {};
+  }
+  const { top, commit } = query;
+  const ours = typeof top === 'string' && s.model.folders().some((f) => isInside(top, f.uri.fsPath) || isInside(f.uri.fsPath, top));
+  if (!ours || !isObjectId(commit)) throw new CheckpointError(`Not a snapshot document of this workspace: ${oneLine(uri.toString())}`);
+  return (await fileAt(top, commit, uri.path.slice(1))).toString('utf8');
 }
 
 type Resource = [vscode.Uri, vscode.Uri | undefined, vscode.Uri | undefined];

@@ -1,4 +1,4 @@
-import * as vscode from 'vscode';
+import vscode = require('vscode');
 import { CheckpointError } from '../core/errors';
 import { validateName } from '../core/names';
 import type { CheckpointSummary } from '../core/store';

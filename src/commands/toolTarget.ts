@@ -1,4 +1,4 @@
-import * as vscode from 'vscode';
+import vscode = require('vscode');
 import type { ToolTarget } from '../agentTools';
 import type { Services } from '../services';
 

@@ -2,7 +2,8 @@ import { promises as fs, type Stats } from 'node:fs';
 import * as path from 'node:path';
 import { nameFromFileName } from './names';
 import { PromiseCache } from './promiseCache';
-import { newestFirst, type CheckpointStore, type CheckpointSummary } from './store';
+import { newestFirst } from './order';
+import type { CheckpointStore, CheckpointSummary } from './store';
 
 /**
  * Counters of the files an index read (for tests and the performance budget "one file re-read per file changed";

@@ -1,4 +1,4 @@
-import * as vscode from 'vscode';
+import vscode = require('vscode');
 import { formatLocalDateTime } from '../core/dates';
 import { planName, formatStep } from '../core/plans';
 import { branchDiffers } from '../core/git';

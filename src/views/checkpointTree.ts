@@ -1,5 +1,5 @@
 import * as path from 'node:path';
-import * as vscode from 'vscode';
+import vscode = require('vscode');
 import { CommandId, type CheckpointNode, type FolderNode, type ItemNode, type PlanNode } from '../commandIds';
 import { formatRelative } from '../core/dates';
 import { errorMessage } from '../core/errors';

@@ -4,7 +4,7 @@
 import { test } from 'node:test';
 import * as assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { readFileSync, readdirSync, writeFileSync } from 'node:fs';
+import { readFileSync, readdirSync, statSync, writeFileSync } from 'node:fs';
 import * as path from 'node:path';
 import { CLI, isolatedEnv, makeRepo, tempDirs } from '../support/fixtures';
 
@@ -43,20 +43,49 @@ test('the lazily loaded libraries are files of their own, not copies inside the 
   // A string of each library's own code: graceful-fs, proper-lockfile, js-yaml (under gray-matter), jsonc-parser and
   // zod. The MCP server's SDK uses zod itself; the extension loads the tools' input schemas (and zod) on first use.
   const libraries = 'graceful-fs\\.queue|ECOMPROMISED|YAMLException|InvalidCommentToken';
-  const markers: Record<string, RegExp> = {
-    'extension.js': new RegExp(`${libraries}|\\$ZodType`),
-    'mcpServer.js': new RegExp(libraries),
-    'cli-main.js': new RegExp(`${libraries}|\\$ZodType`),
-    'hook.js': new RegExp(`${libraries}|\\$ZodType`),
+  // The extension is dist/extension.js and the files it splits into (dist/ext-*.js).
+  const extensionText = bundles.filter((f) => f === 'extension.js' || f.startsWith('ext-')).map((f) => readFileSync(path.join(DIST, f), 'utf8')).join('\n');
+  const markers: Record<string, [string, RegExp]> = {
+    extension: [extensionText, new RegExp(`${libraries}|\\$ZodType`)],
+    'mcpServer.js': [readFileSync(path.join(DIST, 'mcpServer.js'), 'utf8'), new RegExp(libraries)],
+    'cli-main.js': [readFileSync(path.join(DIST, 'cli-main.js'), 'utf8'), new RegExp(`${libraries}|\\$ZodType`)],
+    'hook.js': [readFileSync(path.join(DIST, 'hook.js'), 'utf8'), new RegExp(`${libraries}|\\$ZodType`)],
   };
-  for (const [b, marker] of Object.entries(markers)) {
-    const text = readFileSync(path.join(DIST, b), 'utf8');
+  for (const [b, [text, marker]] of Object.entries(markers)) {
     assert.doesNotMatch(text, marker, `${b} carries no copy of a lazily loaded library`);
-    assert.match(text, /require\("\.\/(gray-matter|proper-lockfile|jsonc-parser|schemas)\.js"\)/, `${b} requires them from dist/`);
+    assert.match(text, /\("\.\/(gray-matter|proper-lockfile|jsonc-parser|schemas)\.js"\)/, `${b} requires them from dist/`);
   }
-  const extension = readFileSync(path.join(DIST, 'extension.js'), 'utf8');
-  assert.match(extension, /require\("\.\/toolSchemas\.js"\)/, 'the extension requires the tool schemas from dist/');
-  // Each module's `import * as vscode` shares one copy of the API's properties, made once at load (scripts/build.mjs).
-  assert.equal(extension.match(/require\("vscode"\)/g)?.length, 1, 'the vscode API is required (and copied) once');
+  assert.match(extensionText, /\("\.\/toolSchemas\.js"\)/, 'the extension requires the tool schemas from dist/');
+  // `import vscode = require('vscode')`: the editor API (several hundred properties) is never copied by esbuild's
+  // CommonJS interop (a helper call around the require).
+  assert.match(extensionText, /\("vscode"\)/);
+  assert.doesNotMatch(extensionText, /\w\((?:\w+\.)?require\("vscode"\)\)|\w\(\(0,\w+\.\w+\)\("vscode"\)\)/, 'the vscode API is not copied');
   assert.ok(readFileSync(CLI, 'utf8').length < 1024, 'dist/cli.js is only the entry');
+});
+
+test('activating the extension parses its entry and what it shares; the commands and the core are loaded on first use', () => {
+  const workspace = temp();
+  const stub = path.join(DIST, '..', 'scripts', 'bench', 'vscode-stub.cjs');
+  // With a stand-in vscode API: require and activate(), note the dist/ files loaded, then again once the deferred
+  // start (status bar, resume offer: the core's first use) has run.
+  const script = `
+    const path = require('node:path');
+    const { installVscodeStub } = require(${JSON.stringify(stub)});
+    const { context } = installVscodeStub({ workspace: ${JSON.stringify(workspace)}, extensionPath: ${JSON.stringify(path.dirname(DIST))} });
+    const loaded = () => Object.keys(require.cache).filter((f) => path.dirname(f) === ${JSON.stringify(DIST)}).map((f) => path.basename(f)).sort();
+    require(${JSON.stringify(path.join(DIST, 'extension.js'))}).activate(context);
+    const activation = loaded();
+    setTimeout(() => console.log(JSON.stringify({ activation, later: loaded() })), 1500);
+  `;
+  const r = spawnSync(process.execPath, ['-e', script], { cwd: workspace, env: isolatedEnv(temp()), encoding: 'utf8', timeout: 30_000 });
+  assert.equal(r.status, 0, r.stderr);
+  const { activation, later } = JSON.parse(r.stdout.trim().split('\n').at(-1)!) as { activation: string[]; later: string[] };
+  assert.ok(activation.includes('extension.js'));
+  const onFirstUse = /^(ext-handlers-|ext-lazyCore-|gray-matter|proper-lockfile|jsonc-parser|schemas|toolSchemas|commit)/;
+  assert.deepEqual(activation.filter((f) => onFirstUse.test(f)), [], 'activation parses neither the commands, the core nor a library');
+  const size = (files: string[]) => files.reduce((n, f) => n + statSync(path.join(DIST, f)).size, 0);
+  const all = readdirSync(DIST).filter((f) => f === 'extension.js' || /^ext-.*\.js$/.test(f));
+  assert.ok(size(activation) < size(all) / 2, `activation parses ${size(activation)} of the extension's ${size(all)} bytes`);
+  assert.ok(later.some((f) => f.startsWith('ext-lazyCore-')), `the core is loaded when first used (${later.join(', ')})`);
+  assert.ok(!later.some((f) => f.startsWith('ext-handlers-')), 'no command ran: the commands are not loaded');
 });

@@ -7,7 +7,7 @@ import * as path from 'node:path';
 import * as z from 'zod/mini';
 import { AGENT_TOOLS } from '../../src/agentTools';
 import { CheckpointStore } from '../../src/core/store';
-import { registerLanguageModelTools, registerMcpServerDefinition, MCP_PROVIDER_ID, type LmApi, type LmToolHost } from '../../src/lmTools';
+import { registerLanguageModelTools, registerMcpServerDefinition, toolNames, MCP_PROVIDER_ID, type LmApi, type LmToolHost } from '../../src/lmTools';
 import { makeRepo, removeDir, tempDir } from '../support/fixtures';
 
 const root = path.resolve(__dirname, '..', '..', '..');
@@ -59,7 +59,7 @@ test('without vscode.lm.registerTool (older VS Code, other hosts) nothing is reg
   const store = new CheckpointStore({ memoryDir: tempDir(), cwd: tempDir() });
   for (const lm of [undefined, {}]) {
     const logged: string[] = [];
-    assert.deepEqual(registerLanguageModelTools({ ...classes, lm } as LmApi, host(store, logged)), []);
+    assert.deepEqual(registerLanguageModelTools({ ...classes, lm } as LmApi, host(store, logged), toolNames(pkg)), []);
     assert.match(logged.join('\n'), /not available/);
   }
   assert.deepEqual(registerMcpServerDefinition({ ...classes, lm: {} } as LmApi, { cliPath: 'cli.js', nodePath: 'node', version: '1' }), []);
@@ -80,7 +80,7 @@ test('a proposed API that throws when called (tools in VS Code 1.93–1.94, MCP 
     },
   };
   const logged: string[] = [];
-  assert.deepEqual(registerLanguageModelTools({ ...classes, lm } as unknown as LmApi, host(store, logged)), []);
+  assert.deepEqual(registerLanguageModelTools({ ...classes, lm } as unknown as LmApi, host(store, logged), toolNames(pkg)), []);
   assert.equal(registered.size, 0, 'the tools registered before the refusal are disposed');
   assert.match(logged.join('\n'), /Language-model tools are not available in this VS Code.*CANNOT use API proposal: lmTools/);
   const api = { ...classes, lm, McpStdioServerDefinition: class {} } as unknown as LmApi;
@@ -94,7 +94,7 @@ test('with the API: four tools registered; confirmation for the writing ones; in
   try {
     const registered = new Map<string, { prepareInvocation?: (o: unknown, t?: unknown) => Promise<unknown>; invoke: (o: unknown, t?: unknown) => Promise<ToolResult> }>();
     const lm = { registerTool: (name: string, tool: never) => (registered.set(name, tool), { dispose: () => registered.delete(name) }) };
-    const disposables = registerLanguageModelTools({ ...classes, lm } as unknown as LmApi, host(new CheckpointStore({ memoryDir: mem, cwd: repo })));
+    const disposables = registerLanguageModelTools({ ...classes, lm } as unknown as LmApi, host(new CheckpointStore({ memoryDir: mem, cwd: repo })), toolNames(pkg));
     assert.deepEqual([...registered.keys()], ['checkpoint_save', 'checkpoint_list', 'checkpoint_show', 'checkpoint_resume']);
 
     const prep = (name: string, input: object) => registered.get(name)!.prepareInvocation!({ input }) as Promise<{ confirmationMessages?: { title: string; message: Markdown } }>;

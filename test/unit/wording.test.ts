@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import * as assert from 'node:assert/strict';
 import type { CheckpointSummary } from '../../src/core/store';
-import { newestFirst } from '../../src/core/store';
+import { newestFirst } from '../../src/core/order';
 import { unreadableReason } from '../../src/core/wording';
 
 test('unreadableReason: a short reason for a list row, never a raw parser message with a trailing colon', () => {
