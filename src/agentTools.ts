@@ -1,10 +1,9 @@
-import { NO_CHECKPOINTS } from './core/wording';
+import { NO_CHECKPOINTS, formatStep } from './core/wording';
 import type * as z from 'zod/mini';
 import type { Checkpoint } from './core/checkpoint';
 import { formatLocalDateTime, formatRelative } from './core/dates';
 import { CheckpointError } from './core/errors';
 import { printable } from './core/names';
-import { formatStep } from './core/plans';
 import { resumeSummary } from './core/resumeText';
 import type * as ToolSchemas from './toolSchemas';
 import {

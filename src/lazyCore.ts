@@ -10,6 +10,6 @@ export { pullCheckpoints, pushCheckpoints } from './core/handoff';
 export { writeLaunchers } from './core/launcher';
 export { resolveMemoryDir } from './core/memoryDir';
 export { findPending } from './core/pending';
-export { resolvePlansDir } from './core/plans';
+export { readPlanProgress, resolvePlansDir } from './core/plans';
 export { branchFromSnapshot } from './core/snapshot';
 export { CheckpointStore, OrphanRemovedError } from './core/store';

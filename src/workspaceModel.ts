@@ -4,8 +4,9 @@ import { CheckpointState } from './checkpointState';
 import { ContextKey, type ContextKeys } from './contextKeys';
 import type { IndexReadStats } from './core/checkpointIndex';
 import { CheckpointError } from './core/errors';
-import { autoMemoryOffNotice, claudeMemoryKind, type ClaudeMemoryKind, type MemoryDirSource, type ResolvedMemoryDir } from './core/memoryDir';
+import type { MemoryDirSource, ResolvedMemoryDir } from './core/memoryDir';
 import { printable } from './core/names';
+import { autoMemoryOffNotice, claudeMemoryKind, type ClaudeMemoryKind } from './core/wording';
 import { FolderCheckpoints, type FileChange, type FolderHost, type ModelChange, type UndoEntry } from './folderCheckpoints';
 import { affects } from './settings';
 

@@ -1,5 +1,5 @@
-import { autoMemoryOffNotice } from '../core/memoryDir';
 import { defineCommand } from './command';
+import { autoMemoryOffNotice } from '../core/wording';
 
 export const dirCommand = defineCommand({
   synopsis: 'dir',

@@ -1,10 +1,10 @@
 import { CheckpointError, UsageError } from '../core/errors';
-import { autoMemoryOffNotice } from '../core/memoryDir';
 import { resolveActivePlanFile } from '../core/stateIndex';
 import { CheckpointExistsError } from '../core/store';
 import type { SaveAndCommitResult } from '../core/commit';
 import { loadCommitModule } from '../commitModule';
 import { defineCommand } from './command';
+import { autoMemoryOffNotice } from '../core/wording';
 
 export const saveCommand = defineCommand({
   synopsis: 'save <name>',

@@ -4,7 +4,7 @@ import { formatLocalDateTime, formatRelative } from '../core/dates';
 import { CheckpointError } from '../core/errors';
 import { exists } from '../core/files';
 import { printable } from '../core/names';
-import { formatStep, listPlans, planName, readPlanProgress } from '../core/plans';
+import { listPlans, readPlanProgress } from '../core/plans';
 import { previewName, splitItems, suggestName } from '../core/saveForm';
 import { resolveActivePlanFile, suggestPlan, type SuggestedPlan } from '../core/stateIndex';
 import { CheckpointExistsError, LIST_READ_BYTES, type CheckpointStore, type SaveResult } from '../core/store';
@@ -15,6 +15,7 @@ import { CommandId, type SaveOptions } from '../commandIds';
 import type { Services } from '../services';
 import { askPick, askText, BACK, type StepResult } from './quickInput';
 import { isNode, isOptions, resolveFolder } from './targets';
+import { formatStep, planName } from '../core/wording';
 
 interface SaveForm {
   name: string;

@@ -1,9 +1,9 @@
 import { CheckpointError } from './errors';
 import { formatLocalDateTime, parseLocalDateTime } from './dates';
 import { parseFrontMatter, yamlString } from './frontMatter';
-import { formatStep } from './plans';
 import { escapeControls, oneLine, splitAnyLines } from './escaping';
 import type * as Schemas from './schemas';
+import { formatStep } from './wording';
 
 let schemaModule: typeof Schemas | undefined;
 /** The zod schemas, loaded on first use (see schemas.ts). */

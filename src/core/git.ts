@@ -246,11 +246,6 @@ export async function switchBranch(cwd: string, branch: string): Promise<void> {
   }
 }
 
-/** True when a saved branch and the current one are both known and differ. */
-export function branchDiffers(saved: string, current: string): boolean {
-  return saved !== '' && current !== '' && saved !== current;
-}
-
 /** One changed path of `git status --porcelain=v2 -z`, relative to the repository root. */
 export interface StatusEntry {
   path: string;

@@ -5,13 +5,13 @@ import { formatLocalDate, formatLocalDateTime, formatRelative } from './dates';
 import { errorMessage } from './errors';
 import { agentLine, shellQuote } from './escaping';
 import { readHeadBranch } from './gitDir';
-import { branchDiffers, readGitState } from './git';
+import { readGitState } from './git';
 import { nameFromFileName } from './names';
 import { findPending } from './pending';
-import { formatStep } from './plans';
 import { resolveActivePlanFile } from './stateIndex';
 import { LIST_READ_BYTES, type CheckpointStore } from './store';
 import { lastUserIntent } from './transcript';
+import { branchDiffers, formatStep } from './wording';
 
 /** The Claude Code hook events `checkpoint hook <event>` handles, and the event names Claude Code uses. */
 export const HOOK_EVENTS = { 'session-start': 'SessionStart', 'pre-compact': 'PreCompact', 'session-end': 'SessionEnd' } as const;

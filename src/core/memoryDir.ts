@@ -51,20 +51,6 @@ export interface ResolvedMemoryDir {
 }
 
 /**
- * Which of Claude Code's memory folders the checkpoints use (the welcome view says it): the folder named by
- * `autoMemoryDirectory` in Claude Code's settings, the folder of the repository's main worktree that a linked worktree
- * or a subfolder shares, or the folder of the project itself. Undefined when the checkpoints are not in Claude's folder.
- */
-export type ClaudeMemoryKind = 'autoMemoryDirectory' | 'mainWorktree' | 'project';
-
-export function claudeMemoryKind(resolved: ResolvedMemoryDir, cwd: string): ClaudeMemoryKind | undefined {
-  const claude = resolved.claude;
-  if (resolved.source !== 'claude' || !claude) return undefined;
-  if (claude.settingsFile) return 'autoMemoryDirectory';
-  return claude.projectRoot !== undefined && path.resolve(claude.projectRoot) !== path.resolve(cwd) ? 'mainWorktree' : 'project';
-}
-
-/**
  * The memory folder as a person reads it in one glance: "Claude Code's memory for shop-app" for Claude's folder of a
  * project, else the path with `~` for the home folder.
  */
@@ -233,16 +219,6 @@ export async function resolveMemoryDir(opts: MemoryDirOptions): Promise<Resolved
   await assertWorkspaceMemoryDirInside(cwd, fallback.dir);
   if ((await findRepositoryTop(cwd)) !== undefined) fallback.ignoreInGit = true;
   return fallback;
-}
-
-/**
- * The one-time notice for a memory folder Claude Code will not load although it is Claude's (auto memory off);
- * undefined when there is nothing to tell.
- */
-export function autoMemoryOffNotice(resolved: ResolvedMemoryDir, home?: string): string | undefined {
-  const off = resolved.claude?.autoMemoryOff;
-  if (!off || resolved.claude?.dir !== resolved.dir) return undefined;
-  return `Claude Code's auto memory is off (${off}): checkpoints are saved in ${tildify(resolved.dir, home)}, but Claude Code will not load them.`;
 }
 
 /**

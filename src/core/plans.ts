@@ -12,11 +12,6 @@ export interface PlanProgress {
   steps: number;
 }
 
-/** "step 3 of 7", or "all 7 steps done". */
-export function formatStep(step: number, steps: number): string {
-  return step > steps ? `all ${steps} steps done` : `step ${step} of ${steps}`;
-}
-
 /**
  * Step N of M of a Markdown plan: checklist items count as steps and N is the first unchecked one;
  * without checkboxes, top-level ordered-list items (N is the first not struck through or marked done);
@@ -104,9 +99,4 @@ export async function readPlanProgress(planPath: string): Promise<PlanProgress |
  */
 export function resolvePlanPath(plan: string, cwd: string, home?: string): string {
   return path.resolve(cwd, expandHome(plan.trim(), home));
-}
-
-/** The display name of a plan path: its file name without `.md`. */
-export function planName(planPath: string): string {
-  return path.basename(planPath).replace(/\.md$/i, '');
 }

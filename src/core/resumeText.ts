@@ -1,10 +1,8 @@
 import type { Checkpoint } from './checkpoint';
 import { formatLocalDateTime } from './dates';
-import { branchDiffers } from './git';
-import { formatStep } from './plans';
 import { escapeControls, oneLine, shellQuote, splitAnyLines } from './escaping';
 import { printable } from './names';
-import { branchSentence } from './wording';
+import { branchSentence, branchDiffers, formatStep } from './wording';
 
 /** The branch warning of the resume procedure. */
 export function branchWarning(saved: string, current: string): string | undefined {

@@ -20,7 +20,7 @@ import {
   writeFileAtomic,
   type FileIdentity,
 } from './files';
-import { branchDiffers, readBranch, readGitState } from './git';
+import { readBranch, readGitState } from './git';
 import { readJsonCheckpoints, type JsonCheckpointFile } from './jsonCheckpoints';
 import { LockLostError, preloadLock, withDirLock, type DirLock } from './lock';
 import { formatBullet, indexBullets, indexedNames, INDEX_FILE, removeFromIndex, upsertIndex, type IndexEdit } from './memoryIndex';
@@ -31,7 +31,7 @@ import { recordResume } from './pending';
 import { readPlanProgress, resolvePlanPath } from './plans';
 import { recordLastCheckpoint } from './stateIndex';
 import { newestFirst } from './order';
-import { NO_CHECKPOINTS } from './wording';
+import { NO_CHECKPOINTS, branchDiffers } from './wording';
 import { collectGarbage, keepSnapshot, takeSnapshot, TRASH_PURGE_DAYS, type SnapshotOptions } from './snapshot';
 
 /** Listing reads only this much of each file: front matter and the first sections are at the top. */

@@ -1,9 +1,7 @@
 import vscode = require('vscode');
 import { formatLocalDateTime } from '../core/dates';
-import { planName, formatStep } from '../core/plans';
-import { branchDiffers } from '../core/git';
 import type { CheckpointSummary } from '../core/store';
-import { branchSentence } from '../core/wording';
+import { branchSentence, planName, formatStep, branchDiffers } from '../core/wording';
 import { escapeMarkdown, inlineCode, tildify } from '../markdown';
 
 /** How many failed approaches a tooltip lists before "… and N more". */

@@ -3,10 +3,9 @@ import vscode = require('vscode');
 import { CommandId, type CheckpointNode, type FolderNode, type ItemNode, type PlanNode } from '../commandIds';
 import { formatRelative } from '../core/dates';
 import { errorMessage } from '../core/errors';
-import { branchDiffers } from '../core/git';
-import { formatStep, planName, readPlanProgress } from '../core/plans';
 import type { CheckpointSummary } from '../core/store';
-import { branchAndTime, unreadableReason } from '../core/wording';
+import { branchAndTime, branchDiffers, formatStep, planName, unreadableReason } from '../core/wording';
+import { loadCore } from '../loadCore';
 import { afterResume } from '../settings';
 import { tildify } from '../markdown';
 import type { ModelChange } from '../folderCheckpoints';
@@ -59,9 +58,9 @@ export class CheckpointTreeProvider implements vscode.TreeDataProvider<Checkpoin
   /** Shows a note at the top of the view in Restricted Mode, kept up to date. */
   bindView(view: vscode.TreeView<CheckpointNode>): void {
     const update = (): void => {
-      view.message = this.model.trusted
-        ? undefined
-        : 'Restricted Mode: git does not run, so branches are neither recorded nor compared.';
+      const message = this.model.trusted ? undefined : 'Restricted Mode: git does not run, so branches are neither recorded nor compared.';
+      // Each assignment is a message to the window (about a millisecond at activation): only a change is sent.
+      if (view.message !== message) view.message = message;
     };
     update();
     this.disposables.push(this.model.onDidChange((e) => e.kind === 'trust' && update()));
@@ -159,7 +158,7 @@ export class CheckpointTreeProvider implements vscode.TreeDataProvider<Checkpoin
     const plans = await Promise.all(
       [...byPlan].map(async ([plan, items]): Promise<PlanNode> => {
         // The plan file's progress now; else what its newest checkpoint recorded.
-        const live = path.isAbsolute(plan) ? await readPlanProgress(plan) : undefined;
+        const live = path.isAbsolute(plan) ? await (await loadCore()).readPlanProgress(plan) : undefined;
         const recorded = items.find((s) => s.planStep !== undefined && s.planSteps !== undefined);
         const step = live ?? (recorded ? { step: recorded.planStep!, steps: recorded.planSteps! } : undefined);
         const stepText = step ? formatStep(step.step, step.steps) : undefined;

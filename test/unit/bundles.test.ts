@@ -63,7 +63,7 @@ test('the lazily loaded libraries are files of their own, not copies inside the 
   assert.ok(readFileSync(CLI, 'utf8').length < 1024, 'dist/cli.js is only the entry');
 });
 
-test('activating the extension parses its entry and what it shares; the commands and the core are loaded on first use', () => {
+test('activating the extension parses under a third of it: the commands and the core are loaded on first use', () => {
   const workspace = temp();
   const stub = path.join(DIST, '..', 'scripts', 'bench', 'vscode-stub.cjs');
   // With a stand-in vscode API: require and activate(), note the dist/ files loaded, then again once the deferred
@@ -85,7 +85,7 @@ test('activating the extension parses its entry and what it shares; the commands
   assert.deepEqual(activation.filter((f) => onFirstUse.test(f)), [], 'activation parses neither the commands, the core nor a library');
   const size = (files: string[]) => files.reduce((n, f) => n + statSync(path.join(DIST, f)).size, 0);
   const all = readdirSync(DIST).filter((f) => f === 'extension.js' || /^ext-.*\.js$/.test(f));
-  assert.ok(size(activation) < size(all) / 2, `activation parses ${size(activation)} of the extension's ${size(all)} bytes`);
+  assert.ok(size(activation) < size(all) / 3, `activation parses ${size(activation)} of the extension's ${size(all)} bytes`);
   assert.ok(later.some((f) => f.startsWith('ext-lazyCore-')), `the core is loaded when first used (${later.join(', ')})`);
   assert.ok(!later.some((f) => f.startsWith('ext-handlers-')), 'no command ran: the commands are not loaded');
 });

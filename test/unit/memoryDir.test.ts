@@ -2,9 +2,10 @@ import { test } from 'node:test';
 import * as assert from 'node:assert/strict';
 import { mkdirSync, realpathSync, writeFileSync } from 'node:fs';
 import * as path from 'node:path';
-import { autoMemoryOffNotice, claudeSlug, memoryDirLabel, resolveMemoryDir, type ResolvedMemoryDir } from '../../src/core/memoryDir';
+import { claudeSlug, memoryDirLabel, resolveMemoryDir, type ResolvedMemoryDir } from '../../src/core/memoryDir';
 import { resolveMainWorktree } from '../../src/core/gitDir';
 import { git, makeRepo, tempDirs } from '../support/fixtures';
+import { autoMemoryOffNotice } from '../../src/core/wording';
 
 const temp = tempDirs();
 

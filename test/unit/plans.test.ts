@@ -2,8 +2,9 @@ import { test } from 'node:test';
 import * as assert from 'node:assert/strict';
 import { mkdirSync, writeFileSync, utimesSync } from 'node:fs';
 import * as path from 'node:path';
-import { formatStep, listPlans, planProgress, resolvePlansDir } from '../../src/core/plans';
+import { listPlans, planProgress, resolvePlansDir } from '../../src/core/plans';
 import { tempDirs } from '../support/fixtures';
+import { formatStep } from '../../src/core/wording';
 
 const temp = tempDirs();
 
