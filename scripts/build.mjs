@@ -110,6 +110,8 @@ const importedOnce = {
  * promise), following their source maps.
  */
 async function buildExtension() {
+  // The split files' names carry a hash of their content: the previous build's go first (a fresh clone has no dist/).
+  mkdirSync(join(root, 'dist'), { recursive: true });
   for (const f of readdirSync(join(root, 'dist'))) if (/^ext-.*\.js(\.map)?$/.test(f)) rmSync(join(root, 'dist', f));
   const esm = mkdtempSync(join(tmpdir(), 'checkpoint-build-'));
   try {
