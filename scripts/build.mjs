@@ -4,7 +4,7 @@ import * as esbuild from 'esbuild';
 import { execFileSync } from 'node:child_process';
 import { chmodSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync, mkdirSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
+import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
@@ -128,7 +128,7 @@ async function buildExtension() {
     await esbuild.build({
       ...{ platform, target, minify, sourcemap, logLevel, absWorkingDir },
       format: 'cjs',
-      entryPoints: Object.keys(split.metafile.outputs).filter((f) => f.endsWith('.js')).map((f) => join(root, f)),
+      entryPoints: Object.keys(split.metafile.outputs).filter((f) => f.endsWith('.js')).map((f) => resolve(root, f)),
       outdir: 'dist',
       supported: { 'dynamic-import': false },
     });

@@ -21,8 +21,7 @@ export class CommandLine implements vscode.Disposable {
     this.binDir = path.join(context.globalStorageUri.fsPath, 'bin');
     // Set at once (no I/O): terminals opened from now on get it; VS Code keeps it for restored terminals too.
     const env = context.environmentVariableCollection;
-    const description = 'Puts the `checkpoint` command on PATH (Checkpoint extension).';
-    if (env.description !== description) env.description = description;
+    env.description = 'Puts the `checkpoint` command on PATH (Checkpoint extension).';
     env.prepend('PATH', `${this.binDir}${path.delimiter}`);
   }
 

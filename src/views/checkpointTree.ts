@@ -59,8 +59,9 @@ export class CheckpointTreeProvider implements vscode.TreeDataProvider<Checkpoin
   bindView(view: vscode.TreeView<CheckpointNode>): void {
     const update = (): void => {
       const message = this.model.trusted ? undefined : 'Restricted Mode: git does not run, so branches are neither recorded nor compared.';
-      // Each assignment is a message to the window (about a millisecond at activation): only a change is sent.
-      if (view.message !== message) view.message = message;
+      // Each assignment is a message to the window (about a millisecond at activation): only a change is sent. VS Code
+      // starts a view's message as ''.
+      if ((view.message || undefined) !== message) view.message = message;
     };
     update();
     this.disposables.push(this.model.onDidChange((e) => e.kind === 'trust' && update()));
