@@ -88,7 +88,7 @@ const lazyApart = {
  * Every module that does `import * as path from 'node:path'` would get its own copy of that module's properties at
  * load time (esbuild's CommonJS interop, `__toESM`): each such module is imported through one module that re-exports
  * it instead, so the copy is made once per file. (The extension's modules take the editor API, several hundred
- * properties, as `import vscode = require('vscode')`, which esbuild leaves a plain require(): no copy at all.)
+ * properties, as `import vscode = require('vscode')`, which esbuild turns into a call of `require`: no copy at all.)
  */
 const importedOnce = {
   name: 'imported-once',

@@ -1,7 +1,10 @@
 import { PromiseCache } from './core/promiseCache';
 
-type Core = typeof import('./lazyCore');
-const core = new PromiseCache<Core>();
+/** A module loaded once, on first use (`import()`: the build makes it a file of its own); a failed load is retried. */
+export function onFirstUse<T>(load: () => Promise<T>): () => Promise<T> {
+  const cache = new PromiseCache<T>();
+  return () => cache.get(load);
+}
 
-/** The core's operations (lazyCore.ts), loaded once, on first use: activation does not parse them. */
-export const loadCore = (): Promise<Core> => core.get(() => import('./lazyCore'));
+/** The core's operations (lazyCore.ts), loaded on first use: activation does not parse them. */
+export const loadCore = onFirstUse(() => import('./lazyCore'));

@@ -1,15 +1,14 @@
 import vscode = require('vscode');
 import { CommandId, SNAPSHOT_SCHEME } from '../commandIds';
 import type { CommandLine } from '../commandLine';
-import { PromiseCache } from '../core/promiseCache';
+import { onFirstUse } from '../loadCore';
 import type { Services } from '../services';
 import { registerCheckpointView } from './checkpointView';
 import { createCommand } from './createCommand';
 
 type Handlers = typeof import('./handlers');
-const handlersModule = new PromiseCache<Handlers>();
-/** The commands' code, loaded on the first command run (a file of its own in dist/). */
-const handlers = (): Promise<Handlers> => handlersModule.get(() => import('./handlers'));
+/** The commands' code, loaded on the first command run. */
+const handlers = onFirstUse(() => import('./handlers'));
 
 /** Registers every command (ids as in package.json), each through {@link createCommand}. */
 export function registerCommands(s: Services, cl: CommandLine): vscode.Disposable[] {
