@@ -149,9 +149,9 @@ export class FolderCheckpoints implements vscode.Disposable {
 
   /** A store over the memory directory; git runs only in a trusted workspace (Restricted Mode: never). */
   async store(): Promise<CheckpointStore> {
-    const { dir, ignoreInGit } = await this.memoryDir();
-    const { CheckpointStore } = await loadCore();
-    return new CheckpointStore({ memoryDir: dir, cwd: this.folder.uri.fsPath, allowGit: this.host.trusted, ignoreInGit });
+    const resolved = await this.memoryDir();
+    const { openStore } = await loadCore();
+    return (await openStore({ cwd: this.folder.uri.fsPath, trusted: this.host.trusted, resolved })).store;
   }
 
   /** Resolves the memory directory again (its setting changed, or Refresh), lists it again, then tells listeners. */

@@ -12,4 +12,5 @@ export { resolveMemoryDir } from './core/memoryDir';
 export { findPending } from './core/pending';
 export { readPlanProgress, resolvePlansDir } from './core/plans';
 export { branchFromSnapshot } from './core/snapshot';
-export { CheckpointStore, OrphanRemovedError } from './core/store';
+export { openStore } from './core/openStore';
+export { OrphanRemovedError } from './core/store';

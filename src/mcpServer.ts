@@ -6,8 +6,7 @@ import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js'
 import { RootsListChangedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
 import { AGENT_TOOLS, type ToolTarget } from './agentTools';
 import { CheckpointError } from './core/errors';
-import { resolveMemoryDir } from './core/memoryDir';
-import { CheckpointStore } from './core/store';
+import { openStore } from './core/openStore';
 
 // `checkpoint mcp`: the checkpoint tools (agentTools.ts) as an MCP server over stdio, with the official SDK. This
 // module is loaded only when that command runs (cli.ts imports it lazily): the SDK stays out of every other command.
@@ -72,8 +71,7 @@ export async function runMcpServer(opts: McpServerOptions): Promise<number> {
       cwdArg !== undefined && path.isAbsolute(cwdArg) ? path.resolve(cwdArg) : path.resolve(opts.cwd ?? (await clientRoot()) ?? process.cwd(), cwdArg ?? '.');
     const isDir = await fs.stat(cwd).then((s) => s.isDirectory(), () => false);
     if (!isDir) throw new CheckpointError(`cwd ${cwd} is not a folder.`);
-    const resolved = await resolveMemoryDir({ cwd, configured: opts.dir, env: opts.env });
-    return new CheckpointStore({ memoryDir: resolved.dir, cwd });
+    return (await openStore({ cwd, dir: opts.dir, env: opts.env })).store;
   };
 
   for (const tool of AGENT_TOOLS) {

@@ -10,7 +10,7 @@ const OFFERED_KEY = 'checkpoint.offeredResumes';
 const MAX_REMEMBERED = 200;
 
 /**
- * When a window opens a folder whose pending checkpoint (the newest saved since the last resume) was saved outside
+ * When a window opens a folder whose first pending checkpoint (not resumed since it was saved) was saved outside
  * this window — by an agent, a hook, another machine's sync — a notification offers to resume it. Once per
  * checkpoint (remembered across windows); never for this window's own saves; setting `checkpoint.offerResumeOnOpen`.
  */
@@ -35,9 +35,9 @@ export class ResumeOffer {
   private async offer(folder: vscode.WorkspaceFolder): Promise<void> {
     if (!vscode.workspace.getConfiguration('checkpoint', folder).get<boolean>('offerResumeOnOpen', true)) return;
     const store = await this.s.model.folder(folder).store();
-    const pending = await (await loadCore()).findPending(store);
-    if (!pending) return;
-    const c = pending.checkpoint;
+    const pending = (await (await loadCore()).findPending(store)).checkpoints;
+    const c = pending[0];
+    if (!c) return;
     const own = this.s.model.folder(folder).recorded();
     if (own && own.name === c.name && own.saved === c.saved) return; // saved (or resumed) in this window
     const key = `${store.memoryDir}\u0000${c.name}\u0000${c.saved}`;
@@ -45,12 +45,22 @@ export class ResumeOffer {
     if (offered.includes(key)) return;
     await this.memento.update(OFFERED_KEY, [...offered, key].slice(-MAX_REMEMBERED));
     const where = this.s.model.folders().length > 1 ? ` in ${folder.name}` : '';
-    const message = `Resume '${agentLine(c.name, 64)}'${where} — saved ${formatRelative(c.saved)}${c.branch ? ` on ${agentLine(c.branch, 80)}` : ''}`;
+    // The first pending checkpoint by name, and up to two more (the session-start hook names the same ones).
+    const others = pending.slice(1, 3).map((o) => `'${agentLine(o.name, 40)}'`);
+    const more = others.length ? ` (also pending: ${others.join(', ')}${pending.length > 3 ? ` and ${pending.length - 3} more` : ''})` : '';
+    const message = `Resume '${agentLine(c.name, 64)}'${where} — saved ${formatRelative(c.saved)}${c.branch ? ` on ${agentLine(c.branch, 80)}` : ''}${more}`;
     this.shown.push(message);
     this.s.log.info(`Offered to resume ${c.path}`);
+    const choose = pending.length > 1 ? ['Choose…'] : [];
     // Not awaited: the notification stays until the user answers (or never does).
-    void vscode.window.showInformationMessage(message, 'Resume', 'Later').then((choice) => {
+    void vscode.window.showInformationMessage(message, 'Resume', ...choose, 'Later').then(async (choice) => {
       if (choice === 'Resume') void vscode.commands.executeCommand(CommandId.resume, { folder: folder.uri.toString(), name: c.name });
+      if (choice !== 'Choose…') return;
+      const picked = await vscode.window.showQuickPick(
+        pending.map((p) => ({ label: agentLine(p.name, 64), description: `${p.branch ? `${agentLine(p.branch, 60)} · ` : ''}${formatRelative(p.saved)}`, detail: agentLine(p.description, 120), name: p.name })),
+        { title: 'Resume a Pending Checkpoint', placeHolder: 'Not resumed since they were saved; the one offered first is at the top' },
+      );
+      if (picked) void vscode.commands.executeCommand(CommandId.resume, { folder: folder.uri.toString(), name: picked.name });
     });
   }
 }

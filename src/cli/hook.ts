@@ -1,8 +1,7 @@
-import { resolveMemoryDir } from '../core/memoryDir';
 import { errorMessage } from '../core/errors';
 import { agentLine } from '../core/escaping';
 import { HOOK_EVENTS, HOOK_INPUT_MAX_BYTES, HOOK_TIMEOUT_MS, autoSave, hookFolder, isHookEvent, parseHookInput, sessionStartContext, sessionStartOutput } from '../core/hooks';
-import { CheckpointStore } from '../core/store';
+import { openStore } from '../core/openStore';
 import { defineCommand, type Io } from './command';
 
 /** Reads stdin up to `max` bytes (more is not hook input: nothing); a terminal gives nothing. */
@@ -58,8 +57,8 @@ the agent: problems go to stderr and the exit code is 0; it gives up after ${HOO
       const { input, problem } = parseHookInput(await (ctx.io.stdin ?? (() => readStdin(HOOK_INPUT_MAX_BYTES)))());
       if (problem) io.err(`${label}: ${problem}; going on without it.`);
       const cwd = await hookFolder(input, ctx.values.cwd, ctx.cwd);
-      const resolved = await resolveMemoryDir({ cwd, configured: ctx.values.dir, env: ctx.env });
-      const store = new CheckpointStore({ memoryDir: resolved.dir, cwd, syncReads: true });
+      // The same memory folder as `checkpoint save` in this folder (its Claude Code settings count, as in the CLI).
+      const { store, resolved } = await openStore({ cwd, dir: ctx.values.dir, env: ctx.env, syncReads: true });
       if (event === 'session-start') {
         const context = await sessionStartContext(store, { resumeArgs: ctx.values.dir ? ['--dir', resolved.dir] : [] });
         if (context) io.out(sessionStartOutput(context));

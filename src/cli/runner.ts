@@ -3,9 +3,9 @@ import { promises as fs } from 'node:fs';
 import * as path from 'node:path';
 import { CheckpointError, UsageError, errorMessage } from '../core/errors';
 import { resolveMemoryDir, type ResolvedMemoryDir } from '../core/memoryDir';
-import { CheckpointStore } from '../core/store';
+import { openStore } from '../core/openStore';
+import type { CheckpointStore } from '../core/store';
 import { agentLine, terminalText } from '../core/escaping';
-import { gitTimeoutFrom } from '../core/git';
 import type { Command, CommandContext, Io, Options } from './command';
 
 /** Set by the bundler from package.json (scripts/build.mjs); absent when the CLI runs from the tsc output. */
@@ -106,7 +106,7 @@ async function context(command: Command, args: string[], io: Io, env: NodeJS.Pro
     env,
     io,
     memoryDir,
-    store: () => (store ??= memoryDir().then((r) => new CheckpointStore({ memoryDir: r.dir, cwd, syncReads: true, ignoreInGit: r.ignoreInGit, gitTimeoutMs: gitTimeoutFrom(env) }))),
+    store: () => (store ??= memoryDir().then(async (r) => (await openStore({ cwd, env, resolved: r, syncReads: true })).store)),
     print: (human, data) => io.out(json ? JSON.stringify(data, null, 2) : human),
   };
 }

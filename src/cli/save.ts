@@ -5,13 +5,15 @@ import type { SaveAndCommitResult } from '../core/commit';
 import { loadCommitModule } from '../commitModule';
 import { defineCommand } from './command';
 import { autoMemoryOffNotice } from '../core/wording';
+import { suggestName } from '../core/saveForm';
 
 export const saveCommand = defineCommand({
-  synopsis: 'save <name>',
+  synopsis: 'save [<name>]',
   summary: 'save where work stopped (branch and modified files come from git)',
-  help: `Usage: checkpoint save <name> [options]
+  help: `Usage: checkpoint save [<name>] [options]
 
-Saves <memory dir>/checkpoint-<name>.md and its line in MEMORY.md.
+Saves <memory dir>/checkpoint-<name>.md and its line in MEMORY.md. Without a name: the name the editor's Save form
+suggests (the plan's, else the branch's), printed first.
   --left-off TEXT   where work stopped (1-3 lines; its first line is the summary)
   --done TEXT       something done this session (repeatable)
   --failed TEXT     an approach that failed, and why (repeatable)
@@ -42,11 +44,18 @@ Saves <memory dir>/checkpoint-<name>.md and its line in MEMORY.md.
     push: { type: 'boolean' },
     'no-snapshot': { type: 'boolean' },
   },
-  positionals: 'name',
+  positionals: 1,
   async run(ctx) {
-    const { name, values } = ctx;
+    const { values } = ctx;
     if (values.push && !values.commit) throw new UsageError('--push goes with --commit: checkpoint save <name> --commit --push');
     const store = await ctx.store();
+    // No plan given: the active plan of .claude/state-index.json, when it names a plan file that exists.
+    const plan = values.plan ?? (await resolveActivePlanFile(ctx.cwd, { env: ctx.env }));
+    let name = ctx.name;
+    if (ctx.positionals.length === 0) {
+      name = suggestName({ plan, branch: await store.currentBranch() });
+      ctx.io.err(`No name given: saving as "${name}".`);
+    }
     let r;
     let committed: SaveAndCommitResult | undefined;
     try {
@@ -57,8 +66,7 @@ Saves <memory dir>/checkpoint-<name>.md and its line in MEMORY.md.
         failed: values.failed,
         decisions: values.decision,
         questions: values.question,
-        // No plan given: the active plan of .claude/state-index.json, when it names a plan file that exists.
-        plan: values.plan ?? (await resolveActivePlanFile(ctx.cwd, { env: ctx.env })),
+        plan,
         force: values.force === true,
         snapshot: { enabled: values['no-snapshot'] !== true },
       };

@@ -26,6 +26,8 @@ export interface Checkpoint {
   failed: string[];
   decisions: string[];
   questions: string[];
+  /** What blocks the work (seed 003's JSON `blockers`); read-only history, never written to a Markdown checkpoint. */
+  blockers?: string[];
   modifiedFiles: string[];
   /** The checkpoints this one was combined from (front matter `sources`, the `## Sources` table). */
   sources?: CheckpointSource[];
@@ -167,6 +169,7 @@ export function renderCheckpointBody(cp: Checkpoint): string {
   lines.push('## Failed Approaches', ...renderList(cp.failed));
   if (cp.decisions.length) lines.push('## Decisions', ...renderList(cp.decisions));
   if (cp.questions.length) lines.push('## Open Questions', ...renderList(cp.questions));
+  if (cp.blockers?.length) lines.push('## Blockers', ...renderList(cp.blockers));
   lines.push('## Modified Files', ...renderList(cp.modifiedFiles));
   if (cp.sources?.length) lines.push('## Sources', ...renderSources(cp.sources));
   return `${lines.join('\n')}\n`;

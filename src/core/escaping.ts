@@ -81,9 +81,12 @@ export function shellQuote(word: string): string {
   return `'${clean.replaceAll("'", `'\\''`)}'`;
 }
 
-/** Control characters (C0, DEL, C1) and the Unicode line and paragraph separators, for {@link agentLine}. */
+/**
+ * Control characters (C0, DEL, C1), the Unicode line and paragraph separators, and the bidirectional overrides and
+ * isolates (text that reads differently from what it is), for {@link agentLine}.
+ */
 // eslint-disable-next-line no-control-regex
-const BREAKING = /[\u0000-\u001f\u007f-\u009f\u2028\u2029]+/g;
+const BREAKING = /[\u0000-\u001f\u007f-\u009f\u2028\u2029\u202a-\u202e\u2066-\u2069]+/g;
 const SPACES = / {2,}/g;
 
 /**

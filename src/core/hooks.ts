@@ -3,11 +3,12 @@ import { promises as fs } from 'node:fs';
 import type { Checkpoint } from './checkpoint';
 import { formatLocalDate, formatLocalDateTime, formatRelative } from './dates';
 import { errorMessage } from './errors';
-import { agentLine, shellQuote } from './escaping';
+import { agentLine, shellQuote, splitAnyLines } from './escaping';
+import { readJsonCheckpoints } from './jsonCheckpoints';
 import { readHeadBranch } from './gitDir';
 import { readGitState } from './git';
 import { nameFromFileName } from './names';
-import { findPending } from './pending';
+import { AUTO_PREFIX, findPending, trustedTime } from './pending';
 import { resolveActivePlanFile } from './stateIndex';
 import { LIST_READ_BYTES, type CheckpointStore } from './store';
 import { lastUserIntent } from './transcript';
@@ -25,7 +26,6 @@ export const HOOK_TIMEOUT_MS = 5000;
 export const CONTEXT_MAX_BYTES = 2048;
 /** One automatic checkpoint per session per this long (PreCompact may fire several times). */
 export const AUTO_DEBOUNCE_MS = 2 * 60 * 1000;
-export const AUTO_PREFIX = 'auto-';
 /** Hook input larger than this is not JSON from Claude Code: it is not parsed. */
 export const HOOK_INPUT_MAX_BYTES = 1024 * 1024;
 
@@ -56,11 +56,12 @@ export function parseHookInput(text: string): { input: HookInput; problem?: stri
   }
   if (data === null || typeof data !== 'object' || Array.isArray(data)) return { input: {}, problem: 'the hook input on stdin is not a JSON object' };
   const d = data as Record<string, unknown>;
+  // Claude Code sends snake_case; VS Code's agent hooks, which run the same hooks, send camelCase: both are read.
   const input: HookInput = {
-    sessionId: str(d.session_id, 200),
+    sessionId: str(d.session_id, 200) ?? str(d.sessionId, 200),
     cwd: str(d.cwd),
-    transcriptPath: str(d.transcript_path),
-    hookEventName: str(d.hook_event_name, 100),
+    transcriptPath: str(d.transcript_path) ?? str(d.transcriptPath),
+    hookEventName: str(d.hook_event_name, 100) ?? str(d.hookEventName, 100),
     source: str(d.source, 100),
     trigger: str(d.trigger, 100),
     reason: str(d.reason, 100),
@@ -90,44 +91,93 @@ function fitBytes(line: string, maxBytes: number): string {
   return `${out.trimEnd()}…`;
 }
 
+/** When a saved date is shown: local time and how long ago; a date past now is another machine's clock, said so. */
+function savedWhen(saved: string, now: Date): string {
+  const d = new Date(saved);
+  if (Number.isNaN(d.getTime())) return 'at an unknown time';
+  if (trustedTime(saved, now) === undefined) return `with a date in the future (${formatLocalDateTime(d)}), so its time is unknown`;
+  return `${formatLocalDateTime(d)} (${formatRelative(saved, now)})`;
+}
+
 /**
- * The SessionStart context for a pending checkpoint: every value one escaped line, the whole under
- * {@link CONTEXT_MAX_BYTES}. `resumeCommand` is the command line that resumes it.
+ * The SessionStart context for the pending checkpoints: the first one in full, up to {@link MORE_PENDING} more by
+ * name. Stated as facts (an agent's prompt-injection defences may show imperative text to the user instead of using
+ * it); every value one escaped line; the whole under {@link CONTEXT_MAX_BYTES}, far below the 10,000 characters past
+ * which Claude Code shows only a preview. `resumeCommand` is the command line that resumes the first one.
  */
-export function sessionStartText(cp: Checkpoint, ctx: { currentBranch: string; resumeCommand: string; now?: Date }): string {
-  const saved = new Date(cp.saved);
-  const when = Number.isNaN(saved.getTime()) ? 'at an unknown time' : `${formatLocalDateTime(saved)} (${formatRelative(cp.saved, ctx.now)})`;
+export function sessionStartText(
+  cp: Checkpoint,
+  ctx: { currentBranch: string; resumeCommand: string; now?: Date; others?: { name: string; saved: string }[] },
+): string {
+  const now = ctx.now ?? new Date();
   const branch = cp.branch ? ` on branch ${agentLine(cp.branch, 120)}` : '';
   const lines: [string, number][] = [
-    [`A checkpoint of earlier work is waiting to be resumed: "${agentLine(cp.name, 80)}", saved ${when}${branch}${cp.auto ? ', automatically before the context was compacted' : ''}.`, 320],
+    [`Pending checkpoint of earlier work in this project: "${agentLine(cp.name, 80)}", saved ${savedWhen(cp.saved, now)}${branch}${cp.auto ? ', automatically before the context was compacted' : ''}.`, 360],
   ];
   if (branchDiffers(cp.branch, ctx.currentBranch)) {
-    lines.push([`Warning: the current branch is ${agentLine(ctx.currentBranch, 120)}, not ${agentLine(cp.branch, 120)}. Ask the user before switching (git switch ${shellQuote(agentLine(cp.branch, 120))}).`, 330]);
+    lines.push([`The current branch is ${agentLine(ctx.currentBranch, 120)}, not ${agentLine(cp.branch, 120)}; \`git switch ${shellQuote(agentLine(cp.branch, 120))}\` would switch, which is the user's call.`, 330]);
   }
   lines.push([`Left off: ${agentLine(cp.leftOff || cp.description || 'None', 600) || 'None'}`, 520]);
-  if (cp.failed.length) lines.push([`Failed approaches (do not retry): ${cp.failed.map((f) => agentLine(f, 200)).join(' | ')}`, 500]);
+  if (cp.failed.length) lines.push([`Approaches that failed before: ${cp.failed.map((f) => agentLine(f, 200)).join(' | ')}`, 500]);
   if (cp.plan) {
     const step = cp.planStep !== undefined && cp.planSteps !== undefined ? ` (${formatStep(cp.planStep, cp.planSteps)})` : '';
     lines.push([`Plan: ${agentLine(cp.plan, 200)}${step}`, 240]);
   }
-  lines.push([`To resume it, run \`${ctx.resumeCommand}\` and follow what it prints; if the user wants something else, leave it.`, 300]);
+  lines.push([`\`${ctx.resumeCommand}\` prints the whole checkpoint and moves it to the trash (\`checkpoint restore\` brings it back).`, 300]);
+  const others = (ctx.others ?? []).slice(0, MORE_PENDING);
+  if (others.length) {
+    lines.push([`Also pending: ${others.map((o) => `"${agentLine(o.name, 80)}" (saved ${savedWhen(o.saved, now)})`).join(', ')}; \`checkpoint pending\` lists them all.`, 600]);
+  }
   const text = lines.map(([l, max]) => fitBytes(l, max)).join('\n');
   return fitBytes(text, CONTEXT_MAX_BYTES);
 }
+
+/** The session-start hook and the start-up offer name the first pending checkpoint and list up to this many more. */
+export const MORE_PENDING = 2;
 
 /** The exact stdout of a SessionStart hook that adds `context` (Claude Code's documented JSON output). */
 export function sessionStartOutput(context: string): string {
   return JSON.stringify({ hookSpecificOutput: { hookEventName: 'SessionStart', additionalContext: context } });
 }
 
-/** The context SessionStart adds for the folder's pending checkpoint, or undefined when none is pending. */
+/** JSON history (seed 003) newer than this is mentioned at session start when no Markdown checkpoint is pending. */
+const JSON_HISTORY_DAYS = 7;
+
+/**
+ * With no Markdown checkpoint pending: the newest JSON checkpoint of seed 003 saved in the last
+ * {@link JSON_HISTORY_DAYS} days, with its next action, as facts. Undefined when there is none.
+ */
+async function jsonHistoryText(store: CheckpointStore, now: Date): Promise<string | undefined> {
+  const since = now.getTime() - JSON_HISTORY_DAYS * 24 * 60 * 60 * 1000;
+  const recent = (await readJsonCheckpoints(store.cwd))
+    .map((j) => ({ j, t: j.checkpoint ? trustedTime(j.checkpoint.saved, now) : undefined }))
+    .filter((x): x is { j: typeof x.j & { checkpoint: Checkpoint }; t: number } => x.t !== undefined && x.t >= since)
+    .sort((a, b) => b.t - a.t)[0];
+  if (!recent) return undefined;
+  const cp = recent.j.checkpoint;
+  const plan = cp.plan ? `, plan ${agentLine(cp.plan, 120)}${cp.planStep !== undefined ? ` stage ${cp.planStep}` : ''}` : '';
+  const next = agentLine(splitAnyLines(cp.leftOff)[0] ?? '', 400) || 'None';
+  const lines = [
+    fitBytes(`No checkpoint is pending. The newest plan checkpoint of the last ${JSON_HISTORY_DAYS} days is ${agentLine(path.relative(store.cwd, recent.j.path), 200)}, saved ${savedWhen(cp.saved, now)}${plan}: ${agentLine(cp.description, 300)}.`, 700),
+    fitBytes(`Its next action: ${next}`, 500),
+  ];
+  if (cp.blockers?.length) lines.push(fitBytes(`Its blockers: ${cp.blockers.map((b) => agentLine(b, 200)).join(' | ')}`, 500));
+  return fitBytes(lines.join('\n'), CONTEXT_MAX_BYTES);
+}
+
+/**
+ * The context SessionStart adds: the folder's pending checkpoints, else its newest recent JSON history; undefined
+ * when there is nothing to say.
+ */
 export async function sessionStartContext(store: CheckpointStore, opts: { resumeArgs?: string[]; now?: Date } = {}): Promise<string | undefined> {
-  const pending = await findPending(store);
-  if (!pending) return undefined;
+  const now = opts.now ?? store.now();
+  const pending = await findPending(store, now);
+  const first = pending.checkpoints[0];
+  if (!first) return jsonHistoryText(store, now);
   // Git is not run: reading HEAD is enough for the branch, and this runs at every agent start.
-  const [cp, currentBranch] = await Promise.all([store.read(pending.checkpoint.path), readHeadBranch(store.cwd)]);
+  const [cp, currentBranch] = await Promise.all([store.read(first.path), readHeadBranch(store.cwd)]);
   const command = ['checkpoint', 'resume', cp.name, ...(opts.resumeArgs ?? [])].map(shellQuote).join(' ');
-  return sessionStartText(cp, { currentBranch, resumeCommand: command, now: opts.now });
+  return sessionStartText(cp, { currentBranch, resumeCommand: command, now, others: pending.checkpoints.slice(1) });
 }
 
 const pad = (n: number): string => String(n).padStart(2, '0');

@@ -44,9 +44,11 @@ export function parseJsonCheckpoint(text: string, name: string, planName: string
     done: [],
     failed: [],
     decisions: (data.decisions ?? []).map(String),
-    questions: (data.blockers ?? []).map(String),
+    questions: [],
     modifiedFiles: (data.context?.files_in_progress ?? []).map(String),
   };
+  // Seed 003's blockers are what blocks the work, not questions: shown as Blockers.
+  if (data.blockers?.length) cp.blockers = data.blockers.map(String);
   const plan = planName ?? data.context?.active_plan ?? undefined;
   if (plan) cp.plan = plan;
   if (stage !== undefined && stage !== null && Number.isInteger(Number(stage))) cp.planStep = Number(stage);

@@ -36,14 +36,15 @@ function detectEol(lines: Line[]): string {
 const BOM = '\uFEFF';
 /** `## Active Checkpoints`, or `## Checkpoints` as Checkpoint 0.1.0 wrote it (read as the same section). */
 const SECTION_RE = /^ {0,3}##[ \t]+(?:Active[ \t]+)?Checkpoints[ \t]*(?:#+[ \t]*)?$/;
-const ATX_RE = /^ {0,3}#{1,6}(?:[ \t]|$)/;
+const LEVEL_ONE_RE = /^ {0,3}#(?:[ \t]|$)/;
 const TOP_HEADING_RE = /^ {0,3}#{1,2}(?:[ \t]|$)/;
 const BULLET_RE = /^[-*] \*\*(.+?)\*\*/;
 /**
- * The shape of a bullet the product writes (and the seed's agents write): `- **name** (branch, Mon DD) — summary`.
- * The name holds no `*` and the date is the last `, Mon DD) — ` of the line, so matching is linear.
+ * The shape of a bullet the product writes (and the seed's agents write): `- **name** (branch, Mon DD) — summary`,
+ * with the date as agents also write it (`Nov 05`, `2025-11-05`) and an en dash or `--` for the em dash. The name
+ * holds no `*` and the date is the last `, <date>) <dash> ` of the line, so matching is linear.
  */
-const PRODUCT_BULLET_RE = /^[-*] \*\*([^*]+)\*\* \(.*, [A-Z][a-z]{2} \d{1,2}\) — /;
+const PRODUCT_BULLET_RE = /^[-*] \*\*([^*]+)\*\* \(.*, (?:[A-Z][a-z]{2} \d{1,2}|\d{4}-\d{2}-\d{2})\) (?:—|–|--) /;
 const SETEXT_UNDERLINE_RE = /^ {0,3}(?:=+|-+)[ \t]*$/;
 const HTML_COMMENT_OPEN_RE = /^ {0,3}<!--/;
 const RESUME_RE = /^Resume any:/;
@@ -138,15 +139,23 @@ function knownBulletName(line: Line, known?: ReadonlySet<string>): string | unde
 }
 
 /**
- * The index of the last line of the first heading outside code and comments: an ATX heading's line, or a setext
- * heading's underline (`Title` then `===` or `---`). -1 when there is none.
+ * The index of the last line of the first level-one heading outside code and comments: a `# ` heading's line, or a
+ * setext heading's `===` underline. -1 when there is none (a `## Setup` is no place for the section: its lines
+ * would fall under it).
  */
 function firstHeadingEnd(lines: Line[], mask: boolean[]): number {
   for (let i = 0; i < lines.length; i++) {
     if (mask[i]) continue;
-    if (ATX_RE.test(lines[i].text)) return i;
+    if (LEVEL_ONE_RE.test(lines[i].text)) return i;
     const next = i + 1;
-    if (next < lines.length && !mask[next] && !isBlank(lines[i]) && SETEXT_UNDERLINE_RE.test(lines[next].text) && isParagraphLine(lines[i].text)) {
+    if (
+      next < lines.length &&
+      !mask[next] &&
+      !isBlank(lines[i]) &&
+      SETEXT_UNDERLINE_RE.test(lines[next].text) &&
+      lines[next].text.trim().startsWith('=') &&
+      isParagraphLine(lines[i].text)
+    ) {
       return next;
     }
   }
@@ -163,6 +172,23 @@ export function formatBullet(cp: Pick<Checkpoint, 'name' | 'branch' | 'saved' | 
   const date = formatMonthDay(new Date(cp.saved));
   // Every value is one escaped line: a name, branch or description must not add a line an agent reads.
   return `- **${oneLine(cp.name)}** (${oneLine(cp.branch) || 'no branch'}, ${date}) — ${oneLine(cp.description)}`;
+}
+
+/**
+ * The bold names of every bullet in the checkpoint section(s), whatever follows them: a bullet whose bold name is a
+ * checkpoint's belongs to that checkpoint (SPEC), in any shape an agent wrote it.
+ */
+export function boldNames(text: string): string[] {
+  const lines = splitLines(text.startsWith(BOM) ? text.slice(1) : text);
+  const mask = literalMask(lines);
+  const names = new Set<string>();
+  for (const s of findSections(lines, mask)) {
+    for (let i = s.start + 1; i < s.end; i++) {
+      const n = mask[i] ? undefined : BULLET_RE.exec(lines[i].text)?.[1];
+      if (n !== undefined) names.add(n);
+    }
+  }
+  return [...names];
 }
 
 /** Names that have a bullet in the checkpoint section (or, in a file with two, in either), in order. */
@@ -357,11 +383,17 @@ export function upsertIndex(text: string | undefined, name: string, bullet: stri
       insertAfter(lines, s.start, [bullet, '', RESUME_LINE], eol);
     }
   } else {
-    // After the first heading; without one, after YAML front matter (which must stay the first thing in the file).
-    let heading = firstHeadingEnd(lines, mask);
-    if (heading < 0) heading = frontMatterEnd(lines);
-    if (heading >= 0) {
-      insertAfter(lines, heading, ['', SECTION_HEADING, bullet, '', RESUME_LINE], eol);
+    // After the first level-one heading, with a blank line before and after (the text that followed the heading
+    // stays a paragraph of its own); without one, first, after YAML front matter (which must stay the first thing).
+    const heading = firstHeadingEnd(lines, mask);
+    const matter = frontMatterEnd(lines);
+    const at = heading >= 0 ? heading : matter;
+    if (at >= 0) {
+      const block = heading >= 0 ? ['', SECTION_HEADING, bullet, '', RESUME_LINE] : [SECTION_HEADING, bullet, '', RESUME_LINE];
+      // After a heading, a blank line keeps the text that follows a paragraph of its own; after front matter the
+      // section is first and always followed by one (so that removing it takes exactly that line again).
+      if (at + 1 < lines.length && (heading < 0 || !isBlank(lines[at + 1]))) block.push('');
+      insertAfter(lines, at, block, eol);
     } else {
       const block = [SECTION_HEADING, bullet, '', RESUME_LINE].map((t) => ({ text: t, eol }));
       if (lines.length) block.push({ text: '', eol });
@@ -381,14 +413,17 @@ export function removeFromIndex(text: string, names: string[] | 'all', known?: R
   if (text.startsWith(BOM)) return BOM + removeFromIndex(text.slice(1), names, known);
   const lines = splitLines(text);
   const doomed = (n: string | undefined): boolean => n !== undefined && (names === 'all' || names.includes(n));
-  if (!indexedNames(text, known).some(doomed)) return text;
+  // A named checkpoint's bullets go whatever their shape (its file may already be in the trash); with 'all', the
+  // bullets of checkpoints only (the product's shape, or a name whose file exists), never a user's own bold line.
+  const nameOf = (line: Line): string | undefined => (names === 'all' ? bulletName(line, known) : BULLET_RE.exec(line.text)?.[1]);
+  if (!(names === 'all' ? indexedNames(text, known) : boldNames(text)).some(doomed)) return text;
   normalizeSections(lines, detectEol(lines), known);
   const mask = literalMask(lines);
   const s = findSection(lines, mask);
   if (!s) return text;
   let changed = false;
   for (let i = s.end - 1; i > s.start; i--) {
-    if (!mask[i] && doomed(bulletName(lines[i], known))) {
+    if (!mask[i] && doomed(nameOf(lines[i]))) {
       removeRange(lines, i, i + 1);
       mask.splice(i, 1);
       s.end--;

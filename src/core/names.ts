@@ -30,33 +30,66 @@ export function validateName(raw: string): string {
 }
 
 /**
- * Refuses a name that must never be looked up: a path separator, `..`, NUL or another control character
- * (an agent may have written `checkpoint-fix:-login.md`, but never a name that leads out of the folder).
+ * Refuses a name that must never be looked up: blank, `..`, NUL or another control character. A `/` is no way out:
+ * a typed name only ever maps to a file name through the rules of {@link resolveName}.
  */
 export function assertLookupName(raw: string): void {
   if (!isLookupName(raw)) {
-    throw new CheckpointError(`"${printable(raw)}" is not a checkpoint name: a name has no path separator, "..", or control character.`);
+    throw new CheckpointError(`"${printable(raw)}" is not a checkpoint name: a name has no "..", NUL or control character.`);
   }
 }
 
 /**
- * Whether a name may be looked up as it is: not blank or `.`, no path separator, no control character, and no `..`
- * unless the name is one the product writes itself (`a-..-b` is one file name of `[a-z0-9._-]`, never a way out).
+ * Whether a name may be looked up: not blank or `.`, no control character, and no `..` unless the name is one the
+ * product writes itself (`a-..-b` is one file name of `[a-z0-9._-]`, never a way out).
  */
 export function isLookupName(raw: string): boolean {
   // eslint-disable-next-line no-control-regex
-  if (raw.trim() === '' || raw === '.' || /[/\\\u0000-\u001f\u007f]/.test(raw)) return false;
+  if (raw.trim() === '' || raw === '.' || /[\u0000-\u001f\u007f]/.test(raw)) return false;
   return !raw.includes('..') || sanitizeName(raw) === raw;
 }
 
 /**
- * The names a lookup tries, in order: the name as given (an agent following the seed may have written
- * `checkpoint-café-menu.md` or `checkpoint-My Feature.md`), its other Unicode normalization, then the sanitized
- * name the product writes. Call {@link assertLookupName} first.
+ * The seed's own rule for a file name (an agent following the skill writes this): lowercase; spaces and `/` become
+ * `-`; leading `-` stripped. "fix: login" → `fix:-login`.
  */
-export function lookupNames(raw: string): string[] {
-  const names = [raw, raw.normalize('NFC'), raw.normalize('NFD'), sanitizeName(raw)].filter((n) => n !== '');
-  return [...new Set(names)];
+export function seedName(raw: string): string {
+  return raw.toLowerCase().replace(/[ /]/g, '-').replace(/^-+/, '');
+}
+
+/** A name compared loosely: Unicode form, case, spaces, dashes and underscores ignored ("my feature" ~ "My-Feature"). */
+const looseKey = (name: string): string => name.normalize('NFC').toLowerCase().replace(/[\s_-]+/g, '');
+
+/** Raised when a loosely typed name matches two or more checkpoints. */
+export class AmbiguousNameError extends CheckpointError {
+  constructor(
+    raw: string,
+    readonly matches: string[],
+  ) {
+    super(`"${printable(raw)}" matches ${matches.length} checkpoints: ${matches.map((m) => `"${printable(m, 64)}"`).join(', ')}. Use the exact name.`);
+    this.name = 'AmbiguousNameError';
+  }
+}
+
+/**
+ * The one lookup every command uses (SPEC): which of `names` (the names that exist, as their files spell them) a
+ * typed name means. In order: the name as given (in either Unicode form), the seed's rule ({@link seedName}), the
+ * product's rule ({@link sanitizeName}), then the one name that matches ignoring case, spaces, dashes, underscores and
+ * Unicode form. Two or more such matches: {@link AmbiguousNameError}. Undefined when none. A name that is not a
+ * lookup name is never looked up (see {@link assertLookupName}).
+ */
+export function resolveName(raw: string, names: Iterable<string>): string | undefined {
+  assertLookupName(raw);
+  const have = names instanceof Set ? (names as Set<string>) : new Set(names);
+  const seed = seedName(raw);
+  for (const n of [raw, raw.normalize('NFC'), raw.normalize('NFD'), seed, seed.normalize('NFC'), seed.normalize('NFD'), sanitizeName(raw)]) {
+    if (n !== '' && !/[/\\]/.test(n) && have.has(n)) return n;
+  }
+  const key = looseKey(raw);
+  if (key === '') return undefined;
+  const loose = [...have].filter((n) => looseKey(n) === key);
+  if (loose.length > 1) throw new AmbiguousNameError(raw, loose.sort());
+  return loose[0];
 }
 
 export function fileNameFor(name: string): string {

@@ -1,24 +1,29 @@
 import * as path from 'node:path';
 import { errorMessage } from './errors';
+import { formatLocalDate } from './dates';
 import { readSmallFile, writeFileAtomic } from './files';
 import type { CheckpointStore, CheckpointSummary } from './store';
 
 /**
- * Pending restore (seed 000): the checkpoint a new session should offer to resume is the newest one saved since
- * the last resume in this memory directory. When that resume was is kept in a small state file of the product's own
- * in the memory directory, written atomically.
+ * Pending restore (seed 000: a sentinel per save, consumed only by restoring that checkpoint): a live checkpoint is
+ * pending until it is resumed after it was last saved. When each checkpoint was last resumed is kept in a small state
+ * file of the product's own in the memory directory, written atomically; resuming one never hides another.
  */
 export const STATE_FILE = '.checkpoint-state.json';
 const STATE_MAX_BYTES = 64 * 1024;
+/** The state file remembers at most this many resumes (the oldest go first). */
+const MAX_RESUMES = 500;
+/** A saved time this far past now is another machine's clock, not a time: it is never trusted. */
+export const CLOCK_SKEW_MS = 5 * 60 * 1000;
 
 export interface PendingState {
-  /** ISO time of the last resume (editor or CLI). */
-  lastResume?: string;
-  /** The name resumed then. */
-  lastResumed?: string;
+  /** ISO time of each checkpoint's last resume, by name. */
+  resumed: Record<string, string>;
 }
 
 type StateRead = { state: PendingState; problem?: undefined } | { state: PendingState; problem: string };
+
+const isTime = (v: unknown): v is string => typeof v === 'string' && !Number.isNaN(Date.parse(v));
 
 /** The state file's content; a missing file is an empty state, an unreadable one an empty state and the reason. */
 export async function readPendingState(memoryDir: string): Promise<StateRead> {
@@ -27,51 +32,80 @@ export async function readPendingState(memoryDir: string): Promise<StateRead> {
   try {
     text = await readSmallFile(file, STATE_MAX_BYTES);
   } catch (err) {
-    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return { state: {} };
-    return { state: {}, problem: `${file} could not be read (${errorMessage(err)})` };
+    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return { state: { resumed: {} } };
+    return { state: { resumed: {} }, problem: `${file} could not be read (${errorMessage(err)})` };
   }
   try {
     const data = JSON.parse(text) as unknown;
     if (data === null || typeof data !== 'object' || Array.isArray(data)) throw new Error('not a JSON object');
     const o = data as Record<string, unknown>;
-    const state: PendingState = {};
-    if (typeof o.lastResume === 'string' && !Number.isNaN(Date.parse(o.lastResume))) state.lastResume = new Date(o.lastResume).toISOString();
-    if (typeof o.lastResumed === 'string') state.lastResumed = o.lastResumed;
-    return { state };
+    const resumed: Record<string, string> = Object.create(null) as Record<string, string>;
+    // Checkpoint 0.1.x kept only the last resume: it stands for that one checkpoint.
+    if (isTime(o.lastResume) && typeof o.lastResumed === 'string') resumed[o.lastResumed] = new Date(o.lastResume).toISOString();
+    if (o.resumed !== null && typeof o.resumed === 'object' && !Array.isArray(o.resumed)) {
+      for (const [name, when] of Object.entries(o.resumed as Record<string, unknown>)) if (isTime(when)) resumed[name] = new Date(when).toISOString();
+    }
+    return { state: { resumed } };
   } catch (err) {
-    return { state: {}, problem: `${file} is not valid JSON (${errorMessage(err)})` };
+    return { state: { resumed: {} }, problem: `${file} is not valid JSON (${errorMessage(err)})` };
   }
 }
 
 /**
- * Records a resume, so that checkpoints saved before it are no longer pending. Returns a warning instead of
- * throwing: the resume itself has happened. A state file that cannot be parsed is left as it is (never rewritten).
+ * Records the resume of one checkpoint, so that it is no longer pending until it is saved again. Returns a warning
+ * instead of throwing: the resume itself has happened. A state file that cannot be parsed is left as it is.
  */
 export async function recordResume(memoryDir: string, name: string, when: Date): Promise<string | undefined> {
-  const { problem } = await readPendingState(memoryDir);
+  const { state, problem } = await readPendingState(memoryDir);
   if (problem) return `The resume was not recorded: ${problem}; it is left as it is. Delete it to record resumes again.`;
-  const state: PendingState = { lastResume: when.toISOString(), lastResumed: name };
+  const entries = Object.entries(state.resumed).filter(([n]) => n !== name);
+  entries.push([name, when.toISOString()]);
+  const data = { resumed: Object.fromEntries(entries.slice(-MAX_RESUMES)) };
   try {
-    await writeFileAtomic(path.join(memoryDir, STATE_FILE), `${JSON.stringify(state, null, 2)}\n`);
+    await writeFileAtomic(path.join(memoryDir, STATE_FILE), `${JSON.stringify(data, null, 2)}\n`);
     return undefined;
   } catch (err) {
     return `The resume was not recorded in ${path.join(memoryDir, STATE_FILE)}: ${errorMessage(err)}`;
   }
 }
 
-export interface Pending {
-  checkpoint: CheckpointSummary;
-  /** When the last resume was, if known. */
-  since?: string;
+export interface PendingList {
+  /** What a new session should offer, first the one to name: see {@link findPending}. */
+  checkpoints: CheckpointSummary[];
   /** Why the state could not be read (the answer then ignores it). */
   problem?: string;
 }
 
-/** The newest readable Markdown checkpoint saved after the last resume; undefined when there is none. */
-export async function findPending(store: CheckpointStore): Promise<Pending | undefined> {
+/** The name prefix of the checkpoints the hooks save (`auto-<YYYY-MM-DD-HHMM>`). */
+export const AUTO_PREFIX = 'auto-';
+
+/** Whether a checkpoint was written by a hook (`auto-…`), not asked for by a person or an agent. */
+const isAutomatic = (c: CheckpointSummary): boolean => c.name.startsWith(AUTO_PREFIX);
+
+/** The time a saved date stands for: none when it is not a date or lies past now (another machine's clock). */
+export function trustedTime(saved: string, now: Date): number | undefined {
+  const t = Date.parse(saved);
+  return Number.isNaN(t) || t > now.getTime() + CLOCK_SKEW_MS ? undefined : t;
+}
+
+/**
+ * Every readable live Markdown checkpoint not resumed since it was last saved, in the order a new session offers
+ * them: by the day it was saved (newest first), within a day the voluntary ones before the automatic ones
+ * (`auto-…`), then newest first. A checkpoint dated in the future comes last: its time is not trusted.
+ */
+export async function findPending(store: CheckpointStore, now: Date = store.now()): Promise<PendingList> {
   const [{ state, problem }, items] = await Promise.all([readPendingState(store.memoryDir), store.list({ includeJson: false, details: false })]);
-  const since = state.lastResume;
-  const newest = items.find((c) => !c.unreadable && c.source === 'markdown' && (since === undefined || Date.parse(c.saved) > Date.parse(since)));
-  if (!newest) return undefined;
-  return { checkpoint: newest, since, problem };
+  const pending = items.filter((c) => {
+    if (c.unreadable || c.source !== 'markdown') return false;
+    const resumed = Object.hasOwn(state.resumed, c.name) ? Date.parse(state.resumed[c.name]) : undefined;
+    return resumed === undefined || Date.parse(c.saved) > resumed;
+  });
+  const keyed = pending.map((c) => {
+    const t = trustedTime(c.saved, now);
+    return { c, t: t ?? -Infinity, day: t === undefined ? '' : formatLocalDate(new Date(t)), auto: isAutomatic(c) };
+  });
+  keyed.sort((a, b) => (a.day === b.day ? 0 : a.day < b.day ? 1 : -1) || Number(a.auto) - Number(b.auto) || b.t - a.t || a.c.name.localeCompare(b.c.name));
+  const result: PendingList = { checkpoints: keyed.map((k) => k.c) };
+  if (problem) result.problem = problem;
+  return result;
 }

@@ -47,6 +47,7 @@ export function resumeSummary(cp: Checkpoint, ctx: { currentBranch: string }): s
   if (cp.failed.length) lines.push('', ...failedWarnings(cp));
   if (cp.decisions.length) lines.push('', 'Decisions:', ...items(cp.decisions));
   if (cp.questions.length) lines.push('', 'Open questions:', ...items(cp.questions));
+  if (cp.blockers?.length) lines.push('', 'Blockers:', ...items(cp.blockers));
   if (cp.modifiedFiles.length) lines.push('', `Modified files (${cp.modifiedFiles.length}):`, ...items(cp.modifiedFiles.slice(0, 20)));
   if (cp.modifiedFiles.length > 20) lines.push(`- … and ${cp.modifiedFiles.length - 20} more`);
   return lines.join('\n');
@@ -62,6 +63,7 @@ export function resumePrompt(cp: Checkpoint, ctx: { currentBranch: string; path?
   if (cp.done.length) parts.push(`Done so far: ${list(cp.done, '; ')}`);
   if (cp.failed.length) parts.push(`Do not retry these failed approaches: ${list(cp.failed, '; ')}`);
   if (cp.questions.length) parts.push(`Open questions: ${list(cp.questions, '; ')}`);
+  if (cp.blockers?.length) parts.push(`Blockers: ${list(cp.blockers, '; ')}`);
   if (cp.modifiedFiles.length) parts.push(`Files touched: ${list(cp.modifiedFiles.slice(0, 30), ', ')}`);
   const warn = branchWarning(cp.branch, ctx.currentBranch);
   if (warn) {

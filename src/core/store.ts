@@ -23,9 +23,9 @@ import {
 import { readBranch, readGitState } from './git';
 import { readJsonCheckpoints, type JsonCheckpointFile } from './jsonCheckpoints';
 import { LockLostError, preloadLock, withDirLock, type DirLock } from './lock';
-import { formatBullet, indexBullets, indexedNames, INDEX_FILE, removeFromIndex, upsertIndex, type IndexEdit } from './memoryIndex';
+import { boldNames, formatBullet, indexBullets, indexedNames, INDEX_FILE, removeFromIndex, upsertIndex, type IndexEdit } from './memoryIndex';
 import { oneLine } from './escaping';
-import { assertLookupName, fileNameFor, isLookupName, lookupNames, nameFromFileName, printable, sanitizeName, validateName } from './names';
+import { assertLookupName, fileNameFor, isLookupName, nameFromFileName, printable, resolveName, sanitizeName, validateName } from './names';
 import { homeFrom } from './paths';
 import { recordResume } from './pending';
 import { readPlanProgress, resolvePlanPath } from './plans';
@@ -207,7 +207,8 @@ export class CheckpointStore {
    * memory directory.
    */
   pathFor(name: string): string {
-    const p = path.join(this.memoryDir, fileNameFor(isLookupName(name) ? name : validateName(name)));
+    // A `/` or `\` in a typed name only ever maps through the product's rule: never a path of its own.
+    const p = path.join(this.memoryDir, fileNameFor(isLookupName(name) && !/[/\\]/.test(name) ? name : validateName(name)));
     assertInside(this.memoryDir, p);
     return p;
   }
@@ -362,26 +363,39 @@ export class CheckpointStore {
   }
 
   /**
-   * Finds a checkpoint by name: the Markdown file by the name as given (an agent may have written
-   * `checkpoint-fix:-login.md`), then by the sanitized name; else a JSON checkpoint. `name` is the checkpoint's
-   * name as its file spells it. Undefined when none. A name with a path separator, `..` or a control character is
-   * refused, and so is a file that is a symbolic link leading out of the memory directory.
+   * Finds a checkpoint by name with the one lookup every command uses ({@link resolveName}: the name as given, the
+   * seed's rule, the product's rule, then a loose match): the Markdown file, else a JSON checkpoint. `name` is the
+   * checkpoint's name as its file spells it. Undefined when none. A name with `..` or a control character is refused,
+   * and so is a file that is a symbolic link leading out of the memory directory.
    */
   async find(rawName: string): Promise<{ name: string; path: string; source: 'markdown' | 'json'; json?: JsonCheckpointFile } | undefined> {
     assertLookupName(rawName);
-    const names = lookupNames(rawName);
-    for (const name of names) {
+    const name = resolveName(rawName, await this.knownNames());
+    if (name !== undefined) {
       const file = this.pathFor(name);
       const st = await fs.lstat(file).catch(() => undefined);
-      if (!st) continue;
-      if (st.isSymbolicLink()) await this.assertLinkInside(file);
-      return { name, path: file, source: 'markdown' };
+      if (st?.isSymbolicLink()) await this.assertLinkInside(file);
+      if (st) return { name, path: file, source: 'markdown' };
     }
-    const json = (await readJsonCheckpoints(this.cwd)).find((j) => names.includes(j.name));
+    const jsons = await readJsonCheckpoints(this.cwd);
+    const jsonName = resolveName(rawName, jsons.map((j) => j.name));
+    const json = jsons.find((j) => j.name === jsonName);
     if (json) return { name: json.name, path: json.path, source: 'json', json };
     // Not found, and not a name the product could have written either: say why.
     if (sanitizeName(rawName) === '') validateName(rawName);
     return undefined;
+  }
+
+  /**
+   * The name a save of `rawName` writes: the existing checkpoint it resolves to (so that saving a name as a person
+   * typed it asks to overwrite instead of writing a second checkpoint), else the product's name for it.
+   */
+  private async saveName(rawName: string): Promise<string> {
+    if (isLookupName(rawName)) {
+      const existing = resolveName(rawName, await this.knownNames());
+      if (existing !== undefined) return existing;
+    }
+    return validateName(rawName);
   }
 
   /** Throws unless the symbolic link `file` resolves to a file inside the memory directory. */
@@ -426,7 +440,7 @@ export class CheckpointStore {
    * ours; when another writer took it over, the index is read again and merged under a new lock.
    */
   async save(input: SaveInput): Promise<SaveResult> {
-    const name = validateName(input.name);
+    const name = await this.saveName(input.name);
     const file = this.pathFor(name);
     const pendingGit = input.git ?? (this.allowGit ? readGitState(this.cwd, { timeoutMs: this.gitTimeoutMs }) : { branch: '', modifiedFiles: [] });
     // The snapshot's git calls run beside the status, before the lock; its ref is set once the checkpoint is written.
@@ -526,11 +540,9 @@ export class CheckpointStore {
     }
     // Trash older than 30 days goes, with the snapshot refs only it named.
     warnings.push(...(await collectGarbage(this, TRASH_PURGE_DAYS, { git: this.allowGit }).then((g) => g.warnings, (err: unknown) => [`Old trash was not purged: ${errorMessage(err)}`])));
-    // A plan-scoped checkpoint is the plan's last one (seed 003's `.claude/state-index.json`, when it exists).
-    if (cp.plan) {
-      const warning = await recordLastCheckpoint(this.cwd, cp.saved);
-      if (warning) warnings.push(warning);
-    }
+    // Seed 003's `.claude/state-index.json`, when it exists, records every save as the last checkpoint.
+    const stateWarning = await recordLastCheckpoint(this.cwd, cp.saved);
+    if (stateWarning) warnings.push(stateWarning);
     return result;
   }
 
@@ -711,20 +723,22 @@ export class CheckpointStore {
    */
   async trashedCopies(rawName: string): Promise<{ name: string; path: string }[]> {
     assertLookupName(rawName);
-    const names = lookupNames(rawName);
     const trash = path.join(this.memoryDir, TRASH_DIR);
     if ((await fs.lstat(trash).catch(() => undefined))?.isDirectory() !== true) return [];
     const days = (await fs.readdir(trash, { withFileTypes: true })).filter((d) => d.isDirectory()).map((d) => d.name).sort().reverse();
-    const copies: { name: string; path: string }[] = [];
-    for (const day of days) {
-      const found: { name: string; path: string; n: number }[] = [];
-      for (const f of await fs.readdir(path.join(trash, day)).catch(() => [] as string[])) {
+    const all: { name: string; path: string; n: number; day: number }[] = [];
+    for (const [day, dir] of days.entries()) {
+      for (const f of await fs.readdir(path.join(trash, dir)).catch(() => [] as string[])) {
         const copy = trashedCopy(f);
-        if (copy && names.includes(copy.name)) found.push({ name: copy.name, path: path.join(trash, day, f), n: copy.n });
+        if (copy) all.push({ name: copy.name, path: path.join(trash, dir, f), n: copy.n, day });
       }
-      copies.push(...found.sort((a, b) => b.n - a.n).map(({ name, path: p }) => ({ name, path: p })));
     }
-    return copies;
+    // The same lookup as every other command, over the names the trash holds.
+    const name = resolveName(rawName, all.map((c) => c.name));
+    return all
+      .filter((c) => c.name === name)
+      .sort((a, b) => a.day - b.day || b.n - a.n)
+      .map(({ name: n, path: p }) => ({ name: n, path: p }));
   }
 
   /**
@@ -899,8 +913,8 @@ export class CheckpointStore {
    * Returns the bullet's name, or undefined when there was none.
    */
   private async removeOrphan(rawName: string): Promise<string | undefined> {
-    const names = lookupNames(rawName);
-    const orphanIn = (text: string | undefined): string | undefined => (text === undefined ? undefined : names.find((n) => indexedNames(text).includes(n)));
+    // A bullet whose bold name is the checkpoint's belongs to it, whatever its shape (SPEC); the same lookup finds it.
+    const orphanIn = (text: string | undefined): string | undefined => (text === undefined ? undefined : resolveName(rawName, boldNames(text)));
     // Look before taking the lock: the lock creates the directory, and a miss must write nothing.
     if (orphanIn(await this.readIndex()) === undefined) return undefined;
     return this.locked(async (lock) => {

@@ -53,8 +53,8 @@ function assertIndexKept(original: string, now: string, label: string): void {
 
 const FIX_LOGIN_PLAN = (home: string): string => path.join(home, '.claude', 'plans', 'fix-login.md');
 
-test('corpus through the CLI: list, show, resume, restore and delete every agent-written checkpoint by its own name (skill MEMORY.md)', () => {
-  const { home, ws, mem, index } = setup({ index: 'skill.md' });
+for (const indexName of ['skill.md', 'shapes.md']) test(`corpus through the CLI: list, show, resume, restore and delete every agent-written checkpoint by its own name (${indexName})`, () => {
+  const { home, ws, mem, index } = setup({ index: indexName });
   const list = cli(['list', '--json', '--dir', mem], home, ws);
   assert.equal(list.code, 0, list.err);
   const items = JSON.parse(list.out) as { name: string; unreadable?: string; plan: string | null; planStep: number | null; planSteps: number | null; branch: string }[];
@@ -111,6 +111,8 @@ for (const variant of [
   { index: 'v0.1.0.md', crlf: true, bare: true },
   { index: 'both.md' },
   { index: 'both.md', crlf: true, bare: true },
+  { index: 'shapes.md' },
+  { index: 'shapes.md', crlf: true },
 ]) {
   const label = `${variant.index}${variant.crlf ? ' CRLF' : ''}${variant.bare ? ' without a final newline' : ''}`;
   test(`corpus through the core (${label}): resume, restore, delete keep every byte outside the section and leave one section`, async () => {
@@ -138,6 +140,7 @@ for (const variant of [
       'skill.md': ['# Project Memory', '', '## Conventions', '- Run `make check` before pushing.', '- **Never** commit generated files.', '', '## Notes', 'Text that stays byte for byte, trailing spaces too.   ', ''],
       'v0.1.0.md': ['# Memory', '', 'Notes the user keeps above the section.', '', '## Later', '- **Build**: the user\'s own bold bullet, not a checkpoint.', ''],
       'both.md': ['# Project Memory', '', '## Conventions', '- Run `make check` before pushing.', ''],
+      'shapes.md': ['# Project Memory', '', '## Conventions', '- Run `make check` before pushing.', ''],
     }[variant.index]!.join(eol);
     assert.equal(final, variant.bare ? expected.replace(/\r?\n$/, '') : expected);
     assert.equal(trashed(mem).length, CORPUS_NAMES.length, 'each deleted one is in the trash (the resumed copies were restored from it)');
@@ -183,11 +186,11 @@ test('lookup: the literal file name first, then the sanitized one', async () => 
   assert.equal((await store.find('café-menu'.normalize('NFD')))?.name, 'café-menu');
 });
 
-test('lookup never takes a name with a path separator, "..", NUL or a control character', async () => {
+test('lookup never takes a name with "..", NUL or a control character; a "/" only maps through the naming rules', async () => {
   const { root, home, ws, mem } = setup();
   writeFileSync(path.join(root, 'checkpoint-outside.md'), '# Checkpoint: outside\n## Left Off\nnot in the memory folder\n');
   const store = new CheckpointStore({ memoryDir: mem, cwd: ws, allowGit: false });
-  for (const bad of ['../outside', '..', 'a/b', 'a\\b', 'x\u0000y', 'x\ny', 'tab\there', '\u001b[31m']) {
+  for (const bad of ['../outside', '..', 'x\u0000y', 'x\ny', 'tab\there', '\u001b[31m']) {
     await assert.rejects(store.find(bad), CheckpointError, JSON.stringify(bad));
     await assert.rejects(store.delete(bad), CheckpointError, JSON.stringify(bad));
   }
@@ -195,6 +198,10 @@ test('lookup never takes a name with a path separator, "..", NUL or a control ch
   assert.equal(r.code, 1);
   assert.match(r.err, /not a checkpoint name/);
   assert.equal(cli(['resume', 'a/b', '--dir', mem], home, ws).code, 1);
+  // "a/b" is the seed's and the product's "a-b": that file, inside the memory folder, and no other.
+  writeFileSync(path.join(mem, 'checkpoint-a-b.md'), '# Checkpoint: a-b\n## Left Off\nslash\n');
+  assert.equal((await store.find('a/b'))?.path, path.join(mem, 'checkpoint-a-b.md'));
+  assert.equal((await store.find('a\\b'))?.path, path.join(mem, 'checkpoint-a-b.md'));
   assert.equal(cli(['delete', '..', '--dir', mem], home, ws).code, 1);
   assert.ok(existsSync(path.join(root, 'checkpoint-outside.md')));
 });

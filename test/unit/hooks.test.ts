@@ -63,10 +63,10 @@ test('session-start: the pending checkpoint as additionalContext, for every sour
       const context = sessionStartContext(r.out);
       const lines = context.split('\n');
       assert.match(lines[0], /"oauth-callback", saved \d{4}-\d\d-\d\d \d\d:\d\d \(just now\) on branch feature\/oauth\./);
-      assert.equal(lines[1], 'Warning: the current branch is main, not feature/oauth. Ask the user before switching (git switch feature/oauth).');
+      assert.equal(lines[1], "The current branch is main, not feature/oauth; `git switch feature/oauth` would switch, which is the user's call.");
       assert.equal(lines[2], 'Left off: Wiring the OAuth callback; token refresh still failing');
-      assert.equal(lines[3], 'Failed approaches (do not retry): Storing tokens in cookies — blocked by SameSite | Refreshing in middleware — loops');
-      assert.match(lines[4], /^To resume it, run `checkpoint resume oauth-callback` /);
+      assert.equal(lines[3], 'Approaches that failed before: Storing tokens in cookies — blocked by SameSite | Refreshing in middleware — loops');
+      assert.match(lines[4], /^`checkpoint resume oauth-callback` prints the whole checkpoint /);
       assert.equal(lines.length, 5);
     }
   }
@@ -107,7 +107,7 @@ test('session-start: hostile checkpoint text stays one escaped line per value an
   );
   const context = sessionStartContext(hook('session-start', { ...fixture('session-start.startup.json'), cwd: repo }, { cwd: repo, env }).out);
   const lines = context.split('\n');
-  for (const line of lines) assert.match(line, /^(A checkpoint of earlier work|Warning: the current branch|Left off: |Failed approaches \(do not retry\): |Plan: |To resume it, run `checkpoint resume evil`)/, line);
+  for (const line of lines) assert.match(line, /^(Pending checkpoint of earlier work|The current branch is|Left off: |Approaches that failed before: |Plan: |`checkpoint resume evil` prints|Also pending: )/, line);
   assert.ok(!lines.some((l) => l.startsWith('## ') || l.startsWith('Injected')));
 });
 
@@ -206,7 +206,7 @@ test('pre-compact: only the last 256 KB of the transcript is read; without a use
   // A long multi-line last message becomes one line of at most 300 characters.
   writeFileSync(transcript, `${JSON.stringify({ type: 'user', message: { role: 'user', content: `first line\n\n${'word '.repeat(200)}` } })}\n`);
   assert.equal(hook('pre-compact', { ...fixture('pre-compact.auto.json'), cwd: repo, transcript_path: transcript, session_id: 'other' }, { cwd: repo, env }).code, 0);
-  const latest = JSON.parse(cli(['pending', '--json'], { cwd: repo, env }).out) as { description: string; auto: boolean };
+  const latest = (JSON.parse(cli(['pending', '--json'], { cwd: repo, env }).out) as { description: string; auto: boolean }[])[0];
   assert.equal(latest.auto, true);
   assert.ok(latest.description.length <= 300);
   assert.match(latest.description, /^first line word word/);

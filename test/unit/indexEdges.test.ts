@@ -27,18 +27,22 @@ test('a "## Checkpoints" inside an HTML comment is not the section: the comment 
 });
 
 test('a setext heading ("Title" / "=====") is the first heading: the section goes after it (0.1.0: before the title)', () => {
-  for (const underline of ['=====', '-----', '===']) {
+  for (const underline of ['=====', '===']) {
     const doc = `Project notes\n${underline}\n\nSome text.\n`;
     const edit = upsertIndex(doc, 'a', bullet);
     assert.ok(edit.text.startsWith(`Project notes\n${underline}\n\n## `), edit.text);
     assert.ok(edit.text.endsWith('\n\nSome text.\n'), edit.text);
     assert.equal(removeFromIndex(edit.text, ['a']), doc, 'upsert then remove restores the document');
   }
+  // "Title" / "-----" is a level-two heading: no place for the section, which then goes first (SPEC).
+  const two = 'Project notes\n-----\n\nSome text.\n';
+  assert.ok(upsertIndex(two, 'a', bullet).text.startsWith('## Active Checkpoints\n'));
+  assert.equal(removeFromIndex(upsertIndex(two, 'a', bullet).text, ['a']), two);
   // A thematic break after a blank line is not a heading; an ATX heading before a setext one comes first.
   assert.ok(upsertIndex('Text\n\n---\n# Real\n', 'a', bullet).text.startsWith('Text\n\n---\n# Real\n\n## '));
 });
 
-test("a user's own bold bullet in the section is not a checkpoint: resume/delete of its name leave it, delete --all keeps it (0.1.0: removed)", async () => {
+test("a user's own bold bullet in the section: delete --all keeps it; resume or delete of its very name removes it as that checkpoint's (SPEC: the bold name decides)", async () => {
   const w = attackWorld();
   try {
     mkdirSync(w.mem);
@@ -46,12 +50,6 @@ test("a user's own bold bullet in the section is not a checkpoint: resume/delete
     const index = path.join(w.mem, 'MEMORY.md');
     writeFileSync(index, doc);
     writeFileSync(path.join(w.mem, 'checkpoint-a.md'), '---\nname: a\ndescription: left off in a\ntype: checkpoint\nbranch: main\nsaved: 2026-11-20T10:00:00.000Z\n---\n# Checkpoint: a\n## Left Off\nleft off in a\n');
-    const resume = await w.cli(['resume', 'todo']);
-    assert.equal(resume.code, 1, resume.out);
-    assert.match(resume.err, /No checkpoint named "todo"/);
-    assert.equal(readFileSync(index, 'utf8'), doc, 'resume todo left MEMORY.md as it was');
-    assert.equal((await w.cli(['delete', 'todo'])).code, 1);
-    assert.equal(readFileSync(index, 'utf8'), doc, 'delete todo left MEMORY.md as it was');
     const all = await w.cli(['delete', '--all']);
     assert.equal(all.code, 0, all.err);
     const after = readFileSync(index, 'utf8');
@@ -62,6 +60,12 @@ test("a user's own bold bullet in the section is not a checkpoint: resume/delete
     const del = await w.cli(['delete', 'todo']);
     assert.equal(del.code, 0, del.err);
     assert.doesNotMatch(readFileSync(index, 'utf8'), /buy milk/);
+    // Named by the person, a bullet whose file is gone is that checkpoint's stale entry: resume cleans it up.
+    writeFileSync(index, '# Memory\n\n## Active Checkpoints\n- **todo** buy milk\n\nResume any: `continue` or `continue {name}`\n');
+    const resume = await w.cli(['resume', 'todo']);
+    assert.equal(resume.code, 0, resume.err);
+    assert.match(resume.out + resume.err, /cleaned up stale entry "todo"/);
+    assert.doesNotMatch(readFileSync(index, 'utf8'), /todo/);
   } finally {
     w.done();
   }

@@ -27,7 +27,7 @@ interface Doc {
   text: string;
   /** Offsets of the section (the generated checkpoint block), when there is one; `head`: its heading line. */
   section?: { start: number; end: number; names: string[]; resume: boolean; head: string };
-  /** Offset just after the first heading line (outside fences and front matter), and whether it had a line break. */
+  /** Offset just after the first level-one heading line (outside fences and front matter), and whether it had a line break. */
   firstHeading?: { start: number; end: number; bare: boolean };
   frontMatterEnd?: number;
 }
@@ -145,7 +145,7 @@ export const docArb: fc.Arbitrary<Doc> = fc
       if (l.block?.kind === 'section' && sectionStart < 0) sectionStart = text.length;
       // Without its resume line, the section runs to the next heading of level 1 or 2.
       if (afterSection && sectionEnd < 0 && l.block?.kind === 'heading' && l.block.level! <= 2) sectionEnd = text.length;
-      if (l.block?.kind === 'heading' && !doc.firstHeading) doc.firstHeading = { start: text.length, end: text.length + l.text.length + eol.length, bare: eol === '' };
+      if (l.block?.kind === 'heading' && l.block.level === 1 && !doc.firstHeading) doc.firstHeading = { start: text.length, end: text.length + l.text.length + eol.length, bare: eol === '' };
       text += l.text + eol;
       if (l.block?.kind === 'section' && lines[i + 1]?.block !== l.block) {
         afterSection = true;
@@ -161,6 +161,19 @@ export const docArb: fc.Arbitrary<Doc> = fc
   });
 
 const nameArb = fc.constantFrom(...NAMES, 'new-one');
+
+/**
+ * What a document without a section looks like after a section was inserted and removed again: the same, but for
+ * a blank line after the heading it went after when a line of text followed it directly. The
+ * section stands between two blank lines (SPEC), and then nothing tells whether the second one was the user's.
+ */
+function afterRoundTrip(d: Doc): string {
+  const at = d.firstHeading && !d.firstHeading.bare ? d.firstHeading.end : -1;
+  const next = at >= 0 ? /^[^\r\n]*/.exec(d.text.slice(at))![0] : '';
+  if (at < 0 || at >= d.text.length || next.trim() === '') return d.text;
+  const eol = /\r?\n/.exec(d.text)![0];
+  return d.text.slice(0, at) + eol + d.text.slice(at);
+}
 
 /** Splits a text at a line boundary into [all but the last line, last line]; the last line keeps its break. */
 function lastLine(text: string): [string, string] {
@@ -295,7 +308,9 @@ test('property: upsert then remove restores the original when the name was not t
       // The write renamed a `## Checkpoints` heading: that is the one change left.
       const expected = d.section && !d.section.head.includes('Active')
         ? d.text.slice(0, d.section.start) + SECTION_HEADING + d.text.slice(d.section.start + d.section.head.length)
-        : d.text;
+        : d.section
+          ? d.text
+          : afterRoundTrip(d);
       assert.equal(removeFromIndex(out, [name]), expected);
     }),
     { numRuns: RUNS },
@@ -309,7 +324,7 @@ test('property: a section we created is removed whole by remove all, and nothing
       let out = d.text;
       for (const n of names) out = upsertIndex(out, n, bullet(n, 'fresh')).text;
       assert.deepEqual(indexedNames(out), [...names].reverse(), 'newest first, and only ours');
-      assert.equal(removeFromIndex(out, 'all'), d.text);
+      assert.equal(removeFromIndex(out, 'all'), afterRoundTrip(d));
     }),
     { numRuns: RUNS },
   );

@@ -93,8 +93,10 @@ test('user bullets after the resume line are not ours (regression: a section ins
   const doc = '# Project memory\n- **Build**: run make first\n- **Style**: tabs\n\n## Other\n';
   const out = upsertIndex(doc, 'a', b('a')).text;
   assert.deepEqual(indexedNames(out), ['a']);
-  assert.equal(removeFromIndex(out, 'all'), doc, 'delete --all keeps the user\'s bold bullets');
-  assert.equal(removeFromIndex(out, ['a']), doc);
+  // The section stands between blank lines (SPEC): removing it leaves one blank line after the heading.
+  const spaced = doc.replace('# Project memory\n', '# Project memory\n\n');
+  assert.equal(removeFromIndex(out, 'all'), spaced, 'delete --all keeps the user\'s bold bullets');
+  assert.equal(removeFromIndex(out, ['a']), spaced);
   const kept = removeFromIndex(`# M\n## Active Checkpoints\nMy own note\n${b('a')}\n${RESUME_LINE}\n${b('a', 'user line')}\n`, ['a']);
   assert.equal(removeFromIndex(kept, ['a']), kept, 'a second removal takes nothing more');
 });
@@ -102,7 +104,7 @@ test('user bullets after the resume line are not ours (regression: a section ins
 test('YAML front matter without a heading stays first (regression: the section went above it)', () => {
   const doc = '---\ntitle: memory\n# a comment\n---\nnotes\n';
   const out = upsertIndex(doc, 'a', b('a')).text;
-  assert.equal(out, `---\ntitle: memory\n# a comment\n---\n\n## Active Checkpoints\n${b('a')}\n\n${RESUME_LINE}\nnotes\n`);
+  assert.equal(out, `---\ntitle: memory\n# a comment\n---\n## Active Checkpoints\n${b('a')}\n\n${RESUME_LINE}\n\nnotes\n`);
   assert.equal(removeFromIndex(out, ['a']), doc);
 });
 

@@ -21,29 +21,31 @@ function cli(args: string[], o: { cwd: string; env: NodeJS.ProcessEnv }): { code
   return { code: r.status ?? -1, out: r.stdout, err: r.stderr };
 }
 
-test('checkpoint pending: nothing (exit 0), then the newest saved since the last resume', () => {
+test('checkpoint pending: nothing (exit 0), then every checkpoint not resumed since it was saved, newest first', () => {
   const { repo, mem, env } = setup();
   const pending = (): unknown => {
     const r = cli(['pending', '--json', '--dir', mem], { cwd: repo, env });
     assert.equal(r.code, 0, r.err);
     return JSON.parse(r.out);
   };
-  assert.equal(pending(), null);
+  assert.deepEqual(pending(), []);
   const human = cli(['pending', '--dir', mem], { cwd: repo, env });
   assert.deepEqual([human.code, human.out.trim()], [0, 'No pending checkpoint.']);
   cli(['save', 'older', '--left-off', 'a', '--dir', mem], { cwd: repo, env });
   cli(['save', 'newer', '--left-off', 'b', '--dir', mem], { cwd: repo, env });
-  const p = pending() as Record<string, unknown>;
+  const list = pending() as Record<string, unknown>[];
+  assert.deepEqual(list.map((c) => c.name), ['newer', 'older']);
+  const p = list[0];
   assert.deepEqual(Object.keys(p).sort(), ['auto', 'branch', 'description', 'name', 'path', 'plan', 'planStep', 'planSteps', 'saved']);
   assert.deepEqual([p.name, p.branch, p.description, p.auto], ['newer', 'main', 'b', false]);
   assert.match(cli(['pending', '--dir', mem], { cwd: repo, env }).out, /^newer {2}\[main · just now\] {2}b$/m);
-  // Resuming the older one (kept) is a resume: what was saved before it is no longer pending.
+  // Resuming one (kept) takes only that one off the list: resuming one never hides another (seed 000's sentinels).
   assert.equal(cli(['resume', 'older', '--keep', '--dir', mem], { cwd: repo, env }).code, 0);
-  assert.equal(pending(), null);
-  const state = JSON.parse(readFileSync(path.join(mem, STATE_FILE), 'utf8')) as Record<string, unknown>;
-  assert.equal(state.lastResumed, 'older');
+  assert.deepEqual((pending() as { name: string }[]).map((c) => c.name), ['newer']);
+  const state = JSON.parse(readFileSync(path.join(mem, STATE_FILE), 'utf8')) as { resumed: Record<string, string> };
+  assert.deepEqual(Object.keys(state.resumed), ['older']);
   cli(['save', 'third', '--left-off', 'c', '--dir', mem], { cwd: repo, env });
-  assert.equal((pending() as { name: string }).name, 'third');
+  assert.deepEqual((pending() as { name: string }[]).map((c) => c.name), ['third', 'newer']);
 });
 
 test('a state file that is not JSON is left as it is: pending ignores it with a warning; resume says it could not record', () => {
@@ -52,7 +54,7 @@ test('a state file that is not JSON is left as it is: pending ignores it with a 
   writeFileSync(path.join(mem, STATE_FILE), '{ not json');
   const r = cli(['pending', '--json', '--dir', mem], { cwd: repo, env });
   assert.equal(r.code, 0);
-  assert.equal((JSON.parse(r.out) as { name: string }).name, 'one');
+  assert.equal((JSON.parse(r.out) as { name: string }[])[0].name, 'one');
   assert.match(r.err, /not valid JSON/);
   const resumed = cli(['resume', 'one', '--dir', mem], { cwd: repo, env });
   assert.equal(resumed.code, 0);
@@ -86,7 +88,8 @@ test('state-index.json: a save without --plan goes to the active plan; a plan-sc
   const r3 = cli(['save', 'noplan', '--left-off', 'x', '--dir', mem], { cwd: repo, env });
   assert.equal(r3.code, 0);
   assert.equal((JSON.parse(cli(['show', 'noplan', '--json', '--dir', mem], { cwd: repo, env }).out) as { plan?: string }).plan, undefined);
-  assert.equal(readFileSync(index, 'utf8'), '{"active_plan": "no-such-plan"}', 'no plan: state-index.json untouched');
+  // Every save is the last checkpoint (seed 003), with or without a plan; the other keys stay.
+  assert.deepEqual(Object.keys(JSON.parse(readFileSync(index, 'utf8')) as object), ['active_plan', 'last_checkpoint']);
 });
 
 test('state-index.json that is not valid JSON: the checkpoint is saved, the file is left as it is, with a warning', () => {
