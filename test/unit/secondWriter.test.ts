@@ -2,9 +2,10 @@
 // new section goes. Each case is one the product got wrong while it took itself for the only writer.
 import { test } from 'node:test';
 import * as assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import * as path from 'node:path';
-import { isolatedEnv, makeRepo, runCliSync, tempDirs } from '../support/fixtures';
+import { CLI, isolatedEnv, makeRepo, runCliSync, tempDirs } from '../support/fixtures';
 
 const temp = tempDirs();
 
@@ -110,4 +111,121 @@ test('a new section goes after the first level-one heading, between blank lines;
   assert.equal(w.cli('save', 'third', '--left-off', 'z').code, 0);
   assert.match(index(w.mem), /^## Active Checkpoints\n(?:- .*\n)+\nResume any: .*\n\n## Setup\n- x\n$/);
   assert.match(index(w.mem), /^- \*\*third\*\* /m);
+});
+
+/** Runs `checkpoint hook <event>` with `input` as its stdin JSON; returns SessionStart's context ('' when none). */
+function hook(event: string, input: object, opts: { cwd: string; env: NodeJS.ProcessEnv; dir?: string }): { code: number | null; context: string; err: string } {
+  const args = [CLI, 'hook', event, ...(opts.dir ? ['--dir', opts.dir] : [])];
+  const r = spawnSync(process.execPath, args, { cwd: opts.cwd, env: opts.env, input: JSON.stringify(input), encoding: 'utf8', timeout: 60_000 });
+  const context = r.stdout ? (JSON.parse(r.stdout) as { hookSpecificOutput: { additionalContext: string } }).hookSpecificOutput.additionalContext : '';
+  return { code: r.status, context, err: r.stderr };
+}
+
+const pendingNames = (w: ReturnType<typeof world>): string[] => (JSON.parse(w.cli('pending', '--json').out) as { name: string }[]).map((c) => c.name);
+
+test('pending: the voluntary checkpoint before the automatic one of the same day; resuming one never hides another; the hook names the first and lists more', () => {
+  const w = world();
+  const env = isolatedEnv(w.home);
+  assert.equal(w.cli('save', 'voluntary', '--left-off', 'saved on purpose').code, 0);
+  assert.equal(hook('pre-compact', { session_id: 's1', cwd: w.repo, hook_event_name: 'PreCompact', trigger: 'auto' }, { cwd: w.repo, env, dir: w.mem }).code, 0);
+  const names = pendingNames(w);
+  assert.equal(names.length, 2);
+  assert.equal(names[0], 'voluntary', 'the voluntary checkpoint wins over the automatic one saved after it');
+  assert.match(names[1], /^auto-/);
+  assert.equal(w.cli('save', 'first', '--left-off', 'one').code, 0);
+  assert.equal(w.cli('save', 'second', '--left-off', 'two').code, 0);
+  assert.equal(w.cli('resume', 'second', '--keep').code, 0);
+  assert.ok(pendingNames(w).includes('first'), 'first was never resumed: still pending');
+  assert.ok(!pendingNames(w).includes('second'), 'second was resumed');
+  const started = hook('session-start', { session_id: 's2', cwd: w.repo, hook_event_name: 'SessionStart', source: 'startup' }, { cwd: w.repo, env, dir: w.mem });
+  const lines = started.context.split('\n');
+  assert.match(lines[0], /^Pending checkpoint of earlier work in this project: "(first|voluntary)"/);
+  const also = lines.find((l) => l.startsWith('Also pending: ')) ?? '';
+  assert.equal(also.match(/"[^"]+" \(saved/g)?.length, 2, `up to two more are listed: ${also}`);
+  assert.ok(started.context.length < 10_000);
+  assert.doesNotMatch(started.context, /\b(?:run|do not|ask the user)\b/i, 'facts, not instructions');
+});
+
+test('a checkpoint dated in the future (another machine\'s clock) is never offered ahead of the person\'s own as "just now"', () => {
+  const w = world();
+  writeFileSync(
+    path.join(w.mem, 'checkpoint-pulled.md'),
+    '---\nname: pulled\ndescription: from elsewhere\ntype: checkpoint\nbranch: main\nsaved: 2099-01-01T00:00:00.000Z\n---\n# Checkpoint: pulled\n## Left Off\nfrom elsewhere\n',
+  );
+  assert.equal(w.cli('save', 'mine', '--left-off', 'my own').code, 0);
+  assert.deepEqual(pendingNames(w), ['mine', 'pulled']);
+  assert.equal(w.cli('resume', 'mine').code, 0);
+  const started = hook('session-start', { session_id: 's', cwd: w.repo, source: 'startup' }, { cwd: w.repo, env: isolatedEnv(w.home), dir: w.mem });
+  assert.match(started.context, /"pulled", saved with a date in the future/);
+  assert.doesNotMatch(started.context, /just now/);
+});
+
+test('bidirectional overrides in a checkpoint never reach the session-start text', () => {
+  const w = world();
+  assert.equal(w.cli('save', 'bidi', '--left-off', 'harmless \u202eelif.exe\u202c \u2066isolated\u2069 text').code, 0);
+  const started = hook('session-start', { session_id: 's', cwd: w.repo, source: 'startup' }, { cwd: w.repo, env: isolatedEnv(w.home), dir: w.mem });
+  assert.match(started.context, /harmless/);
+  assert.doesNotMatch(started.context, /[\u202a-\u202e\u2066-\u2069]/);
+});
+
+test('one memory folder for every entry point: the project\'s autoMemoryDirectory is where save writes and where the hooks and MCP read', async () => {
+  const w = world();
+  mkdirSync(path.join(w.home, '.claude'), { recursive: true });
+  mkdirSync(path.join(w.repo, '.claude'), { recursive: true });
+  writeFileSync(path.join(w.repo, '.claude', 'settings.json'), JSON.stringify({ autoMemoryDirectory: '.agent-memory' }));
+  const env = isolatedEnv(w.home);
+  const saved = runCliSync(['save', 'here', '--left-off', 'in the project folder', '--json'], { cwd: w.repo, env });
+  assert.equal(saved.code, 0, saved.err);
+  assert.equal(path.dirname(JSON.parse(saved.out).path), path.join(w.repo, '.agent-memory'));
+  const started = hook('session-start', { session_id: 's', cwd: w.repo, source: 'startup' }, { cwd: w.repo, env });
+  assert.match(started.context, /"here"/, 'the hook reads the folder save wrote');
+  // VS Code's agent hooks: camelCase input, source "new".
+  const vscode = hook('session-start', { sessionId: 's', cwd: w.repo, hookEventName: 'SessionStart', source: 'new' }, { cwd: w.repo, env });
+  assert.match(vscode.context, /"here"/);
+  const compacted = hook('pre-compact', { sessionId: 'camel-session', cwd: w.repo, hookEventName: 'PreCompact', transcriptPath: '/nonexistent' }, { cwd: w.repo, env });
+  assert.equal(compacted.code, 0, compacted.err);
+  const auto = readdirSync(path.join(w.repo, '.agent-memory')).find((f) => f.startsWith('checkpoint-auto-'));
+  assert.ok(auto, 'pre-compact saved into the same folder');
+  assert.match(readFileSync(path.join(w.repo, '.agent-memory', auto), 'utf8'), /^session: camel-session$/m, 'the camelCase session id is read');
+});
+
+test('the pre-compact hook that creates <workspace>/.claude/memory makes git ignore it', () => {
+  const w = world();
+  // No Claude Code config folder: the fallback folder in the workspace.
+  const env = isolatedEnv(w.home, { CLAUDE_CONFIG_DIR: path.join(w.home, 'no-claude') });
+  const r = hook('pre-compact', { session_id: 's', cwd: w.repo, hook_event_name: 'PreCompact' }, { cwd: w.repo, env });
+  assert.equal(r.code, 0, r.err);
+  const mem = path.join(w.repo, '.claude', 'memory');
+  assert.ok(readdirSync(mem).some((f) => f.startsWith('checkpoint-auto-')));
+  assert.equal(readFileSync(path.join(mem, '.gitignore'), 'utf8'), '*\n');
+  assert.equal(spawnSync('git', ['status', '--porcelain', '--untracked-files=all'], { cwd: w.repo, encoding: 'utf8' }).stdout, '', 'git status lists no checkpoint');
+});
+
+test('seed 003: JSON history alone is mentioned at session start with its next action; its blockers are Blockers', () => {
+  const w = world();
+  const history = path.join(w.repo, '.claude', 'checkpoints');
+  mkdirSync(history, { recursive: true });
+  const recent = new Date(Date.now() - 2 * 24 * 3600 * 1000).toISOString();
+  writeFileSync(path.join(history, 'old.json'), JSON.stringify({ timestamp: '2020-01-01T00:00:00Z', summary: 'ancient', next_action: 'nothing', context: {} }));
+  writeFileSync(path.join(history, 'recent.json'), JSON.stringify({ timestamp: recent, summary: 'Parser half done', next_action: 'Write the lexer tests', blockers: ['CI image lacks node 20'], context: {} }));
+  const started = hook('session-start', { session_id: 's', cwd: w.repo, source: 'startup' }, { cwd: w.repo, env: isolatedEnv(w.home), dir: w.mem });
+  assert.match(started.context, /recent\.json/);
+  assert.match(started.context, /Its next action: Write the lexer tests/);
+  assert.doesNotMatch(started.context, /ancient/);
+  const shown = w.cli('show', 'recent');
+  assert.equal(shown.code, 0, shown.err);
+  assert.match(shown.out, /Blockers:\n- CI image lacks node 20/);
+  assert.doesNotMatch(shown.out, /Open questions/i);
+  // A Markdown checkpoint pending wins over the history.
+  assert.equal(w.cli('save', 'md', '--left-off', 'x').code, 0);
+  assert.match(hook('session-start', { session_id: 's', cwd: w.repo }, { cwd: w.repo, env: isolatedEnv(w.home), dir: w.mem }).context, /^Pending checkpoint .*"md"/);
+});
+
+test('save without a name uses the name the Save form would suggest (the branch) and prints it', () => {
+  const w = world();
+  spawnSync('git', ['checkout', '-q', '-b', 'feature/OAuth'], { cwd: w.repo });
+  const r = w.cli('save', '--left-off', 'no name given', '--json');
+  assert.equal(r.code, 0, r.err);
+  assert.equal(JSON.parse(r.out).name, 'feature-oauth');
+  assert.match(r.err, /No name given: saving as "feature-oauth"/);
 });
