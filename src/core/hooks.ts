@@ -10,7 +10,7 @@ import { readGitState } from './git';
 import { nameFromFileName } from './names';
 import { AUTO_PREFIX, findPending, trustedTime } from './pending';
 import { resolveActivePlanFile } from './stateIndex';
-import { LIST_READ_BYTES, type CheckpointStore } from './store';
+import { CheckpointExistsError, LIST_READ_BYTES, type CheckpointStore } from './store';
 import { lastUserIntent } from './transcript';
 import { branchDiffers, formatStep } from './wording';
 
@@ -26,6 +26,8 @@ export const HOOK_TIMEOUT_MS = 5000;
 export const CONTEXT_MAX_BYTES = 2048;
 /** One automatic checkpoint per session per this long (PreCompact may fire several times). */
 export const AUTO_DEBOUNCE_MS = 2 * 60 * 1000;
+/** How many names an automatic save tries when other sessions took the previous ones meanwhile. */
+const AUTO_NAME_ATTEMPTS = 20;
 /** Hook input larger than this is not JSON from Claude Code: it is not parsed. */
 export const HOOK_INPUT_MAX_BYTES = 1024 * 1024;
 
@@ -241,9 +243,25 @@ export async function autoSave(
   const leftOff = intent ?? `Saved automatically ${reason}; no user message was found in the transcript.`;
   const base = autoName(now);
   const taken = new Set((await store.files()).map((f) => nameFromFileName(path.basename(f))));
-  let name = base;
-  for (let n = 2; taken.has(name); n++) name = `${base}-${n}`;
-  const saved = await store.save({ name, leftOff, plan, git: { branch: git.branch, modifiedFiles: git.modifiedFiles }, auto: { session } });
+  let n = 1;
+  const next = (): string => {
+    for (n++; taken.has(`${base}-${n}`); n++);
+    return `${base}-${n}`;
+  };
+  let name = taken.has(base) ? next() : base;
+  let saved;
+  // Several sessions may compact at once and pick the same name: the one that comes second takes the next free one
+  // (never overwriting another session's checkpoint, never losing its own).
+  for (let attempt = 0; ; attempt++) {
+    try {
+      saved = await store.save({ name, leftOff, plan, git: { branch: git.branch, modifiedFiles: git.modifiedFiles }, auto: { session } });
+      break;
+    } catch (err) {
+      if (!(err instanceof CheckpointExistsError) || attempt >= AUTO_NAME_ATTEMPTS) throw err;
+      taken.add(name);
+      name = next();
+    }
+  }
   result.saved = saved.checkpoint.name;
   result.warnings.push(...saved.warnings);
   for (const old of previous) {
