@@ -1,8 +1,7 @@
 import { CheckpointError, UsageError } from '../core/errors';
 import { resolveActivePlanFile } from '../core/stateIndex';
 import { CheckpointExistsError } from '../core/store';
-import type { SaveAndCommitResult } from '../core/commit';
-import { loadCommitModule } from '../commitModule';
+import { saveAndCommit, type SaveAndCommitResult } from '../core/commit';
 import { defineCommand } from './command';
 import { autoMemoryOffNotice } from '../core/wording';
 
@@ -63,7 +62,6 @@ Saves <memory dir>/checkpoint-<name>.md and its line in MEMORY.md.
         snapshot: { enabled: values['no-snapshot'] !== true },
       };
       if (values.commit) {
-        const { saveAndCommit } = loadCommitModule();
         committed = await saveAndCommit(store, input, { push: values.push === true });
         r = committed.save;
       } else {

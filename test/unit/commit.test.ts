@@ -1,6 +1,6 @@
 import { after, test } from 'node:test';
 import * as assert from 'node:assert/strict';
-import { chmodSync, existsSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import * as path from 'node:path';
 import { commitMessage, isLikelySecret, saveAndCommit, SUBJECT_MAX } from '../../src/core/commit';
 import { CheckpointStore } from '../../src/core/store';
@@ -38,6 +38,21 @@ const status = (repo: string): string =>
 /** What the index holds (paths and blobs): unchanged means nothing was staged. */
 const index = (repo: string): string => git(repo, 'ls-files', '--stage');
 const head = (repo: string): string => git(repo, 'rev-parse', 'HEAD').trim();
+/** Resolves once the process has ended (a zombie waiting for its parent counts as ended); fails after 5 s. */
+async function gone(pid: number): Promise<void> {
+  const alive = (): boolean => {
+    const stat = (() => {
+      try {
+        return readFileSync(`/proc/${pid}/stat`, 'utf8');
+      } catch {
+        return '';
+      }
+    })();
+    return stat !== '' && !/^\d+ \(.*\) Z/s.test(stat);
+  };
+  for (let i = 0; i < 100 && alive(); i++) await new Promise((r) => setTimeout(r, 50));
+  assert.ok(!alive(), `process ${pid} still runs`);
+}
 const committedFiles = (repo: string): string[] => git(repo, 'show', '--no-renames', '--name-only', '--format=', 'HEAD').split('\n').filter(Boolean).sort();
 
 test('secret-looking file names', () => {
@@ -106,18 +121,23 @@ test('a failing pre-commit hook: its output shown, the index put back, the check
   assert.ok(existsSync(path.join(mem, 'checkpoint-hooked.md')));
 });
 
-test('a hanging pre-commit hook is stopped at the time limit: the index put back, the checkpoint kept', { timeout: 60_000 }, async () => {
+test('a hanging pre-commit hook stops at the time limit with its processes: the message says so, the index put back, the checkpoint kept', { timeout: 30_000 }, async () => {
   const { repo, store, mem } = setup();
   write(repo, 'a.txt');
-  // The hook outlasts the test's own time limit: only the commit's time limit ends the wait.
-  write(repo, '.git/hooks/pre-commit', '#!/bin/sh\necho "checking…" >&2\nsleep 90\n');
+  const pidFile = path.join(repo, '.git', 'hook-pids');
+  // The hook and the sleep it waits on outlast the test's own time limit: only the commit's time limit ends them.
+  write(repo, '.git/hooks/pre-commit', `#!/bin/sh\necho "checking…" >&2\necho $$ >> "${pidFile}"\nsleep 90 &\necho $! >> "${pidFile}"\nwait\n`);
   chmodSync(path.join(repo, '.git/hooks/pre-commit'), 0o755);
   const before = { index: index(repo), head: head(repo) };
   const r = await saveAndCommit(store, { name: 'slow', leftOff: 'x' }, { env, timeoutMs: 1_500 });
-  assert.ok(r.commitError, 'the commit is refused');
-  assert.match(r.commitError.message, /Not committed/);
+  assert.equal(r.commitError?.problem, 'timeout', r.commitError?.message);
+  assert.match(r.commitError.message, /Not committed: the time limit of 2 s was reached while the pre-commit hook ran/);
   assert.deepEqual({ index: index(repo), head: head(repo) }, before);
+  assert.ok(!existsSync(path.join(repo, '.git', 'index.lock')), 'no lock left behind: git works on');
   assert.ok(existsSync(path.join(mem, 'checkpoint-slow.md')));
+  const pids = readFileSync(pidFile, 'utf8').split('\n').filter(Boolean).map(Number);
+  assert.equal(pids.length, 2);
+  await Promise.all(pids.map((pid) => gone(pid)));
 });
 
 const refusals: { name: string; problem: string; message: RegExp; arrange: (repo: string) => void }[] = [
