@@ -1,10 +1,10 @@
 import { after, test } from 'node:test';
 import * as assert from 'node:assert/strict';
-import { chmodSync, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import * as path from 'node:path';
 import { commitMessage, isLikelySecret, saveAndCommit, SUBJECT_MAX } from '../../src/core/commit';
 import { CheckpointStore } from '../../src/core/store';
-import { git, makeRepo, removeDir, tempDirs } from '../support/fixtures';
+import { ended, git, makeRepo, removeDir, tempDirs } from '../support/fixtures';
 
 const temp = tempDirs();
 
@@ -38,26 +38,20 @@ const status = (repo: string): string =>
 /** What the index holds (paths and blobs): unchanged means nothing was staged. */
 const index = (repo: string): string => git(repo, 'ls-files', '--stage');
 const head = (repo: string): string => git(repo, 'rev-parse', 'HEAD').trim();
-/** Resolves once the process has ended (a zombie waiting for its parent counts as ended); fails after 5 s. */
-async function gone(pid: number): Promise<void> {
-  const alive = (): boolean => {
-    const stat = (() => {
-      try {
-        return readFileSync(`/proc/${pid}/stat`, 'utf8');
-      } catch {
-        return '';
-      }
-    })();
-    return stat !== '' && !/^\d+ \(.*\) Z/s.test(stat);
-  };
-  for (let i = 0; i < 100 && alive(); i++) await new Promise((r) => setTimeout(r, 50));
-  assert.ok(!alive(), `process ${pid} still runs`);
-}
 const committedFiles = (repo: string): string[] => git(repo, 'show', '--no-renames', '--name-only', '--format=', 'HEAD').split('\n').filter(Boolean).sort();
 
 test('secret-looking file names', () => {
-  for (const p of ['.env', 'app/.env.local', '.ENV.production', 'keys/server.key', 'tls.PEM', 'id_rsa', 'a/id_rsa.pub', 'cert.p12']) assert.ok(isLikelySecret(p), p);
-  for (const p of ['env.ts', 'src/key.ts', 'keyboard.md', 'docs/pem.md', 'my.env', 'p12.txt']) assert.ok(!isLikelySecret(p), p);
+  const secrets = [
+    ...['.env', 'app/.env.local', '.ENV.production', 'keys/server.key', 'tls.PEM', 'id_rsa', 'a/id_rsa.pub', 'cert.p12'],
+    ...['id_ed25519', '.ssh/id_ecdsa', 'id_dsa', 'cert.pfx', '.npmrc', 'home/.netrc', '.git-credentials', '.aws/credentials'],
+    ...['credentials.json', 'gcp/service-account-prod.json', 'service_account.json', '.pgpass', 'infra/terraform.tfstate'],
+    ...['terraform.tfstate.backup', 'release.jks', 'app.keystore', 'old/server.key.bak', 'tls.pem.orig', 'deploy.ppk'],
+    ...['.htpasswd', '.s3cfg', 'client.ovpn', 'secrets.kdbx', '.bash_history', 'docker/.docker/config.json'],
+  ];
+  for (const p of secrets) assert.ok(isLikelySecret(p), p);
+  const plain = ['env.ts', 'src/key.ts', 'keyboard.md', 'docs/pem.md', 'my.env', 'p12.txt', 'src/credentials.ts', 'service.json'];
+  plain.push('docs/npmrc.md', 'main.tf', 'keystore.md', 'aws/config', 'credentials/README.md', 'settings.py', 'password-reset.ts', 'id.ts');
+  for (const p of plain) assert.ok(!isLikelySecret(p), p);
 });
 
 test('commit message: conventional subject of at most 72 characters, Done as the body', () => {
@@ -121,6 +115,65 @@ test('a failing pre-commit hook: its output shown, the index put back, the check
   assert.ok(existsSync(path.join(mem, 'checkpoint-hooked.md')));
 });
 
+/** A pre-commit hook that runs `script` (sh). */
+function preCommit(repo: string, script: string): void {
+  write(repo, '.git/hooks/pre-commit', `#!/bin/sh\n${script}\n`);
+  chmodSync(path.join(repo, '.git/hooks/pre-commit'), 0o755);
+}
+
+test('a failed pre-commit hook leaves the index file byte for byte as it was: intent-to-add, assume-unchanged, skip-worktree, sparse checkout', async () => {
+  const { repo, store } = setup();
+  for (const f of ['a.txt', 'far/c.txt', 'near/d.txt']) write(repo, f);
+  git(repo, 'add', '.');
+  git(repo, 'commit', '-qm', 'files');
+  git(repo, 'sparse-checkout', 'set', 'near');
+  assert.ok(!existsSync(path.join(repo, 'far', 'c.txt')), 'far/ is outside the sparse checkout');
+  write(repo, 'planned.txt');
+  git(repo, 'add', '--intent-to-add', 'planned.txt');
+  git(repo, 'update-index', '--assume-unchanged', 'a.txt');
+  write(repo, 'near/d.txt', 'changed\n');
+  preCommit(repo, 'echo "lint failed" >&2\nexit 1');
+  const indexFile = path.join(repo, '.git', 'index');
+  const before = readFileSync(indexFile);
+  const r = await saveAndCommit(store, { name: 'sparse', leftOff: 'x' }, { env });
+  assert.equal(r.commitError?.problem, 'hook', r.commitError?.message);
+  assert.ok(readFileSync(indexFile).equals(before), 'the index file is the same, byte for byte');
+  assert.equal(git(repo, 'ls-files', '-t', '--', 'far/c.txt').trim(), 'S far/c.txt', 'skip-worktree kept');
+  assert.equal(git(repo, 'ls-files', '-v', '--', 'a.txt').trim(), 'h a.txt');
+  assert.match(git(repo, 'status', '--porcelain'), /^ A planned\.txt$/m);
+  assert.doesNotMatch(git(repo, 'status', '--porcelain'), /far\/c\.txt/, 'nothing outside the sparse checkout shows as deleted');
+});
+
+test('a workspace opened through a symlink: MEMORY.md and the checkpoints inside the repository are never committed', async () => {
+  const real = makeRepo({ dir: temp('checkpoint-repo-') });
+  const link = path.join(temp('checkpoint-link-'), 'workspace');
+  symlinkSync(real, link);
+  const mem = path.join(link, '.claude', 'memory');
+  const store = new CheckpointStore({ memoryDir: mem, cwd: link });
+  write(real, 'src/a.ts');
+  const r = await saveAndCommit(store, { name: 'linked', leftOff: 'x' }, { env });
+  assert.equal(r.commitError, undefined, r.commitError?.message);
+  assert.ok(existsSync(path.join(real, '.claude', 'memory', 'checkpoint-linked.md')));
+  assert.deepEqual(r.commit?.committed, ['src/a.ts']);
+  assert.deepEqual(committedFiles(real), ['src/a.ts']);
+});
+
+test('a pre-commit hook that stages a left-out secret (git add -A): the commit is undone, the index put back, and the message says so', async () => {
+  const { repo, store } = setup();
+  write(repo, 'src/a.ts');
+  write(repo, '.env', 'TOKEN=secret\n');
+  preCommit(repo, 'git add -A');
+  const before = { index: readFileSync(path.join(repo, '.git', 'index')), head: head(repo), count: git(repo, 'rev-list', '--count', '--branches') };
+  const r = await saveAndCommit(store, { name: 'sneaky', leftOff: 'x' }, { env });
+  assert.equal(r.commit, undefined, 'no commit is reported');
+  assert.equal(r.commitError?.problem, 'staged-secret');
+  assert.match(r.commitError!.message, /pre-commit hook staged .*\.env.*the commit was undone/);
+  assert.equal(head(repo), before.head);
+  assert.ok(readFileSync(path.join(repo, '.git', 'index')).equals(before.index));
+  assert.equal(git(repo, 'ls-files', '.env', '.claude'), '', 'nothing of it is tracked');
+  assert.equal(git(repo, 'rev-list', '--count', '--branches'), before.count);
+});
+
 test('a hanging pre-commit hook stops at the time limit with its processes: the message says so, the index put back, the checkpoint kept', { timeout: 30_000 }, async () => {
   const { repo, store, mem } = setup();
   write(repo, 'a.txt');
@@ -137,7 +190,7 @@ test('a hanging pre-commit hook stops at the time limit with its processes: the 
   assert.ok(existsSync(path.join(mem, 'checkpoint-slow.md')));
   const pids = readFileSync(pidFile, 'utf8').split('\n').filter(Boolean).map(Number);
   assert.equal(pids.length, 2);
-  await Promise.all(pids.map((pid) => gone(pid)));
+  await Promise.all(pids.map((pid) => ended(pid)));
 });
 
 const refusals: { name: string; problem: string; message: RegExp; arrange: (repo: string) => void }[] = [
