@@ -235,18 +235,28 @@ export async function commitWork(cp: Pick<Checkpoint, 'name' | 'description' | '
         if (state.preCommitHook) throw new CommitError('hook', 'Not committed: the pre-commit hook failed; nothing was staged or committed. Its output:', output);
         throw new CommitError('failed', 'Not committed: git commit failed; nothing was staged or committed.', output);
       }
-      const hash = (await git(['rev-parse', 'HEAD'])).trim();
-      // What the commit holds, not what was staged before it: a pre-commit hook may have staged more.
-      const committed = (await git(['diff-tree', '--root', '--no-commit-id', '--no-renames', '--name-only', '-r', '-z', hash])).split('\0').filter((p) => p !== '');
+      // The commit exists from here on: no failure puts the index back any more (every error below is a CommitError).
+      let hash: string;
+      let committed: string[];
+      try {
+        hash = (await git(['rev-parse', 'HEAD'])).trim();
+        // What the commit holds, not what was staged before it: a pre-commit hook may have staged more.
+        committed = (await git(['diff-tree', '--root', '--no-commit-id', '--no-renames', '--name-only', '-r', '-z', hash])).split('\0').filter((p) => p !== '');
+      } catch (err) {
+        throw new CommitError('failed', 'Committed, but git could not say what the commit holds: check it with git show --stat HEAD.', errorMessage(err));
+      }
       const held = committed.filter((p) => isLikelySecret(p) || isInside(memoryDir, path.resolve(resolved.root, p)));
       if (held.length) {
+        const what = `the pre-commit hook staged ${held.join(', ')}, which ${held.length > 1 ? 'look' : 'looks'} like a secret or a checkpoint`;
         // Back to the commit before, only if the branch still points at this one; then the index as it was.
-        await git([...NO_HOOKS, 'update-ref', '-m', 'checkpoint: undo a commit that held likely secrets', ...(parent ? ['HEAD', parent, hash] : ['-d', 'HEAD', hash])]);
-        await undo();
-        throw new CommitError(
-          'staged-secret',
-          `Not committed: the pre-commit hook staged ${held.join(', ')}, which ${held.length > 1 ? 'look' : 'looks'} like a secret or a checkpoint; the commit was undone and the index put back as it was.`,
+        const reason = 'checkpoint: undo a commit that held likely secrets';
+        const undone = await git([...NO_HOOKS, 'update-ref', '-m', reason, ...(parent ? ['HEAD', parent, hash] : ['-d', 'HEAD', hash])]).then(
+          () => true,
+          () => false,
         );
+        if (!undone) throw new CommitError('staged-secret', `Committed ${hash.slice(0, 7)}, but ${what}, and it could not be undone: undo it with git reset --soft HEAD~1.`);
+        await undo();
+        throw new CommitError('staged-secret', `Not committed: ${what}; the commit was undone and the index put back as it was.`);
       }
       const result: CommitResult = { hash, branch: state.branch, subject: commitMessage(cp).split('\n')[0], leftOut, committed, pushed: false };
       if (opts.push) {

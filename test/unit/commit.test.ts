@@ -174,6 +174,19 @@ test('a pre-commit hook that stages a left-out secret (git add -A): the commit i
   assert.equal(git(repo, 'rev-list', '--count', '--branches'), before.count);
 });
 
+test('in a repository without commits, a commit a pre-commit hook filled with a secret is undone too: the branch stays unborn', async () => {
+  const repo = makeRepo({ dir: temp('checkpoint-repo-'), commit: false });
+  const store = new CheckpointStore({ memoryDir: path.join(temp('checkpoint-mem-'), 'memory'), cwd: repo });
+  write(repo, 'a.txt');
+  write(repo, 'id_ed25519', 'KEY\n');
+  preCommit(repo, 'git add -A');
+  const r = await saveAndCommit(store, { name: 'first', leftOff: 'x' }, { env });
+  assert.equal(r.commitError?.problem, 'staged-secret', r.commitError?.message);
+  assert.match(r.commitError!.message, /staged id_ed25519.*the commit was undone/);
+  assert.equal(git(repo, 'branch', '--list'), '', 'no branch was made');
+  assert.equal(git(repo, 'ls-files'), '');
+});
+
 test('a hanging pre-commit hook stops at the time limit with its processes: the message says so, the index put back, the checkpoint kept', { timeout: 30_000 }, async () => {
   const { repo, store, mem } = setup();
   write(repo, 'a.txt');
