@@ -1,6 +1,6 @@
 import { after, test } from 'node:test';
 import * as assert from 'node:assert/strict';
-import { chmodSync, existsSync, mkdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, readFileSync, rmSync, symlinkSync, watch, writeFileSync } from 'node:fs';
 import * as path from 'node:path';
 import { commitMessage, isLikelySecret, saveAndCommit, SUBJECT_MAX } from '../../src/core/commit';
 import { CheckpointStore } from '../../src/core/store';
@@ -203,6 +203,30 @@ test('a hanging pre-commit hook stops at the time limit with its processes: the 
   assert.ok(existsSync(path.join(mem, 'checkpoint-slow.md')));
   const pids = readFileSync(pidFile, 'utf8').split('\n').filter(Boolean).map(Number);
   assert.equal(pids.length, 2);
+  await Promise.all(pids.map((pid) => ended(pid)));
+});
+
+test('Cancel while a pre-commit hook runs stops it with its processes and puts everything back', { timeout: 30_000 }, async () => {
+  const { repo, store } = setup();
+  write(repo, 'a.txt');
+  const pidFile = path.join(repo, '.git', 'hook-pids');
+  preCommit(repo, `sleep 90 &\necho $$ $! > "${pidFile}.tmp"\nmv "${pidFile}.tmp" "${pidFile}"\nwait`);
+  const before = { index: readFileSync(path.join(repo, '.git', 'index')), head: head(repo) };
+  const cancel = new AbortController();
+  // Cancel once the hook has started its sleep (the pid file appears).
+  const watcher = watch(path.join(repo, '.git'), (_event, file) => {
+    if (file === 'hook-pids' && existsSync(pidFile)) cancel.abort();
+  });
+  try {
+    const r = await saveAndCommit(store, { name: 'canceled', leftOff: 'x' }, { env, signal: cancel.signal });
+    assert.equal(r.commitError?.message, 'Not committed: canceled; nothing was staged or committed.');
+  } finally {
+    watcher.close();
+  }
+  assert.equal(head(repo), before.head);
+  assert.ok(readFileSync(path.join(repo, '.git', 'index')).equals(before.index));
+  assert.ok(!existsSync(path.join(repo, '.git', 'index.lock')));
+  const pids = readFileSync(pidFile, 'utf8').trim().split(' ').map(Number);
   await Promise.all(pids.map((pid) => ended(pid)));
 });
 
