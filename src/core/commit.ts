@@ -161,9 +161,16 @@ function timeLimitReached(err: GitTimeoutError, what: string): CommitError {
   );
 }
 
-/** The folder as the file system knows it (symlinks resolved), so that it compares with git's top folder. */
+/**
+ * The folder as the file system knows it (symlinks resolved), so that it compares with git's top folder; a folder
+ * not made yet is resolved through the nearest one that exists.
+ */
 async function realFolder(dir: string): Promise<string> {
-  return fs.realpath(dir).catch(() => path.resolve(dir));
+  const abs = path.resolve(dir);
+  const real = await fs.realpath(abs).catch(() => undefined);
+  if (real) return real;
+  const parent = path.dirname(abs);
+  return parent === abs ? abs : path.join(await realFolder(parent), path.basename(abs));
 }
 
 /**
