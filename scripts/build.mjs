@@ -1,4 +1,4 @@
-// Bundles the extension, the CLI (its entry, the whole CLI and the hook's own bundle), the CLI's MCP server and the commit module with esbuild and type-checks the project.
+// Bundles the extension, the CLI (its entry, the whole CLI and the hook's own bundle) and the CLI's MCP server with esbuild and type-checks the project.
 // Usage: node scripts/build.mjs [--production] [--no-typecheck] [--metafile]
 import * as esbuild from 'esbuild';
 import { execFileSync } from 'node:child_process';
@@ -33,17 +33,6 @@ const mcpServerApart = {
   name: 'mcp-server-apart',
   setup(build) {
     build.onResolve({ filter: /[\\/]mcpServer$/ }, () => ({ path: './mcpServer.js', external: true }));
-  },
-};
-
-/**
- * Save and Commit requires src/core/commit.ts at run time as dist/commit.js (src/commitModule.ts): simple-git stays
- * out of dist/cli.js and dist/extension.js.
- */
-const commitApart = {
-  name: 'commit-apart',
-  setup(build) {
-    build.onResolve({ filter: /^\.\/core\/commit$/ }, () => ({ path: './commit.js', external: true }));
   },
 };
 
@@ -122,7 +111,7 @@ async function buildExtension() {
       entryPoints: ['src/extension.ts'],
       outdir: esm,
       chunkNames: 'ext-[name]-[hash]',
-      plugins: [importedOnce, commitApart, lazyApart],
+      plugins: [importedOnce, lazyApart],
     });
     const { platform, target, minify, sourcemap, logLevel, absWorkingDir } = common;
     await esbuild.build({
@@ -143,7 +132,7 @@ const cliBundle = (entry, outfile) => ({
   entryPoints: [entry],
   outfile,
   define: { CHECKPOINT_VERSION: JSON.stringify(version) },
-  plugins: [importedOnce, mcpServerApart, commitApart, lazyApart],
+  plugins: [importedOnce, mcpServerApart, lazyApart],
 });
 
 const results = await Promise.all([
@@ -152,7 +141,6 @@ const results = await Promise.all([
   esbuild.build({ ...common, entryPoints: ['src/cliEntry.ts'], outfile: 'dist/cli.js', banner: { js: '#!/usr/bin/env node' }, plugins: [cliApart] }),
   esbuild.build(cliBundle('src/hookCli.ts', 'dist/hook.js')),
   esbuild.build({ ...common, entryPoints: ['src/mcpServer.ts'], outfile: 'dist/mcpServer.js', define: { CHECKPOINT_VERSION: JSON.stringify(version) }, plugins: [importedOnce, lazyApart] }),
-  esbuild.build({ ...common, entryPoints: ['src/core/commit.ts'], outfile: 'dist/commit.js', plugins: [importedOnce, lazyApart] }),
   ...Object.values(LAZY).map(({ entry, outfile }) => esbuild.build({ ...common, entryPoints: [entry], outfile, alias: { ...common.alias, ...PATCH_FREE } })),
 ]);
 

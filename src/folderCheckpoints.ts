@@ -11,7 +11,6 @@ import { CheckpointError, errorMessage } from './core/errors';
 import type { ResolvedMemoryDir } from './core/memoryDir';
 import { PromiseCache } from './core/promiseCache';
 import type { PullResult, PushResult } from './core/handoff';
-import { loadCommitModule } from './commitModule';
 import { loadCore } from './loadCore';
 import type { CheckpointStore, CheckpointSummary, ResumeResult, SaveInput, SaveResult } from './core/store';
 import { folderSetting, snapshotSetting } from './settings';
@@ -513,7 +512,7 @@ export class FolderCheckpoints implements vscode.Disposable {
   async commit(cp: Pick<Checkpoint, 'name' | 'description' | 'done'>, opts: Pick<CommitOptions, 'push' | 'signal'> = {}): Promise<CommitResult> {
     if (!this.host.trusted) throw new CheckpointError('Save and Commit runs git, which never runs in Restricted Mode: trust this workspace first.');
     const { memoryDir } = await this.store();
-    return loadCommitModule().commitWork(cp, { ...opts, cwd: this.folder.uri.fsPath, memoryDir });
+    return (await loadCore()).commitWork(cp, { ...opts, cwd: this.folder.uri.fsPath, memoryDir });
   }
 
   dispose(): void {

@@ -4,6 +4,7 @@
 export { AGENT_TOOLS, parseToolInput } from './agentTools';
 export { renderCheckpointBody } from './core/checkpoint';
 export { combine } from './core/combine';
+export { commitWork } from './core/commit';
 export { readBranch } from './core/git';
 export { resolveGitDir } from './core/gitDir';
 export { pullCheckpoints, pushCheckpoints } from './core/handoff';

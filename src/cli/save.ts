@@ -1,8 +1,7 @@
 import { CheckpointError, UsageError } from '../core/errors';
 import { resolveActivePlanFile } from '../core/stateIndex';
 import { CheckpointExistsError } from '../core/store';
-import type { SaveAndCommitResult } from '../core/commit';
-import { loadCommitModule } from '../commitModule';
+import { saveAndCommit, type SaveAndCommitResult } from '../core/commit';
 import { defineCommand } from './command';
 import { autoMemoryOffNotice } from '../core/wording';
 import { suggestName } from '../core/saveForm';
@@ -22,11 +21,13 @@ suggests (the plan's, else the branch's), printed first.
   --plan PATH       the plan file; step N of M is read from its checklist
   --force           overwrite an existing checkpoint of that name (the previous version goes to the trash)
   --commit          then commit the work tree: checkpoint(<name>): <left off>, Done as the body; likely secrets
-                    (.env*, *.pem, *.key, id_rsa*, *.p12) and the memory folder are left out (and listed).
-                    When git refuses (nothing to commit, a failing pre-commit hook, a detached HEAD, a merge or
-                    rebase in progress, no user.email), the checkpoint stays saved and the git index is left as
-                    it was; the exit code is 0, since the checkpoint was written (exit 1 means nothing written),
-                    and stderr (and --json's commitError) says why nothing was committed.
+                    (.env*, SSH keys, *.pem, *.key, *.p12, keystores, credential files such as .npmrc, .netrc,
+                    .aws/credentials) and the memory folder are left out (and listed; a commit a pre-commit
+                    hook filled with one is undone). When git refuses (nothing to commit, a failing or hanging
+                    pre-commit hook, a detached HEAD, a merge or rebase in progress, no user.email), the
+                    checkpoint stays saved and the git index is left as it was; the exit code is 0, since the
+                    checkpoint was written (exit 1 means nothing written), and stderr (and --json's
+                    commitError) says why nothing was committed.
   --push            with --commit: then push (to the upstream, else origin, setting the upstream); a failed
                     push keeps the commit and is a warning on stderr (--json: commit.pushError)
   --no-snapshot     do not record a code snapshot (by default, in a git repository, the work tree's tracked
@@ -71,7 +72,6 @@ suggests (the plan's, else the branch's), printed first.
         snapshot: { enabled: values['no-snapshot'] !== true },
       };
       if (values.commit) {
-        const { saveAndCommit } = loadCommitModule();
         committed = await saveAndCommit(store, input, { push: values.push === true });
         r = committed.save;
       } else {

@@ -1,31 +1,50 @@
 import { promises as fs } from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import type { SimpleGit } from 'simple-git';
 import { NONE, oneLine, type Checkpoint } from './checkpoint';
 import { CheckpointError, errorMessage } from './errors';
-import { isInside } from './files';
-import { ENV_KEEP, readCommitState, type CommitState } from './git';
+import { isInside, writeFileAtomic } from './files';
+import { GitTimeoutError, NO_HOOKS, readCommitState, runGit, type CommitState } from './git';
 import type { CheckpointStore, SaveInput, SaveResult } from './store';
 
-// Seed 002's end of a session: after saving, commit the work with a conventional message. Reads go through git.ts's
-// direct spawn, writes through simple-git (git.ts says why), loaded here on first use only.
+// Seed 002's end of a session: after saving, commit the work with a conventional message. Every git call goes
+// through git.ts's runner, which stops git and the hooks it started at the time limit.
 
 /** Longest subject line of the commit message. */
 export const SUBJECT_MAX = 72;
-/** Time limit of a git call without output (a pre-commit hook or a push may take a while; none may hang). */
+/** Time limit of one git call (a pre-commit hook or a push may take a while; none may hang). */
 export const GIT_WRITE_TIMEOUT_MS = 120_000;
 
-/** File names that likely hold secrets (`.env*`, `*.pem`, `*.key`, `id_rsa*`, `*.p12`): never staged. */
-const SECRET_NAME = /^(?:\.env.*|id_rsa.*|.*\.(?:pem|key|p12))$/is;
+/**
+ * File names that likely hold secrets, matched lowercased. Taken from published lists: gitrob's sensitive-file patterns
+ * as the npm package ban-sensitive-files keeps them (git-deny-patterns.json: SSH keys, key and certificate bundles,
+ * PuTTY keys, password stores, VPN profiles, shell histories, .netrc, .htpasswd, .s3cfg, .env) and gitleaks'
+ * `pkcs12-file` rule (*.p12, *.pfx); then the credential files of common tools (npm, git, AWS, RubyGems, Docker,
+ * PostgreSQL, PyPI, Google Cloud, Terraform state, Java keystores) and backup copies of key files (`*.key.bak`,
+ * `*.pem.orig`). gitrob's broad entries that name ordinary source files (`settings.py`, `schema.rb`, `*.log`,
+ * `*.sql`, any name holding "password" or "backup") are not taken: what is left out is never committed.
+ */
+const SECRET_NAMES: readonly RegExp[] = [
+  /^\.env(?:\..*)?$/,
+  /^id_(?:rsa|dsa|ecdsa|ed25519)(?:_sk)?(?:\..*)?$/,
+  /^.+_(?:rsa|dsa|ecdsa|ed25519)$/,
+  /\.(?:pem|key|keypair|p12|pfx|pkcs12|ppk|jks|keystore|keyring|kdb|kdbx|agilekeychain|keychain|kwallet|ovpn|tfstate)(?:\.(?:bak|backup|old|orig|save|tmp)|~)?$/,
+  /^(?:\.npmrc|[._]netrc|\.git-credentials|\.pgpass|\.htpasswd|\.s3cfg|\.pypirc|\.dockercfg|credentials\.json|otr\.private_key)$/,
+  /^\.(?:bash_|zsh_|mysql_|psql_|irb_)?history$/,
+  /^(?:service[-_]?account|client_secret).*\.json$/,
+];
+/** Credential files known by their folder (`~/.aws/credentials`, `~/.gem/credentials`, `~/.docker/config.json`). */
+const SECRET_PATHS = /(?:^|\/)(?:\.aws\/credentials|\.gem\/credentials|\.docker\/config\.json)$/;
 
-/** True for a path whose file name looks like a secret (case-insensitive). */
+/** True for a path whose file name looks like a secret (case-insensitive): never committed, never in a snapshot. */
 export function isLikelySecret(file: string): boolean {
-  return SECRET_NAME.test(path.posix.basename(file.replace(/\\/g, '/')));
+  const rel = file.replace(/\\/g, '/').toLowerCase();
+  const name = path.posix.basename(rel);
+  return SECRET_PATHS.test(rel) || SECRET_NAMES.some((re) => re.test(name));
 }
 
 /** Why a commit did not happen; `output` carries what git (or its hook) said. */
-export type CommitProblem = 'not-a-repository' | 'detached' | 'in-progress' | 'no-email' | 'staged-secret' | 'nothing' | 'hook' | 'failed';
+export type CommitProblem = 'not-a-repository' | 'detached' | 'in-progress' | 'no-email' | 'staged-secret' | 'nothing' | 'hook' | 'timeout' | 'failed';
 
 export class CommitError extends CheckpointError {
   constructor(
@@ -80,31 +99,19 @@ export function commitMessage(cp: Pick<Checkpoint, 'name' | 'description' | 'don
   return body.length ? `${subject}\n\n${body.join('\n')}\n` : `${subject}\n`;
 }
 
-/** Environment variables git may see for a write: the read path's, plus what a push needs to authenticate. */
-const WRITE_ENV_KEEP = [...ENV_KEEP, 'SSH_AUTH_SOCK', 'HTTP_PROXY', 'HTTPS_PROXY', 'NO_PROXY', 'http_proxy', 'https_proxy', 'no_proxy'];
+/** Variables a push needs to authenticate, beside those git always sees (git.ts's ENV_KEEP). */
+const PUSH_ENV_KEEP = ['SSH_AUTH_SOCK', 'HTTP_PROXY', 'HTTPS_PROXY', 'NO_PROXY', 'http_proxy', 'https_proxy', 'no_proxy'];
 
-function writeEnv(source: NodeJS.ProcessEnv): Record<string, string> {
-  const env: Record<string, string> = { GIT_TERMINAL_PROMPT: '0', GIT_LITERAL_PATHSPECS: '1' };
-  for (const k of WRITE_ENV_KEEP) {
-    const v = source[k];
+/** Runs git in `root` for a commit: each call with the time limit and `signal`, any non-zero exit an error. */
+function writer(root: string, opts: CommitOptions): (args: string[]) => Promise<string> {
+  const envFrom = opts.env ?? process.env;
+  const env: Record<string, string> = { GIT_LITERAL_PATHSPECS: '1' };
+  for (const k of PUSH_ENV_KEEP) {
+    const v = envFrom[k];
     if (v !== undefined) env[k] = v;
   }
-  return env;
-}
-
-/** A simple-git instance for writes in `root`: every call has a time limit and a non-zero exit is an error. */
-function writer(root: string, opts: CommitOptions): SimpleGit {
-  const { simpleGit } = require('simple-git') as typeof import('simple-git');
-  const git = simpleGit({
-    baseDir: root,
-    maxConcurrentProcesses: 1,
-    trimmed: false,
-    timeout: { block: opts.timeoutMs ?? GIT_WRITE_TIMEOUT_MS },
-    ...(opts.signal ? { abort: opts.signal } : {}),
-    // Any non-zero exit fails, with everything git and its hooks printed (simple-git alone ignores a silent failure).
-    errors: (error, result) => (error ?? (result.exitCode ? Buffer.concat([...result.stdOut, ...result.stdErr]) : undefined)),
-  });
-  return git.env(writeEnv(opts.env ?? process.env));
+  const timeoutMs = opts.timeoutMs ?? GIT_WRITE_TIMEOUT_MS;
+  return (args) => runGit(root, args, { env, envFrom, timeoutMs, signal: opts.signal, failOnExitCode: true });
 }
 
 /** What this commit stages: changed paths except the memory folder and likely secrets, which are listed. */
@@ -146,18 +153,61 @@ function refuseState(state: CommitState, memoryDir: string): void {
   }
 }
 
+/** A git call (and the hook or filter it ran) stopped at its time limit. */
+function timeLimitReached(err: GitTimeoutError, what: string): CommitError {
+  return new CommitError(
+    'timeout',
+    `Not committed: the time limit of ${Math.round(err.ms / 1000)} s was reached while ${what} ran; it was stopped with every process it started, and nothing was staged or committed.`,
+  );
+}
+
+/**
+ * The folder as the file system knows it (symlinks resolved), so that it compares with git's top folder; a folder
+ * not made yet is resolved through the nearest one that exists.
+ */
+async function realFolder(dir: string): Promise<string> {
+  const abs = path.resolve(dir);
+  const real = await fs.realpath(abs).catch(() => undefined);
+  if (real) return real;
+  const parent = path.dirname(abs);
+  return parent === abs ? abs : path.join(await realFolder(parent), path.basename(abs));
+}
+
+/**
+ * The index file as it is now, to put back byte for byte when a commit fails: intent-to-add entries, the
+ * assume-unchanged and skip-worktree bits and a sparse checkout survive, which a `read-tree` of the staged tree loses.
+ */
+async function saveIndex(git: (args: string[]) => Promise<string>, root: string): Promise<() => Promise<void>> {
+  const [indexPath] = (await git(['rev-parse', '--git-path', 'index'])).split('\n');
+  const file = path.resolve(root, indexPath);
+  const lock = `${file}.lock`;
+  const bytes = await fs.readFile(file).catch(() => undefined);
+  const lockedBefore = await fs.stat(lock).then(() => true, () => false);
+  return async () => {
+    if (bytes) await writeFileAtomic(file, bytes);
+    else await fs.rm(file, { force: true });
+    // git killed at the time limit (or canceled) leaves its lock behind: the lock is this commit's own.
+    if (!lockedBefore) await fs.rm(lock, { force: true });
+  };
+}
+
 /**
  * Commits the work tree of the repository holding `opts.cwd`: every changed path except likely secrets (listed in
  * `leftOut`) and the memory folder, with {@link commitMessage}. Refuses, changing nothing, on a detached HEAD, a
- * merge or rebase in progress, no user.email, or nothing to commit. When the commit fails (a pre-commit hook), the
- * index is put back as it was and the hook's output is in the error. A failed push keeps the commit (`pushError`).
+ * merge or rebase in progress, no user.email, or nothing to commit. When the commit fails (a pre-commit hook, the
+ * time limit), the index file is put back byte for byte and the hook's output is in the error. A commit that holds a
+ * likely secret or a checkpoint all the same (a pre-commit hook that stages everything) is undone. A failed push
+ * keeps the commit (`pushError`).
  */
 export async function commitWork(cp: Pick<Checkpoint, 'name' | 'description' | 'done'>, opts: CommitOptions): Promise<CommitResult> {
   const state = await readCommitState(opts.cwd).catch((err: unknown) => {
     throw new CommitError('not-a-repository', errorMessage(err));
   });
-  refuseState(state, opts.memoryDir);
-  const { stage, leftOut } = planStaging(state, opts.memoryDir);
+  // git names the top folder with symlinks resolved: so is the memory folder, or a link to it hides it.
+  const resolved: CommitState = { ...state, root: await realFolder(state.root) };
+  const memoryDir = await realFolder(opts.memoryDir);
+  refuseState(resolved, memoryDir);
+  const { stage, leftOut } = planStaging(resolved, memoryDir);
   const alreadyStaged = state.entries.some((e) => e.staged);
   const skipped = leftOut.length ? ` (left out as likely secrets: ${leftOut.join(', ')})` : '';
   if (stage.length === 0 && !alreadyStaged) throw new CommitError('nothing', `Nothing to commit${skipped}.`);
@@ -165,35 +215,56 @@ export async function commitWork(cp: Pick<Checkpoint, 'name' | 'description' | '
   const git = writer(state.root, opts);
   const tmp = await fs.mkdtemp(path.join(os.tmpdir(), 'checkpoint-commit-'));
   try {
-    // The index as it was, to put back when the commit fails after staging.
-    const before = (await git.raw(['write-tree'])).trim();
-    const restore = async (): Promise<void> => {
-      await writer(state.root, { ...opts, signal: undefined })
-        .raw(['read-tree', before])
-        .catch(() => undefined);
-    };
+    const restore = await saveIndex(git, state.root);
+    const undo = async (): Promise<void> => restore().catch(() => undefined);
     try {
       if (stage.length) {
         const list = path.join(tmp, 'pathspec');
         await fs.writeFile(list, `${stage.join('\0')}\0`);
-        await git.raw(['add', '--all', `--pathspec-from-file=${list}`, '--pathspec-file-nul']);
+        await git(['add', '--all', `--pathspec-from-file=${list}`, '--pathspec-file-nul']);
       }
-      const committed = (await git.raw(['diff', '--cached', '--no-renames', '--name-only', '-z'])).split('\0').filter((p) => p !== '');
-      if (committed.length === 0) {
-        await restore();
+      const staged = (await git(['diff', '--cached', '--no-renames', '--name-only', '-z'])).split('\0').filter((p) => p !== '');
+      if (staged.length === 0) {
+        await undo();
         throw new CommitError('nothing', `Nothing to commit${skipped}.`);
       }
+      const parent = await git(['rev-parse', '--verify', '-q', 'HEAD']).then((s) => s.trim(), () => '');
       const message = path.join(tmp, 'message');
       await fs.writeFile(message, commitMessage(cp));
       try {
-        await git.raw(['commit', '--quiet', '--cleanup=whitespace', `--file=${message}`]);
+        await git(['commit', '--quiet', '--cleanup=whitespace', `--file=${message}`]);
       } catch (err) {
-        await restore();
+        await undo();
+        const ran = state.preCommitHook ? 'the pre-commit hook' : 'git commit';
+        if (err instanceof GitTimeoutError) throw timeLimitReached(err, ran);
         const output = errorMessage(err);
+        if (opts.signal?.aborted) throw new CommitError('failed', 'Not committed: canceled; nothing was staged or committed.');
         if (state.preCommitHook) throw new CommitError('hook', 'Not committed: the pre-commit hook failed; nothing was staged or committed. Its output:', output);
         throw new CommitError('failed', 'Not committed: git commit failed; nothing was staged or committed.', output);
       }
-      const hash = (await git.raw(['rev-parse', 'HEAD'])).trim();
+      // The commit exists from here on: no failure puts the index back any more (every error below is a CommitError).
+      let hash: string;
+      let committed: string[];
+      try {
+        hash = (await git(['rev-parse', 'HEAD'])).trim();
+        // What the commit holds, not what was staged before it: a pre-commit hook may have staged more.
+        committed = (await git(['diff-tree', '--root', '--no-commit-id', '--no-renames', '--name-only', '-r', '-z', hash])).split('\0').filter((p) => p !== '');
+      } catch (err) {
+        throw new CommitError('failed', 'Committed, but git could not say what the commit holds: check it with git show --stat HEAD.', errorMessage(err));
+      }
+      const held = committed.filter((p) => isLikelySecret(p) || isInside(memoryDir, path.resolve(resolved.root, p)));
+      if (held.length) {
+        const what = `the pre-commit hook staged ${held.join(', ')}, which ${held.length > 1 ? 'look' : 'looks'} like a secret or a checkpoint`;
+        // Back to the commit before, only if the branch still points at this one; then the index as it was.
+        const reason = 'checkpoint: undo a commit that held likely secrets';
+        const undone = await git([...NO_HOOKS, 'update-ref', '-m', reason, ...(parent ? ['HEAD', parent, hash] : ['-d', 'HEAD', hash])]).then(
+          () => true,
+          () => false,
+        );
+        if (!undone) throw new CommitError('staged-secret', `Committed ${hash.slice(0, 7)}, but ${what}, and it could not be undone: undo it with git reset --soft HEAD~1.`);
+        await undo();
+        throw new CommitError('staged-secret', `Not committed: ${what}; the commit was undone and the index put back as it was.`);
+      }
       const result: CommitResult = { hash, branch: state.branch, subject: commitMessage(cp).split('\n')[0], leftOut, committed, pushed: false };
       if (opts.push) {
         try {
@@ -206,7 +277,8 @@ export async function commitWork(cp: Pick<Checkpoint, 'name' | 'description' | '
       return result;
     } catch (err) {
       if (err instanceof CommitError) throw err;
-      await restore();
+      await undo();
+      if (err instanceof GitTimeoutError) throw timeLimitReached(err, 'git');
       throw new CommitError('failed', `Not committed: ${opts.signal?.aborted ? 'canceled' : 'git failed'}; nothing was staged or committed.`, errorMessage(err));
     }
   } finally {
@@ -215,20 +287,20 @@ export async function commitWork(cp: Pick<Checkpoint, 'name' | 'description' | '
 }
 
 /** Pushes the current branch: to its upstream, else to `origin` (or the only remote), setting the upstream. */
-async function push(git: SimpleGit, branch: string): Promise<void> {
-  const upstream = await git.raw(['rev-parse', '--abbrev-ref', '--symbolic-full-name', '@{upstream}']).then(
+async function push(git: (args: string[]) => Promise<string>, branch: string): Promise<void> {
+  const upstream = await git(['rev-parse', '--abbrev-ref', '--symbolic-full-name', '@{upstream}']).then(
     (s) => s.trim(),
     () => '',
   );
   if (upstream) {
-    await git.raw(['push', '--quiet']);
+    await git(['push', '--quiet']);
     return;
   }
-  const remotes = (await git.raw(['remote'])).split('\n').filter((r) => r !== '');
+  const remotes = (await git(['remote'])).split('\n').filter((r) => r !== '');
   const remote = remotes.includes('origin') ? 'origin' : remotes.length === 1 ? remotes[0] : undefined;
   if (!remote) throw new Error(remotes.length ? `no upstream and several remotes (${remotes.join(', ')}); push once with git push -u <remote> ${branch}` : 'no remote to push to');
   // The remote's name comes from the repository's config; after `--` it can only be read as the repository.
-  await git.raw(['push', '--quiet', '--set-upstream', '--', remote, 'HEAD']);
+  await git(['push', '--quiet', '--set-upstream', '--', remote, 'HEAD']);
 }
 
 export interface SaveAndCommitResult {

@@ -43,7 +43,7 @@ export function preloadAtomicWrite(): void {
  * Writes `content` to `file` atomically: a temp file in the same folder, fsync, then rename.
  * A reader sees the old or the new file, never a torn one. Never writes through a symlink.
  */
-export async function writeFileAtomic(file: string, content: string): Promise<void> {
+export async function writeFileAtomic(file: string, content: string | Uint8Array): Promise<void> {
   await assertNotSymlink(file);
   // The new file keeps the old one's permissions (a private 0600 MEMORY.md stays private).
   const previousMode = await fs.stat(file).then((st) => st.mode & 0o777, () => undefined);
@@ -54,7 +54,7 @@ export async function writeFileAtomic(file: string, content: string): Promise<vo
   const handle = await fs.open(tmp, 'wx', 0o644);
   try {
     if (previousMode !== undefined) await handle.chmod(previousMode);
-    await handle.writeFile(content, 'utf8');
+    await handle.writeFile(content, typeof content === 'string' ? 'utf8' : undefined);
     await handle.sync();
   } catch (err) {
     await handle.close().catch(() => undefined);

@@ -4,18 +4,13 @@ import * as path from 'node:path';
 import { CheckpointError, errorMessage } from './errors';
 import { printable } from './names';
 
-// Two ways to run git, on purpose:
-// - Reads (status, branch, the state a commit checks first) spawn git directly through `gitIn` below: they run on
-//   every save and in the editor on every HEAD change, and loading simple-git with its per-command machinery cost
-//   ~12 ms per CLI run (and its 50 ms exit timer kept the process alive), which the save and list budgets of
-//   `npm run bench` do not allow.
-// - Writes (stage, commit, push, the index rollback: commit.ts) go through simple-git, required lazily by those
-//   commands only: its argument handling and unsafe-option checks (≥ 3.36 for the injection fixes) guard the calls
-//   that change a repository, user text reaches git only through a file, and each call has a time limit.
-// - The code snapshot's plumbing (snapshot.ts, handoff.ts: a temporary index, commit-tree, update-ref and push/fetch
-//   of refs under refs/checkpoints/ only) runs on every save, so it uses `runGit` below with NO_HOOKS: every
-//   argument is built by the product, a checkpoint name enters a ref only after `git check-ref-format`, a remote
-//   only when it is a configured remote's name and after `--`, and each call has a time limit.
+// One way to run git: `runGitBytes` below spawns git directly, in a process group of its own, with a time limit
+// after which the whole group (git and any hook or filter it started) is killed. Reads (status, branch, the state a
+// commit checks first), the code snapshot's plumbing (snapshot.ts, handoff.ts, with NO_HOOKS) and the writes of
+// Save and Commit (commit.ts: stage, commit, push, the index rollback) all go through it. simple-git was used for
+// the writes once; it kills git at its time limit but not the hook git started, so a hanging pre-commit hook kept a
+// save alive long after the limit. Every argument is built by the product: user text reaches git only through a
+// file, stdin or after `--`, a checkpoint name enters a ref only after `git check-ref-format`.
 
 export interface GitState {
   /** Current branch; `HEAD (detached at <sha>)` when detached; '' when not a repository or git is unusable. */
@@ -35,10 +30,10 @@ const isCommitHex = (s: string): boolean => s.length >= 4 && s.length <= 40 && /
 /** Environment variables git may see: enough to find itself and the user's config, nothing that names a program. */
 export const ENV_KEEP = ['PATH', 'HOME', 'USERPROFILE', 'LANG', 'LC_ALL', 'TMPDIR', 'TEMP', 'TMP', 'XDG_CONFIG_HOME', 'SYSTEMROOT', 'ComSpec'];
 
-function gitEnv(): Record<string, string> {
+function gitEnv(source: NodeJS.ProcessEnv = process.env): Record<string, string> {
   const env: Record<string, string> = { GIT_TERMINAL_PROMPT: '0', GIT_OPTIONAL_LOCKS: '0' };
   for (const k of ENV_KEEP) {
-    const v = process.env[k];
+    const v = source[k];
     if (v !== undefined) env[k] = v;
   }
   return env;
@@ -74,6 +69,15 @@ export interface GitRunOptions {
   input?: string | Buffer;
   /** Kill git (and fail with GitTimeoutError) after this many milliseconds; default {@link GIT_TIMEOUT_MS}. */
   timeoutMs?: number;
+  /** The environment git's own variables ({@link ENV_KEEP}) are taken from; default this process's. */
+  envFrom?: NodeJS.ProcessEnv;
+  /** Kills git and the processes it started, and fails with "canceled" (the editor's Cancel). */
+  signal?: AbortSignal;
+  /**
+   * Any non-zero exit fails, with everything git printed (stdout and stderr: a hook may write to either) as the
+   * error's message. By default a failure needs a non-zero exit *and* stderr output.
+   */
+  failOnExitCode?: boolean;
 }
 
 /**
@@ -82,31 +86,39 @@ export interface GitRunOptions {
  */
 export const NO_HOOKS = ['-c', `core.hooksPath=${devNull}`];
 
+/** How to stop each git call still running: a process that exits (a hook that gives up) takes their groups along. */
+const running = new Set<() => void>();
+let killOnExit = false;
+
 /**
  * Runs git once and resolves with its raw stdout. Never runs a repository's fsmonitor hook (a `.git/config` could
  * name any command there), never prompts, and does not inherit variables such as EDITOR or GIT_PAGER.
  *
- * It keeps the semantics of simple-git's `raw()`, which this replaced (loading simple-git and its per-command
- * machinery cost ~12 ms per CLI run, and its 50 ms exit timer kept the process alive after the work): a folder
- * that does not exist throws at once; a command fails when git exits non-zero *and* wrote to stderr (the error's
- * message is that stderr), otherwise it resolves with stdout; it completes on 'close', or 50 ms after 'exit'
- * when a grandchild (a hook) keeps the pipes open.
+ * A folder that does not exist throws at once; a command fails when git exits non-zero *and* wrote to stderr (the
+ * error's message is that stderr; `failOnExitCode`: any non-zero exit), otherwise it resolves with stdout; it
+ * completes on 'close', or 50 ms after 'exit' when a grandchild (a hook) keeps the pipes open.
  *
  * Every call has a time limit (`timeoutMs`): git runs in a process group of its own, and the whole group (git and
  * whatever filter or hook it started) is killed when the limit passes; the call then fails with GitTimeoutError.
+ * The same happens on `signal`'s abort, and to every call still running when this process exits.
  * Callers pass arguments they built themselves: user text goes after `--`, through stdin, or is checked first.
  */
 export function runGitBytes(cwd: string, args: string[], opts: GitRunOptions = {}): Promise<Buffer> {
   if (!statSync(cwd, { throwIfNoEntry: false })?.isDirectory()) {
     return Promise.reject(new CheckpointError(`Cannot run git in ${cwd}: the folder does not exist.`));
   }
-  const env = opts.env ? { ...gitEnv(), ...opts.env } : gitEnv();
+  if (opts.signal?.aborted) return Promise.reject(new CheckpointError('canceled'));
+  const env = { ...gitEnv(opts.envFrom), ...opts.env };
   const timeoutMs = opts.timeoutMs ?? GIT_TIMEOUT_MS;
   return new Promise((resolve, reject) => {
     // node:child_process is loaded on first use: commands that never run git do not pay for it.
     const { spawn } = require('node:child_process') as typeof import('node:child_process');
     const group = process.platform !== 'win32';
     const stdin = opts.input === undefined ? 'ignore' : 'pipe';
+    if (!killOnExit) {
+      killOnExit = true;
+      process.on('exit', () => running.forEach((kill) => kill()));
+    }
     const child = spawn('git', ['-c', 'core.fsmonitor=false', ...args], { cwd, env, windowsHide: true, detached: group, stdio: [stdin, 'pipe', 'pipe'] });
     const out: Buffer[] = [];
     const err: Buffer[] = [];
@@ -115,24 +127,37 @@ export function runGitBytes(cwd: string, args: string[], opts: GitRunOptions = {
       if (settled) return;
       settled = true;
       clearTimeout(timer);
+      opts.signal?.removeEventListener('abort', onAbort);
+      running.delete(killGroup);
       fn();
     };
-    const timer = setTimeout(() => {
+    /** Kills git's whole process group: git and every hook or filter it started. */
+    const killGroup = (): void => {
+      try {
+        if (group && child.pid !== undefined) process.kill(-child.pid, 'SIGKILL');
+        else child.kill('SIGKILL');
+      } catch {
+        child.kill('SIGKILL');
+      }
+      child.stdout!.destroy();
+      child.stderr!.destroy();
+    };
+    const stop = (error: Error): void =>
       settle(() => {
-        try {
-          if (group && child.pid !== undefined) process.kill(-child.pid, 'SIGKILL');
-          else child.kill('SIGKILL');
-        } catch {
-          child.kill('SIGKILL');
-        }
-        child.stdout!.destroy();
-        child.stderr!.destroy();
-        reject(new GitTimeoutError(timeoutMs));
+        killGroup();
+        reject(error);
       });
-    }, timeoutMs);
+    const timer = setTimeout(() => stop(new GitTimeoutError(timeoutMs)), timeoutMs);
     timer.unref();
+    const onAbort = (): void => stop(new CheckpointError('canceled'));
+    opts.signal?.addEventListener('abort', onAbort, { once: true });
+    running.add(killGroup);
     const finish = (code: number | null): void =>
-      settle(() => (code && err.length ? reject(new Error(Buffer.concat(err).toString('utf8'))) : resolve(Buffer.concat(out))));
+      settle(() => {
+        if (code && opts.failOnExitCode) reject(new Error(Buffer.concat([...out, ...err]).toString('utf8') || `git exited with code ${code}`));
+        else if (code && err.length) reject(new Error(Buffer.concat(err).toString('utf8')));
+        else resolve(Buffer.concat(out));
+      });
     child.stdout!.on('data', (d: Buffer) => out.push(d));
     child.stderr!.on('data', (d: Buffer) => err.push(d));
     child.on('error', (e) => settle(() => reject(e)));

@@ -274,3 +274,19 @@ export async function mapLimit<T, R>(items: readonly T[], limit: number, fn: (it
   await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker));
   return out;
 }
+
+/** Resolves once process `pid` has ended (a zombie waiting for its parent counts as ended); fails after 5 s. */
+export async function ended(pid: number): Promise<void> {
+  const alive = (): boolean => {
+    let stat: string;
+    try {
+      stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    } catch {
+      return false;
+    }
+    // The state follows the command name in parentheses (which may itself hold ") ").
+    return stat.slice(stat.lastIndexOf(')') + 2, stat.lastIndexOf(')') + 3) !== 'Z';
+  };
+  for (let i = 0; i < 100 && alive(); i++) await new Promise((r) => setTimeout(r, 50));
+  if (alive()) throw new Error(`process ${pid} still runs`);
+}

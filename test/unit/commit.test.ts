@@ -1,10 +1,10 @@
 import { after, test } from 'node:test';
 import * as assert from 'node:assert/strict';
-import { chmodSync, existsSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, readFileSync, rmSync, symlinkSync, watch, writeFileSync } from 'node:fs';
 import * as path from 'node:path';
 import { commitMessage, isLikelySecret, saveAndCommit, SUBJECT_MAX } from '../../src/core/commit';
 import { CheckpointStore } from '../../src/core/store';
-import { git, makeRepo, removeDir, tempDirs } from '../support/fixtures';
+import { ended, git, makeRepo, removeDir, tempDirs } from '../support/fixtures';
 
 const temp = tempDirs();
 
@@ -41,8 +41,17 @@ const head = (repo: string): string => git(repo, 'rev-parse', 'HEAD').trim();
 const committedFiles = (repo: string): string[] => git(repo, 'show', '--no-renames', '--name-only', '--format=', 'HEAD').split('\n').filter(Boolean).sort();
 
 test('secret-looking file names', () => {
-  for (const p of ['.env', 'app/.env.local', '.ENV.production', 'keys/server.key', 'tls.PEM', 'id_rsa', 'a/id_rsa.pub', 'cert.p12']) assert.ok(isLikelySecret(p), p);
-  for (const p of ['env.ts', 'src/key.ts', 'keyboard.md', 'docs/pem.md', 'my.env', 'p12.txt']) assert.ok(!isLikelySecret(p), p);
+  const secrets = [
+    ...['.env', 'app/.env.local', '.ENV.production', 'keys/server.key', 'tls.PEM', 'id_rsa', 'a/id_rsa.pub', 'cert.p12'],
+    ...['id_ed25519', '.ssh/id_ecdsa', 'id_dsa', 'cert.pfx', '.npmrc', 'home/.netrc', '.git-credentials', '.aws/credentials'],
+    ...['credentials.json', 'gcp/service-account-prod.json', 'service_account.json', '.pgpass', 'infra/terraform.tfstate'],
+    ...['terraform.tfstate.backup', 'release.jks', 'app.keystore', 'old/server.key.bak', 'tls.pem.orig', 'deploy.ppk'],
+    ...['.htpasswd', '.s3cfg', 'client.ovpn', 'secrets.kdbx', '.bash_history', 'docker/.docker/config.json'],
+  ];
+  for (const p of secrets) assert.ok(isLikelySecret(p), p);
+  const plain = ['env.ts', 'src/key.ts', 'keyboard.md', 'docs/pem.md', 'my.env', 'p12.txt', 'src/credentials.ts', 'service.json'];
+  plain.push('docs/npmrc.md', 'main.tf', 'keystore.md', 'aws/config', 'credentials/README.md', 'settings.py', 'password-reset.ts', 'id.ts');
+  for (const p of plain) assert.ok(!isLikelySecret(p), p);
 });
 
 test('commit message: conventional subject of at most 72 characters, Done as the body', () => {
@@ -106,18 +115,119 @@ test('a failing pre-commit hook: its output shown, the index put back, the check
   assert.ok(existsSync(path.join(mem, 'checkpoint-hooked.md')));
 });
 
-test('a hanging pre-commit hook is stopped at the time limit: the index put back, the checkpoint kept', { timeout: 60_000 }, async () => {
+/** A pre-commit hook that runs `script` (sh). */
+function preCommit(repo: string, script: string): void {
+  write(repo, '.git/hooks/pre-commit', `#!/bin/sh\n${script}\n`);
+  chmodSync(path.join(repo, '.git/hooks/pre-commit'), 0o755);
+}
+
+test('a failed pre-commit hook leaves the index file byte for byte as it was: intent-to-add, assume-unchanged, skip-worktree, sparse checkout', async () => {
+  const { repo, store } = setup();
+  for (const f of ['a.txt', 'far/c.txt', 'near/d.txt']) write(repo, f);
+  git(repo, 'add', '.');
+  git(repo, 'commit', '-qm', 'files');
+  git(repo, 'sparse-checkout', 'set', 'near');
+  assert.ok(!existsSync(path.join(repo, 'far', 'c.txt')), 'far/ is outside the sparse checkout');
+  write(repo, 'planned.txt');
+  git(repo, 'add', '--intent-to-add', 'planned.txt');
+  git(repo, 'update-index', '--assume-unchanged', 'a.txt');
+  write(repo, 'near/d.txt', 'changed\n');
+  preCommit(repo, 'echo "lint failed" >&2\nexit 1');
+  const indexFile = path.join(repo, '.git', 'index');
+  const before = readFileSync(indexFile);
+  const r = await saveAndCommit(store, { name: 'sparse', leftOff: 'x' }, { env });
+  assert.equal(r.commitError?.problem, 'hook', r.commitError?.message);
+  assert.ok(readFileSync(indexFile).equals(before), 'the index file is the same, byte for byte');
+  assert.equal(git(repo, 'ls-files', '-t', '--', 'far/c.txt').trim(), 'S far/c.txt', 'skip-worktree kept');
+  assert.equal(git(repo, 'ls-files', '-v', '--', 'a.txt').trim(), 'h a.txt');
+  assert.match(git(repo, 'status', '--porcelain'), /^ A planned\.txt$/m);
+  assert.doesNotMatch(git(repo, 'status', '--porcelain'), /far\/c\.txt/, 'nothing outside the sparse checkout shows as deleted');
+});
+
+test('a workspace opened through a symlink: MEMORY.md and the checkpoints inside the repository are never committed', async () => {
+  const real = makeRepo({ dir: temp('checkpoint-repo-') });
+  const link = path.join(temp('checkpoint-link-'), 'workspace');
+  symlinkSync(real, link);
+  const mem = path.join(link, '.claude', 'memory');
+  const store = new CheckpointStore({ memoryDir: mem, cwd: link });
+  write(real, 'src/a.ts');
+  const r = await saveAndCommit(store, { name: 'linked', leftOff: 'x' }, { env });
+  assert.equal(r.commitError, undefined, r.commitError?.message);
+  assert.ok(existsSync(path.join(real, '.claude', 'memory', 'checkpoint-linked.md')));
+  assert.deepEqual(r.commit?.committed, ['src/a.ts']);
+  assert.deepEqual(committedFiles(real), ['src/a.ts']);
+});
+
+test('a pre-commit hook that stages a left-out secret (git add -A): the commit is undone, the index put back, and the message says so', async () => {
+  const { repo, store } = setup();
+  write(repo, 'src/a.ts');
+  write(repo, '.env', 'TOKEN=secret\n');
+  preCommit(repo, 'git add -A');
+  const before = { index: readFileSync(path.join(repo, '.git', 'index')), head: head(repo), count: git(repo, 'rev-list', '--count', '--branches') };
+  const r = await saveAndCommit(store, { name: 'sneaky', leftOff: 'x' }, { env });
+  assert.equal(r.commit, undefined, 'no commit is reported');
+  assert.equal(r.commitError?.problem, 'staged-secret');
+  assert.match(r.commitError!.message, /pre-commit hook staged .*\.env.*the commit was undone/);
+  assert.equal(head(repo), before.head);
+  assert.ok(readFileSync(path.join(repo, '.git', 'index')).equals(before.index));
+  assert.equal(git(repo, 'ls-files', '.env', '.claude'), '', 'nothing of it is tracked');
+  assert.equal(git(repo, 'rev-list', '--count', '--branches'), before.count);
+});
+
+test('in a repository without commits, a commit a pre-commit hook filled with a secret is undone too: the branch stays unborn', async () => {
+  const repo = makeRepo({ dir: temp('checkpoint-repo-'), commit: false });
+  const store = new CheckpointStore({ memoryDir: path.join(temp('checkpoint-mem-'), 'memory'), cwd: repo });
+  write(repo, 'a.txt');
+  write(repo, 'id_ed25519', 'KEY\n');
+  preCommit(repo, 'git add -A');
+  const r = await saveAndCommit(store, { name: 'first', leftOff: 'x' }, { env });
+  assert.equal(r.commitError?.problem, 'staged-secret', r.commitError?.message);
+  assert.match(r.commitError!.message, /staged id_ed25519.*the commit was undone/);
+  assert.equal(git(repo, 'branch', '--list'), '', 'no branch was made');
+  assert.equal(git(repo, 'ls-files'), '');
+});
+
+test('a hanging pre-commit hook stops at the time limit with its processes: the message says so, the index put back, the checkpoint kept', { timeout: 30_000 }, async () => {
   const { repo, store, mem } = setup();
   write(repo, 'a.txt');
-  // The hook outlasts the test's own time limit: only the commit's time limit ends the wait.
-  write(repo, '.git/hooks/pre-commit', '#!/bin/sh\necho "checking…" >&2\nsleep 90\n');
+  const pidFile = path.join(repo, '.git', 'hook-pids');
+  // The hook and the sleep it waits on outlast the test's own time limit: only the commit's time limit ends them.
+  write(repo, '.git/hooks/pre-commit', `#!/bin/sh\necho "checking…" >&2\necho $$ >> "${pidFile}"\nsleep 90 &\necho $! >> "${pidFile}"\nwait\n`);
   chmodSync(path.join(repo, '.git/hooks/pre-commit'), 0o755);
   const before = { index: index(repo), head: head(repo) };
   const r = await saveAndCommit(store, { name: 'slow', leftOff: 'x' }, { env, timeoutMs: 1_500 });
-  assert.ok(r.commitError, 'the commit is refused');
-  assert.match(r.commitError.message, /Not committed/);
+  assert.equal(r.commitError?.problem, 'timeout', r.commitError?.message);
+  assert.match(r.commitError.message, /Not committed: the time limit of 2 s was reached while the pre-commit hook ran/);
   assert.deepEqual({ index: index(repo), head: head(repo) }, before);
+  assert.ok(!existsSync(path.join(repo, '.git', 'index.lock')), 'no lock left behind: git works on');
   assert.ok(existsSync(path.join(mem, 'checkpoint-slow.md')));
+  const pids = readFileSync(pidFile, 'utf8').split('\n').filter(Boolean).map(Number);
+  assert.equal(pids.length, 2);
+  await Promise.all(pids.map((pid) => ended(pid)));
+});
+
+test('Cancel while a pre-commit hook runs stops it with its processes and puts everything back', { timeout: 30_000 }, async () => {
+  const { repo, store } = setup();
+  write(repo, 'a.txt');
+  const pidFile = path.join(repo, '.git', 'hook-pids');
+  preCommit(repo, `sleep 90 &\necho $$ $! > "${pidFile}.tmp"\nmv "${pidFile}.tmp" "${pidFile}"\nwait`);
+  const before = { index: readFileSync(path.join(repo, '.git', 'index')), head: head(repo) };
+  const cancel = new AbortController();
+  // Cancel once the hook has started its sleep (the pid file appears).
+  const watcher = watch(path.join(repo, '.git'), (_event, file) => {
+    if (file === 'hook-pids' && existsSync(pidFile)) cancel.abort();
+  });
+  try {
+    const r = await saveAndCommit(store, { name: 'canceled', leftOff: 'x' }, { env, signal: cancel.signal });
+    assert.equal(r.commitError?.message, 'Not committed: canceled; nothing was staged or committed.');
+  } finally {
+    watcher.close();
+  }
+  assert.equal(head(repo), before.head);
+  assert.ok(readFileSync(path.join(repo, '.git', 'index')).equals(before.index));
+  assert.ok(!existsSync(path.join(repo, '.git', 'index.lock')));
+  const pids = readFileSync(pidFile, 'utf8').trim().split(' ').map(Number);
+  await Promise.all(pids.map((pid) => ended(pid)));
 });
 
 const refusals: { name: string; problem: string; message: RegExp; arrange: (repo: string) => void }[] = [
