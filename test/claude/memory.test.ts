@@ -212,6 +212,47 @@ describe('A long MEMORY.md: the budget warning names what Claude Code leaves out
   });
 });
 
+describe('The agent is a second writer of the memory folder', () => {
+  test('a MEMORY.md written by the skill, after resume: the stale bullet is gone from what Claude Code loads', async () => {
+    const home = makeHome();
+    const project = repo();
+    // The memory folder Claude Code uses for the project, as the CLI resolves it.
+    const saved = await save(project, cliEnv(home), 'other', 'Kept: never resumed');
+    const mem = path.dirname(saved.path);
+    for (const name of ['iso', 'noparen']) {
+      writeFileSync(path.join(mem, `checkpoint-${name}.md`), `# Checkpoint: ${name}\n\n- **Branch:** \`main\`\n\n## Left Off\n${name} left\n`);
+    }
+    // Bullets as the skill writes them by hand: an ISO date, and no parentheses at all.
+    writeFileSync(
+      path.join(mem, 'MEMORY.md'),
+      '# Project Memory\n\n## Active Checkpoints\n- **iso** (main, 2025-11-05) — iso left\n- **noparen** — noparen left\n- **other** (main, Nov 05) — Kept: never resumed\n\nResume any: `continue` or `continue {name}`\n',
+    );
+    for (const name of ['iso', 'noparen']) {
+      const r = await runCli(['resume', name], { cwd: project, env: cliEnv(home) });
+      assert.equal(r.code, 0, r.err);
+    }
+    const s = await runClaude({ cwd: project, home });
+    assert.equal(s.memory.length, 1, describeSession(s));
+    assert.doesNotMatch(s.memory[0].content, /\*\*(iso|noparen)\*\*/, `a resumed checkpoint's bullet is still in what Claude Code loads:\n${s.memory[0].content}`);
+    assert.match(s.memory[0].content, /^- \*\*other\*\* /m, 'the checkpoint never resumed stays');
+  });
+
+  test("autoMemoryDirectory in the project's settings with Connect's hook: the checkpoint save wrote reaches the session", async () => {
+    const home = makeHome();
+    const project = repo();
+    mkdirSync(path.join(project, '.claude'), { recursive: true });
+    writeFileSync(path.join(project, '.claude', 'settings.json'), JSON.stringify({ autoMemoryDirectory: '.agent-memory' }, null, 2));
+    const saved = await save(project, cliEnv(home), 'project-memory', 'Saved where the project keeps agent memory');
+    assert.equal(path.dirname(saved.path), path.join(project, '.agent-memory'));
+    const launchers = await writeLaunchers(path.join(temp('checkpoint-claude-bin-'), 'bin'), { execPath: process.execPath, cliPath: CLI });
+    await connectClaude(claudeTargets('workspace', project, cliEnv(home)), hookProgram('workspace', shellQuote(launchers.posix)));
+    const s = await runClaude({ cwd: project, home, env: { PATH: `${launchers.dir}${path.delimiter}${process.env.PATH ?? ''}` } });
+    const context = s.hookContexts.join('\n');
+    assert.match(context, /"project-memory"/, `the SessionStart hook read another folder than save wrote (${saved.path}):\n${context || '(no hook context)'}`);
+    assert.match(context, /Saved where the project keeps agent memory/);
+  });
+});
+
 describe('Claude Code runs the SessionStart hooks of the folder', () => {
   test('the hook Connect Claude Code installs brings the pending checkpoint into the session', async () => {
     const home = makeHome();
