@@ -1,6 +1,6 @@
 import vscode = require('vscode');
 import { CheckpointError } from '../core/errors';
-import { validateName } from '../core/names';
+import { resolveName } from '../core/names';
 import type { CheckpointSummary } from '../core/store';
 import { NO_CHECKPOINTS, branchAndTime } from '../core/wording';
 import type { CheckpointNode, ItemNode, TargetOptions } from '../commandIds';
@@ -105,10 +105,12 @@ export async function resolveCheckpoint(s: Services, arg: unknown, opts: PickOpt
   if (isItemNode(arg)) return { folder: arg.folder, name: arg.summary.name, summary: arg.summary };
   if (isOptions<TargetOptions>(arg) && typeof arg.name === 'string') {
     const folder = s.model.folderFromOption(arg.folder);
-    const name = validateName(arg.name);
-    // The listing's entry when there is one (Markdown first, as the core's `find`), for its path and kind.
+    // The listing's entry when there is one (Markdown first, as the core's `find`), for its path and kind: found by
+    // the core's one lookup, so a name as a person typed it ("fix: login") is the agent's `fix:-login`.
     const all = await s.model.folder(folder).index.list().catch(() => []);
-    const summary = all.find((c) => c.name === name && c.source === 'markdown') ?? all.find((c) => c.name === name);
+    const markdown = all.filter((c) => c.source === 'markdown');
+    const name = resolveName(arg.name, markdown.map((c) => c.name)) ?? resolveName(arg.name, all.map((c) => c.name)) ?? arg.name;
+    const summary = markdown.find((c) => c.name === name) ?? all.find((c) => c.name === name);
     return { folder, name, summary };
   }
   return pickCheckpoint(s, opts);

@@ -162,6 +162,21 @@ suite('Claude Code and the command line', {}, (t) => {
     assert.match(t.api.resumeOffer.shown[before + 1], /^Resume 'synced'/);
   });
 
+  it('the start-up offer names the first pending checkpoint and lists up to two more', async () => {
+    for (const name of ['agent-one', 'agent-two', 'agent-three', 'agent-four']) {
+      const r = runCliSync(['save', name, '--left-off', `left off in ${name}`, '--dir', t.dir, '--cwd', t.cwd], { env: process.env });
+      assert.equal(r.code, 0, r.err);
+    }
+    const before = t.api.resumeOffer.shown.length;
+    await t.api.resumeOffer.run();
+    assert.equal(t.api.resumeOffer.shown.length, before + 1);
+    const shown = t.api.resumeOffer.shown[before];
+    assert.match(shown, /^Resume 'agent-\w+'/);
+    const also = /\(also pending: (.*)\)$/.exec(shown)?.[1] ?? '';
+    assert.equal(also.match(/'[^']+'/g)?.length, 2, `two more by name: ${shown}`);
+    assert.match(also, / and \d+ more$/, 'the rest counted');
+  });
+
   return {
     teardown() {
       rmSync(settingsFile(), { force: true });

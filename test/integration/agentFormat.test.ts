@@ -5,7 +5,7 @@ import * as vscode from 'vscode';
 import type { CheckpointNode } from '../../src/commandIds';
 import type { ResumeResult } from '../../src/core/store';
 import { git, readIndex, removeDir } from '../support/fixtures';
-import { EXTENSION_ID, folderChildren, label, setSetting, suite, useMemoryDir, waitFor } from './helpers';
+import { EXTENSION_ID, folderChildren, inWorkbench, label, setSetting, suite, useMemoryDir, waitFor } from './helpers';
 
 /** The corpus of files written the way the session-checkpoint skill writes them (test/fixtures/agent-written). */
 const corpus = path.join(__dirname, '..', '..', '..', 'test', 'fixtures', 'agent-written');
@@ -54,6 +54,23 @@ suite('Agent-written checkpoints and Claude Code\'s memory folder', { watchers: 
     assert.equal(after, before.replace(/^- \*\*My Feature\*\* .*\n/m, ''));
     assert.equal((after.match(/^## Active Checkpoints$/gm) ?? []).length, 1);
     await waitFor(t.api.tree.onDidChangeTreeData, async () => !(await allNodes()).some((n) => label(t.api, n) === 'My Feature'), 'the resumed checkpoint to leave the tree');
+  });
+
+  it('a name typed as a person types it ("fix: login") resumes the agent\'s checkpoint-fix:-login.md, and saving that name asks to overwrite it', async () => {
+    const file = path.join(t.dir, 'checkpoint-fix:-login.md');
+    writeFileSync(file, '# Checkpoint: fix: login\n\n- **Branch:** `main`\n\n## Left Off\nCookie refresh runs too early\n');
+    await waitFor(t.api.tree.onDidChangeTreeData, async () => (await allNodes()).some((n) => label(t.api, n) === 'fix:-login'), 'the agent\'s checkpoint in the tree');
+    // Saving the typed name does not write a second checkpoint beside the agent's.
+    const saved = await vscode.commands.executeCommand('checkpoint.save', { folder: t.cwd, name: 'fix: login', leftOff: 'Second try' });
+    assert.equal(saved, undefined, 'nothing saved');
+    const shown = await inWorkbench({ action: 'notification', text: 'already exists' });
+    assert.match(shown.text, /A checkpoint named "fix:-login" already exists/);
+    assert.equal(existsSync(path.join(t.dir, 'checkpoint-fix-login.md')), false, 'no second checkpoint fix-login');
+    const r = await vscode.commands.executeCommand<ResumeResult>('checkpoint.resume', { folder: t.cwd, name: 'Fix: Login' });
+    assert.ok(r, 'resumed');
+    assert.equal(r.checkpoint.leftOff, 'Cookie refresh runs too early');
+    assert.equal(existsSync(file), false, 'the agent\'s file went to the trash');
+    await waitFor(t.api.tree.onDidChangeTreeData, async () => !(await allNodes()).some((n) => label(t.api, n) === 'fix:-login'), 'the resumed checkpoint to leave the tree');
   });
 
   it('Undo after an overwrite puts the previous version back; the newer one stays in the trash', async () => {
