@@ -261,3 +261,25 @@ test('the MCP SDK is a bundle of its own, required only by `checkpoint mcp`', ()
   assert.match(cli, /require\("\.\/mcpServer\.js"\)/);
   assert.match(readFileSync(path.join(path.dirname(CLI), 'mcpServer.js'), 'utf8'), /StdioServerTransport/);
 });
+
+test('the MCP server opens the folder save wrote (the project\'s autoMemoryDirectory) and finds names as people type them', async () => {
+  const dir = repo();
+  const home = temp('checkpoint-home-');
+  mkdirSync(path.join(home, '.claude'), { recursive: true });
+  mkdirSync(path.join(dir, '.claude'), { recursive: true });
+  writeFileSync(path.join(dir, '.claude', 'settings.json'), JSON.stringify({ autoMemoryDirectory: '.agent-memory' }));
+  const mem = path.join(dir, '.agent-memory');
+  mkdirSync(mem);
+  // Written by an agent following the seed: "fix: login" became checkpoint-fix:-login.md.
+  writeFileSync(path.join(mem, 'checkpoint-fix:-login.md'), '# Checkpoint: fix:-login\n\n- **Branch:** `main`\n\n## Left Off\nCookie refresh runs too early\n');
+  const { client } = await connect({ cwd: dir, home });
+  try {
+    const listed = await client.callTool({ name: 'checkpoint_list', arguments: {} });
+    assert.match(text(listed), /fix:-login/, 'the list reads the project\'s memory folder');
+    const shown = await client.callTool({ name: 'checkpoint_show', arguments: { name: 'Fix: Login' } });
+    assert.equal(isError(shown), false, text(shown));
+    assert.match(text(shown), /Cookie refresh runs too early/);
+  } finally {
+    await client.close();
+  }
+});
