@@ -1,5 +1,5 @@
 // The order of every listing (the store's, the editor's index and what is shown from them): newest first.
-import type { CheckpointSummary } from './store';
+import type { CheckpointSummary } from './storeTypes';
 
 const CANONICAL_ISO = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
 

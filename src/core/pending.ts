@@ -2,7 +2,8 @@ import * as path from 'node:path';
 import { errorMessage } from './errors';
 import { formatLocalDate } from './dates';
 import { readSmallFile, writeFileAtomic } from './files';
-import type { CheckpointStore, CheckpointSummary } from './store';
+import type { CheckpointReader } from './storeReader';
+import type { CheckpointSummary } from './storeTypes';
 
 /**
  * Pending restore (seed 000: a sentinel per save, consumed only by restoring that checkpoint): a live checkpoint is
@@ -93,7 +94,7 @@ export function trustedTime(saved: string, now: Date): number | undefined {
  * them: by the day it was saved (newest first), within a day the voluntary ones before the automatic ones
  * (`auto-…`), then newest first. A checkpoint dated in the future comes last: its time is not trusted.
  */
-export async function findPending(store: CheckpointStore, now: Date = store.now()): Promise<PendingList> {
+export async function findPending(store: CheckpointReader, now: Date = store.now()): Promise<PendingList> {
   const [{ state, problem }, items] = await Promise.all([readPendingState(store.memoryDir), store.list({ includeJson: false, details: false })]);
   const pending = items.filter((c) => {
     if (c.unreadable || c.source !== 'markdown') return false;

@@ -5,7 +5,6 @@ import { isObjectId, type Checkpoint } from './checkpoint';
 import { CheckpointError, errorMessage } from './errors';
 import { oneLine } from './escaping';
 import { GIT_TIMEOUT_MS, NO_HOOKS, runGit as runAnyGit, runGitBytes, type GitRunOptions } from './git';
-import type { CheckpointStore } from './store';
 
 // A code snapshot per checkpoint, with git's own plumbing: the work tree (tracked changes and untracked files that
 // are not ignored) is written as a commit object through a temporary index file, so the user's index, work tree,
@@ -267,8 +266,18 @@ export async function workTreeNow(cwd: string, opts: { limitBytes?: number; time
   return { top: wt.top, tree: wt.tree };
 }
 
+/**
+ * What the snapshot code asks of a store (the store, store.ts, calls this module: it is named by its shape, so the
+ * two modules do not import each other).
+ */
+interface SnapshotStore {
+  readonly cwd: string;
+  show(name: string): Promise<Checkpoint>;
+  purgeTrash(olderThanDays: number): Promise<{ purged: { file: string; snapshot?: string }[]; stillNamed: Set<string> }>;
+}
+
 /** The snapshot commit a checkpoint names; throws when it has none or the repository lacks it. */
-export async function checkpointSnapshot(store: CheckpointStore, name: string): Promise<{ checkpoint: Checkpoint; commit: string }> {
+export async function checkpointSnapshot(store: SnapshotStore, name: string): Promise<{ checkpoint: Checkpoint; commit: string }> {
   const checkpoint = await store.show(name);
   if (!checkpoint.snapshot) {
     throw new CheckpointError(`Checkpoint "${checkpoint.name}" has no code snapshot (it was saved outside git, with --no-snapshot, or over the size limit).`);
@@ -377,7 +386,7 @@ export async function removeSnapshotRefs(cwd: string, shas: ReadonlySet<string>,
  * restore never find a checkpoint without its snapshot. `git: false` (Restricted Mode) leaves refs alone.
  */
 export async function collectGarbage(
-  store: CheckpointStore,
+  store: SnapshotStore,
   olderThanDays: number,
   opts: { git?: boolean } = {},
 ): Promise<{ purged: string[]; refsRemoved: string[]; warnings: string[] }> {

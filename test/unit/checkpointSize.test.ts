@@ -5,7 +5,8 @@ import * as assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import { mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import * as path from 'node:path';
-import { capModifiedFiles, CheckpointStore } from '../../src/core/store';
+import { capModifiedFiles } from '../../src/core/checkpointSize';
+import { CheckpointStore } from '../../src/core/store';
 import { git, makeRepo, tempDirs } from '../support/fixtures';
 
 const temp = tempDirs();

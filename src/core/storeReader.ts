@@ -1,0 +1,410 @@
+// Reading a memory directory: the listing, one checkpoint, the lookup by name, MEMORY.md and the trash's copies.
+// Editor-free; the store (store.ts) adds the writes.
+import { promises as fs, lstatSync, readdirSync, statSync, type Dirent, type Stats } from 'node:fs';
+import * as path from 'node:path';
+import { CheckpointError, errorMessage } from './errors';
+import { parseCheckpoint, parseCheckpointHeader, type Checkpoint, type CheckpointHeader } from './checkpoint';
+import { assertInside, exists, isInside, readPrefix, readPrefixSync, readWhole, type FileIdentity } from './files';
+import { readBranch } from './git';
+import { readJsonCheckpoints, type JsonCheckpointFile } from './jsonCheckpoints';
+import { indexBullets, indexedNames, INDEX_FILE } from './memoryIndex';
+import { assertLookupName, fileNameFor, isLookupName, nameFromFileName, printable, resolveName, sanitizeName, validateName } from './names';
+import { homeFrom } from './paths';
+import { resolvePlanPath } from './plans';
+import { newestFirst } from './order';
+import { LIST_READ_BYTES, SHOW_READ_BYTES, TRASH_DIR, type CheckpointSummary, type StoreOptions } from './storeTypes';
+
+/** Runs `fn` over `items` with at most `limit` at once (listing thousands of files must not exhaust descriptors). */
+async function mapPool<T, R>(items: T[], limit: number, fn: (item: T) => Promise<R>): Promise<R[]> {
+  const out = new Array<R>(items.length);
+  let next = 0;
+  const worker = async (): Promise<void> => {
+    while (next < items.length) {
+      const i = next++;
+      out[i] = await fn(items[i]);
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker));
+  return out;
+}
+
+/** The checkpoints of one memory directory, read: list, show, find. Editor-free. */
+export class CheckpointReader {
+  readonly memoryDir: string;
+  readonly cwd: string;
+  protected readonly allowGit: boolean;
+  /** The clock (injected by tests). */
+  readonly now: () => Date;
+  protected readonly syncReads: boolean;
+  protected readonly gitTimeoutMs: number | undefined;
+  protected readonly home: string;
+
+  constructor(opts: StoreOptions) {
+    this.memoryDir = path.resolve(opts.memoryDir);
+    this.cwd = path.resolve(opts.cwd);
+    this.allowGit = opts.allowGit ?? true;
+    this.now = opts.now ?? (() => new Date());
+    this.syncReads = opts.syncReads ?? false;
+    this.gitTimeoutMs = opts.gitTimeoutMs;
+    this.home = opts.home ?? homeFrom(process.env);
+  }
+
+
+  get indexPath(): string {
+    return path.join(this.memoryDir, INDEX_FILE);
+  }
+
+  /**
+   * The file of a name: `checkpoint-<name>.md` for a name that may be looked up as it is (one the product wrote, or an
+   * agent's looser one such as `fix:-login` as listed); else the sanitized name's. Throws when it would leave the
+   * memory directory.
+   */
+  pathFor(name: string): string {
+    // A `/` or `\` in a typed name only ever maps through the product's rule: never a path of its own.
+    const p = path.join(this.memoryDir, fileNameFor(isLookupName(name) && !/[/\\]/.test(name) ? name : validateName(name)));
+    assertInside(this.memoryDir, p);
+    return p;
+  }
+
+  /** The current branch, or '' when git may not run or there is none. */
+  async currentBranch(): Promise<string> {
+    return this.allowGit ? readBranch(this.cwd, { timeoutMs: this.gitTimeoutMs }) : '';
+  }
+
+  /** Parses one checkpoint file; `maxBytes` bounds what is read. */
+  async read(file: string, maxBytes = SHOW_READ_BYTES): Promise<Checkpoint> {
+    const name = nameFromFileName(path.basename(file)) ?? path.basename(file);
+    const { text, mtime } = await this.readText(file, maxBytes);
+    return this.withPlanPath(parseCheckpoint(text, name, mtime));
+  }
+
+  /**
+   * The checkpoint with its plan path as a path: `~/…` (the seed's form) expanded and a relative one resolved against
+   * the folder, so that the plan is opened and read wherever it is, and one plan file is one plan however written.
+   */
+  withPlanPath<T extends { plan?: string }>(cp: T): T {
+    if (cp.plan) cp.plan = resolvePlanPath(cp.plan, this.cwd, this.home);
+    return cp;
+  }
+
+  /** The first `maxBytes` of a regular file and its mtime; never through a symbolic link. */
+  protected async readText(file: string, maxBytes: number): Promise<{ text: string; mtime: string }> {
+    const st = this.syncReads ? lstatSync(file) : await fs.lstat(file);
+    if (st.isSymbolicLink()) throw new CheckpointError(LINK_REFUSED);
+    if (!st.isFile()) throw new CheckpointError('not a regular file');
+    const { text } = this.syncReads ? readPrefixSync(file, maxBytes, { noFollow: true }) : await readPrefix(file, maxBytes, { noFollow: true });
+    return { text, mtime: st.mtime.toISOString() };
+  }
+
+  /**
+   * The whole of a checkpoint file, parsed, with its text and the identity of the version read: at most
+   * SHOW_READ_BYTES (a bigger file is refused, never shown in part), never through a symbolic link.
+   */
+  protected async readFull(file: string): Promise<{ checkpoint: Checkpoint; text: string; identity: FileIdentity }> {
+    const name = nameFromFileName(path.basename(file)) ?? path.basename(file);
+    const { text, identity } = await readWhole(file, SHOW_READ_BYTES, { sync: this.syncReads });
+    return { checkpoint: this.withPlanPath(parseCheckpoint(text, name, new Date(identity.mtimeMs).toISOString())), text, identity };
+  }
+
+  /**
+   * One entry of the listing for a file: parsed, or unreadable with the reason. Never throws.
+   * `details: false` leaves out `checkpoint` (the sections) and parses only what the entry shows.
+   */
+  async summarize(file: string, opts: { details?: boolean } = {}): Promise<CheckpointSummary> {
+    if (this.syncReads) return this.summarizeSync(file, opts.details);
+    const name = nameFromFileName(path.basename(file)) ?? path.basename(file);
+    try {
+      const { text, mtime } = await this.readText(file, LIST_READ_BYTES);
+      return this.listEntry(file, name, text, () => mtime, opts.details);
+    } catch (err) {
+      return unreadableEntry(file, name, err, await fs.stat(file).catch(() => undefined));
+    }
+  }
+
+  /**
+   * {@link summarize} for a store with `syncReads`: the same entry, without a promise per file. `regular`: readdir
+   * reported a regular file, so it is read without a stat first (the stat, by path, cost as much as the read; the
+   * mtime is only needed when the file carries no date). It is opened so that a file swapped meanwhile for a link
+   * fails (and a FIFO does not block); any failure takes the careful way below, with the reasons it always gave.
+   */
+  protected summarizeSync(file: string, details: boolean | undefined, regular = false): CheckpointSummary {
+    const name = nameFromFileName(path.basename(file)) ?? path.basename(file);
+    if (regular) {
+      let text: string | undefined;
+      try {
+        text = readPrefixSync(file, LIST_READ_BYTES, { noFollow: true }).text;
+      } catch {
+        text = undefined;
+      }
+      if (text !== undefined) {
+        try {
+          return this.listEntry(file, name, text, () => statSync(file).mtime.toISOString(), details);
+        } catch (err) {
+          return unreadableEntry(file, name, err, statOrNone(file));
+        }
+      }
+    }
+    try {
+      const st = lstatSync(file);
+      if (st.isSymbolicLink()) throw new CheckpointError(LINK_REFUSED);
+      if (!st.isFile()) throw new CheckpointError('not a regular file');
+      return this.listEntry(file, name, readPrefixSync(file, LIST_READ_BYTES, { noFollow: true }).text, () => st.mtime.toISOString(), details);
+    } catch (err) {
+      return unreadableEntry(file, name, err, statOrNone(file));
+    }
+  }
+
+  /** {@link listEntry} with the plan path resolved (see {@link withPlanPath}). */
+  protected listEntry(...args: Parameters<typeof listEntry>): CheckpointSummary {
+    const entry = this.withPlanPath(listEntry(...args));
+    if (entry.checkpoint) this.withPlanPath(entry.checkpoint);
+    return entry;
+  }
+
+  /** {@link files} with synchronous I/O, each with whether readdir saw a regular file (not a link, FIFO, device). */
+  protected filesSync(): { file: string; regular: boolean }[] {
+    let entries: Dirent[];
+    try {
+      entries = readdirSync(this.memoryDir, { withFileTypes: true });
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code === 'ENOENT') return [];
+      throw err;
+    }
+    // memoryDir is resolved (normalized) and an entry is a bare name: concatenation is path.join without its
+    // normalize pass, which is measurable over thousands of entries.
+    const dir = this.memoryDir.endsWith(path.sep) ? this.memoryDir : this.memoryDir + path.sep;
+    return entries.filter((e) => nameFromFileName(e.name) !== undefined).map((e) => ({ file: dir + e.name, regular: e.isFile() }));
+  }
+
+  /** Checkpoint files in the memory directory (names only; no reads). */
+  async files(): Promise<string[]> {
+    return (await this.fileNames()).map((e) => path.join(this.memoryDir, e));
+  }
+
+  /** The names of the checkpoint files in the memory directory (none when it does not exist). */
+  protected async fileNames(): Promise<string[]> {
+    const entries = await fs.readdir(this.memoryDir).catch((err: NodeJS.ErrnoException) => {
+      if (err.code === 'ENOENT') return [] as string[];
+      throw err;
+    });
+    return entries.filter((e) => nameFromFileName(e) !== undefined);
+  }
+
+  /**
+   * Every checkpoint, newest first; unreadable files are included with their reason.
+   * `details: false`: entries without `checkpoint` (see {@link summarize}), for listings that show only the header.
+   */
+  async list(opts: { includeJson?: boolean; details?: boolean } = {}): Promise<CheckpointSummary[]> {
+    // A file deleted or consumed by another writer between readdir and read is gone, not unreadable.
+    const gone = async (s: CheckpointSummary): Promise<boolean> => s.unreadable !== undefined && !(await exists(s.path));
+    let found: (CheckpointSummary | undefined)[];
+    if (this.syncReads) {
+      found = [];
+      for (const { file, regular } of this.filesSync()) {
+        const s = this.summarizeSync(file, opts.details, regular);
+        found.push(s.unreadable !== undefined && (await gone(s)) ? undefined : s);
+      }
+    } else {
+      found = await mapPool(await this.files(), 32, async (f) => {
+        const s = await this.summarize(f, { details: opts.details });
+        return (await gone(s)) ? undefined : s;
+      });
+    }
+    const items = found.filter((s): s is CheckpointSummary => s !== undefined);
+    if (opts.includeJson ?? true) items.push(...(await readJsonCheckpoints(this.cwd, { syncDirs: this.syncReads })).map(jsonSummary));
+    return items.sort(newestFirst(items));
+  }
+
+  /**
+   * Finds a checkpoint by name with the one lookup every command uses ({@link resolveName}: the name as given, the
+   * seed's rule, the product's rule, then a loose match): the Markdown file, else a JSON checkpoint. `name` is the
+   * checkpoint's name as its file spells it. Undefined when none. A name with `..` or a control character is refused,
+   * and so is a file that is a symbolic link leading out of the memory directory.
+   */
+  async find(rawName: string): Promise<{ name: string; path: string; source: 'markdown' | 'json'; json?: JsonCheckpointFile } | undefined> {
+    assertLookupName(rawName);
+    const name = resolveName(rawName, await this.knownNames());
+    if (name !== undefined) {
+      const file = this.pathFor(name);
+      const st = await fs.lstat(file).catch(() => undefined);
+      if (st?.isSymbolicLink()) await this.assertLinkInside(file);
+      if (st) return { name, path: file, source: 'markdown' };
+    }
+    const jsons = await readJsonCheckpoints(this.cwd);
+    const jsonName = resolveName(rawName, jsons.map((j) => j.name));
+    const json = jsons.find((j) => j.name === jsonName);
+    if (json) return { name: json.name, path: json.path, source: 'json', json };
+    // Not found, and not a name the product could have written either: say why.
+    if (sanitizeName(rawName) === '') validateName(rawName);
+    return undefined;
+  }
+
+  /** Throws unless the symbolic link `file` resolves to a file inside the memory directory. */
+  protected async assertLinkInside(file: string): Promise<void> {
+    const [target, dir] = await Promise.all([fs.realpath(file).catch(() => undefined), fs.realpath(this.memoryDir).catch(() => this.memoryDir)]);
+    if (target === undefined || !isInside(dir, target)) {
+      throw new CheckpointError(`Refusing to read ${file}: it is a symbolic link that leads out of the memory directory.`);
+    }
+  }
+
+  /**
+   * The whole checkpoint, and for a Markdown one the exact text that was parsed (`text`: what `show` prints, so
+   * that what is shown is what was read). Throws when there is none, when it cannot be read, and when it is larger
+   * than SHOW_READ_BYTES (never shown in part).
+   */
+  async show(rawName: string): Promise<Checkpoint & { path: string; text?: string }> {
+    const found = await this.find(rawName);
+    if (!found) throw new CheckpointError(`No checkpoint named "${printable(rawName)}" in ${this.memoryDir}.`);
+    if (found.json) {
+      if (!found.json.checkpoint) throw new CheckpointError(`Checkpoint ${found.path} is unreadable: ${found.json.unreadable}`);
+      return { ...found.json.checkpoint, path: found.path };
+    }
+    const { checkpoint, text } = await this.readFullOrExplain(found.path);
+    return { ...checkpoint, path: found.path, text };
+  }
+
+  protected async readFullOrExplain(file: string): Promise<{ checkpoint: Checkpoint; text: string; identity: FileIdentity }> {
+    try {
+      return await this.readFull(file);
+    } catch (err) {
+      throw new CheckpointError(`Checkpoint ${file} is unreadable: ${errorMessage(err)}`);
+    }
+  }
+
+  /** MEMORY.md's text, or undefined when there is none. */
+  async readIndex(): Promise<string | undefined> {
+    // A FIFO or a link to a device would block or never end: only a regular file is read.
+    const st = await fs.stat(this.indexPath).catch((err: NodeJS.ErrnoException) => {
+      if (err.code === 'ENOENT') return undefined;
+      throw err;
+    });
+    if (!st) return undefined;
+    if (!st.isFile()) throw new CheckpointError(`${this.indexPath} is not a regular file; nothing was changed.`);
+    const bytes = await fs.readFile(this.indexPath);
+    const text = bytes.toString('utf8');
+    // Editing decoded text would replace invalid bytes everywhere in the file, outside our section too.
+    if (!Buffer.from(text, 'utf8').equals(bytes)) {
+      throw new CheckpointError(`${this.indexPath} is not valid UTF-8 text; it is left as it is, and nothing was changed. Convert it to UTF-8 to index checkpoints in it.`);
+    }
+    return text;
+  }
+
+  /** Names of the checkpoint files in the memory directory (their bullets are checkpoints' whatever their shape). */
+  protected async knownNames(): Promise<Set<string>> {
+    return new Set((await this.fileNames()).map((f) => nameFromFileName(f)!));
+  }
+
+  /**
+   * Where MEMORY.md and the checkpoint files disagree: files without a bullet, and bullets the product wrote
+   * whose file is gone (JSON checkpoints are never indexed). Undefined when MEMORY.md cannot be read.
+   */
+  async indexMismatch(): Promise<{ missing: string[]; orphans: string[] } | undefined> {
+    const text = await this.readIndex().catch(() => undefined);
+    const known = await this.knownNames();
+    if (text === undefined) return known.size ? { missing: [...known].sort(), orphans: [] } : { missing: [], orphans: [] };
+    return indexMismatch(text, known);
+  }
+
+  /** Names with an index bullet. */
+  async indexedNames(): Promise<string[]> {
+    const text = await this.readIndex();
+    return text === undefined ? [] : indexedNames(text, await this.knownNames());
+  }
+
+  /**
+   * The trashed copies of a checkpoint (by the name as given, or the sanitized one), newest first: the latest trash
+   * day first, and within a day the latest copy (`checkpoint-x~3.md` after `checkpoint-x~2.md` after `checkpoint-x.md`).
+   */
+  async trashedCopies(rawName: string): Promise<{ name: string; path: string }[]> {
+    assertLookupName(rawName);
+    const trash = path.join(this.memoryDir, TRASH_DIR);
+    if ((await fs.lstat(trash).catch(() => undefined))?.isDirectory() !== true) return [];
+    const days = (await fs.readdir(trash, { withFileTypes: true })).filter((d) => d.isDirectory()).map((d) => d.name).sort().reverse();
+    const all: { name: string; path: string; n: number; day: number }[] = [];
+    for (const [day, dir] of days.entries()) {
+      for (const f of await fs.readdir(path.join(trash, dir)).catch(() => [] as string[])) {
+        const copy = trashedCopy(f);
+        if (copy) all.push({ name: copy.name, path: path.join(trash, dir, f), n: copy.n, day });
+      }
+    }
+    // The same lookup as every other command, over the names the trash holds.
+    const name = resolveName(rawName, all.map((c) => c.name));
+    return all
+      .filter((c) => c.name === name)
+      .sort((a, b) => a.day - b.day || b.n - a.n)
+      .map(({ name: n, path: p }) => ({ name: n, path: p }));
+  }
+}
+
+const LINK_REFUSED = 'it is a symbolic link, and checkpoint files are never read through one';
+
+/** The checkpoint a file in a trash day folder is a copy of (`checkpoint-<name>~<n>.md`: the n-th of that day). */
+export function trashedCopy(file: string): { name: string; n: number } | undefined {
+  const m = /^(.*?)(?:~(\d+))?(\.md)$/.exec(file);
+  const name = m ? nameFromFileName(m[1] + m[3]) : undefined;
+  return name === undefined ? undefined : { name, n: m![2] ? Number(m![2]) : 1 };
+}
+
+/** Files without a bullet (by name) and product bullets without a file, for a MEMORY.md text. */
+export function indexMismatch(text: string | undefined, known: Set<string>): { missing: string[]; orphans: string[] } {
+  if (text === undefined) return { missing: [...known].sort(), orphans: [] };
+  const bullets = indexBullets(text, known);
+  const indexed = new Set(bullets.names);
+  const missing = [...known].filter((n) => !indexed.has(n)).sort();
+  const orphans = bullets.product.filter((n) => !known.has(n));
+  return { missing, orphans };
+}
+
+/** The listing entry of a readable file: the header only (`details: false`), else with the parsed checkpoint. */
+function listEntry(file: string, name: string, text: string, mtime: () => string, details: boolean | undefined): CheckpointSummary {
+  if (details === false) {
+    // The same keys in the same order as the spread below, without copying the object.
+    const entry = pickSummary(parseCheckpointHeader(text, name, mtime)) as CheckpointSummary;
+    entry.path = file;
+    entry.source = 'markdown';
+    return entry;
+  }
+  const cp = parseCheckpoint(text, name, mtime());
+  return { ...pickSummary(cp), path: file, source: 'markdown', checkpoint: cp };
+}
+
+/** The listing entry of a file that could not be read or parsed. */
+function statOrNone(file: string): Stats | undefined {
+  try {
+    return statSync(file);
+  } catch {
+    return undefined;
+  }
+}
+
+function unreadableEntry(file: string, name: string, err: unknown, st: Stats | undefined): CheckpointSummary {
+  return {
+    name,
+    path: file,
+    branch: '',
+    saved: (st?.mtime ?? new Date(0)).toISOString(),
+    description: '',
+    unreadable: errorMessage(err),
+    source: 'markdown',
+  };
+}
+
+function pickSummary(cp: CheckpointHeader): Omit<CheckpointSummary, 'path' | 'source'> {
+  const s: Omit<CheckpointSummary, 'path' | 'source'> = {
+    name: cp.name,
+    branch: cp.branch,
+    saved: cp.saved,
+    description: cp.description,
+  };
+  if (cp.plan) s.plan = cp.plan;
+  if (cp.planStep !== undefined) s.planStep = cp.planStep;
+  if (cp.planSteps !== undefined) s.planSteps = cp.planSteps;
+  return s;
+}
+
+function jsonSummary(j: JsonCheckpointFile): CheckpointSummary {
+  if (!j.checkpoint) {
+    return { name: j.name, path: j.path, branch: '', saved: new Date(0).toISOString(), description: '', unreadable: j.unreadable, source: 'json', plan: j.planName };
+  }
+  return { ...pickSummary(j.checkpoint), path: j.path, source: 'json', checkpoint: j.checkpoint };
+}

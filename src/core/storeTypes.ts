@@ -1,0 +1,127 @@
+// The store's shapes: what a listing holds, what a save takes and returns, and the errors a caller tells apart.
+import { CheckpointError } from './errors';
+import type { Checkpoint } from './checkpoint';
+import { formatLocalDateTime } from './dates';
+import { printable } from './names';
+import type { SnapshotOptions } from './snapshot';
+
+/** Listing reads only this much of each file: front matter and the first sections are at the top. */
+export const LIST_READ_BYTES = 64 * 1024;
+/** `show` and `resume` read at most this much. */
+export const SHOW_READ_BYTES = 4 * 1024 * 1024;
+export const TRASH_DIR = '.trash';
+
+export interface CheckpointSummary {
+  name: string;
+  path: string;
+  branch: string;
+  saved: string;
+  description: string;
+  plan?: string;
+  planStep?: number;
+  planSteps?: number;
+  /** Why the file could not be read; the other fields are then best effort. */
+  unreadable?: string;
+  /** `json` for the read-only JSON checkpoints of plan-scoped procedures. */
+  source: 'markdown' | 'json';
+  /** The parsed checkpoint (from the first {@link LIST_READ_BYTES}), for tooltips. */
+  checkpoint?: Checkpoint;
+}
+
+export interface SaveInput {
+  name: string;
+  leftOff?: string;
+  done?: string[];
+  failed?: string[];
+  decisions?: string[];
+  questions?: string[];
+  /** Plan file path (absolute, or relative to the workspace folder). */
+  plan?: string;
+  force?: boolean;
+  /** Given instead of asking git (for example in Restricted Mode). */
+  git?: { branch: string; modifiedFiles: string[] };
+  /** Saved by a hook: marked `auto: true`, with the agent session it belongs to. */
+  auto?: { session?: string };
+  /** The code snapshot (default: on in a git work tree; never without git or with `git` given). */
+  snapshot?: SnapshotOptions;
+}
+
+export interface SaveResult {
+  checkpoint: Checkpoint;
+  path: string;
+  overwritten: boolean;
+  /** Where the previous version went when this save overwrote one (its trash path, for Undo and `restore`). */
+  replaced?: string;
+  warnings: string[];
+}
+
+export interface ResumeResult {
+  checkpoint: Checkpoint;
+  path: string;
+  currentBranch: string;
+  branchMismatch: boolean;
+  consumed: boolean;
+  /** Where the consumed file went (for Undo). */
+  trashPath?: string;
+  source: 'markdown' | 'json';
+  /** Problems that did not stop the resume (its record for `pending` could not be written). */
+  warnings?: string[];
+}
+
+export interface StoreOptions {
+  memoryDir: string;
+  /** Workspace folder: git runs here; relative plan paths resolve against it. */
+  cwd: string;
+  /** False in an untrusted workspace: git never runs and the branch is unknown. */
+  allowGit?: boolean;
+  now?: () => Date;
+  /**
+   * The memory directory is `<folder>/.claude/memory` inside a git repository: when this store creates it, it
+   * writes a `.gitignore` of `*` in it first, so that checkpoints are never committed by accident.
+   */
+  ignoreInGit?: boolean;
+  /** The home folder `~/` plan paths expand to (default: HOME). */
+  home?: string;
+  /**
+   * Read checkpoint files with synchronous I/O: for the CLI, a one-shot process where nothing else waits on the
+   * thread, and where thousands of small reads are several times faster so. Never in the extension host.
+   */
+  syncReads?: boolean;
+  /** Time limit of each git call (default GIT_TIMEOUT_MS); the save goes on without git data after it. */
+  gitTimeoutMs?: number;
+}
+
+/** Raised when saving would overwrite a checkpoint; carries the existing one. */
+export class CheckpointExistsError extends CheckpointError {
+  constructor(
+    readonly existing: Checkpoint | undefined,
+    readonly existingPath: string,
+    name: string,
+  ) {
+    const detail = existing
+      ? ` (saved ${formatLocalDateTime(new Date(existing.saved))}, left off: "${printable(existing.description, 120)}")`
+      : '';
+    super(`A checkpoint named "${name}" already exists${detail}.`);
+    this.name = 'CheckpointExistsError';
+  }
+}
+
+/**
+ * Raised by resume when the file is gone but its index bullet was still there: the orphan bullet has been
+ * removed. Not a failure of the user's: the CLI reports it and exits 0.
+ */
+export class OrphanRemovedError extends CheckpointError {
+  constructor(readonly checkpointName: string) {
+    super(`Checkpoint file missing (cleaned up stale entry "${checkpointName}").`);
+    this.name = 'OrphanRemovedError';
+  }
+}
+
+/** Raised by resume without a name when there are several checkpoints. */
+export class AmbiguousCheckpointError extends CheckpointError {
+  constructor(readonly candidates: CheckpointSummary[]) {
+    super(`There is no single checkpoint to resume (${candidates.length} found); name one: ${candidates.map((c) => c.name).join(', ')}.`);
+    this.name = 'AmbiguousCheckpointError';
+  }
+}
+

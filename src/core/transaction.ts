@@ -1,0 +1,77 @@
+// The pieces of a write transaction in a memory directory: a file replaced with a way back, moves to the trash
+// undone, and the fallback folder created ignored by git.
+import { constants as fsConstants, promises as fs } from 'node:fs';
+import * as path from 'node:path';
+import { exists, identityOf, sameIdentity, syncDir, TEMP_PREFIX, writeFileAtomic } from './files';
+
+export interface Move {
+  from: string;
+  to: string;
+  /** Trash folders this move created (removed again by an undo). */
+  created: string[];
+}
+
+export async function removeTrashCopy(copy: string | undefined, created: string[]): Promise<void> {
+  if (copy) await fs.rm(copy, { force: true });
+  for (const dir of [...created].reverse()) await fs.rmdir(dir).catch(() => undefined);
+}
+
+export async function undoMoves(moved: Move[]): Promise<void> {
+  for (const m of [...moved].reverse()) {
+    await fs.rename(m.to, m.from).catch(() => undefined);
+    for (const dir of [...m.created].reverse()) await fs.rmdir(dir).catch(() => undefined);
+  }
+}
+
+/**
+ * Writes `content` to `file` atomically, and returns how to undo that (remove the new file, or put the previous
+ * version back) and how to make it final. The previous version is kept under a temp name (a hard link, so no
+ * space is needed; a copy where links are not possible) until `commit`.
+ */
+export async function replaceWithUndo(file: string, content: string): Promise<{ undo: () => Promise<void>; commit: () => Promise<void> }> {
+  const dir = path.dirname(file);
+  const previous = await fs.lstat(file).catch(() => undefined);
+  let backup: string | undefined;
+  if (previous) {
+    backup = path.join(dir, `${TEMP_PREFIX}${process.pid}-previous-${Date.now().toString(36)}${Math.random().toString(36).slice(2, 8)}`);
+    await fs.link(file, backup).catch(() => fs.copyFile(file, backup!, fsConstants.COPYFILE_EXCL));
+  }
+  try {
+    await writeFileAtomic(file, content);
+  } catch (err) {
+    if (backup) await fs.rm(backup, { force: true });
+    throw err;
+  }
+  const written = identityOf(await fs.lstat(file));
+  return {
+    undo: async () => {
+      // Only our own version is taken back.
+      const now = await fs.lstat(file).catch(() => undefined);
+      if (now && !sameIdentity(written, identityOf(now))) return;
+      if (backup) await fs.rename(backup, file);
+      else await fs.rm(file, { force: true });
+      await syncDir(dir);
+    },
+    commit: async () => {
+      if (backup) await fs.rm(backup, { force: true });
+    },
+  };
+}
+
+/**
+ * Creates `dir` (when it does not exist yet) with a `.gitignore` of `*` in it: git then ignores the folder and
+ * everything in it, the `.gitignore` included. Whoever creates the folder writes the file; a folder that exists
+ * is left as it is.
+ */
+export async function createIgnoredDir(dir: string): Promise<void> {
+  if (await exists(dir)) return;
+  await fs.mkdir(path.dirname(dir), { recursive: true });
+  try {
+    await fs.mkdir(dir);
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'EEXIST') return;
+    throw err;
+  }
+  await fs.writeFile(path.join(dir, '.gitignore'), '*\n', { flag: 'wx' });
+}
+
