@@ -23,26 +23,14 @@ import {
   LIST_READ_BYTES,
   OrphanRemovedError,
   TRASH_DIR,
-  type CheckpointSummary,
   type ResumeResult,
   type SaveInput,
   type SaveResult,
   type StoreOptions,
 } from './storeTypes';
 
-export {
-  AmbiguousCheckpointError,
-  CheckpointExistsError,
-  LIST_READ_BYTES,
-  OrphanRemovedError,
-  TRASH_DIR,
-  type CheckpointSummary,
-  type ResumeResult,
-  type SaveInput,
-  type SaveResult,
-  type StoreOptions,
-};
-export { SHOW_READ_BYTES } from './storeTypes';
+// The store's shapes and errors are imported with it.
+export * from './storeTypes';
 
 /**
  * The checkpoints of one memory directory: save, resume, delete, restore and the trash, each a write under the
