@@ -5,15 +5,18 @@ import type { CheckpointState } from './checkpointState';
 import { pickActive, type ActiveCheckpoint, type ActivePick } from './core/activeCheckpoint';
 import { CheckpointIndex, type IndexReadStats } from './core/checkpointIndex';
 import type { Checkpoint } from './core/checkpoint';
-import type { CombineOptions, CombineResult } from './core/combine';
+import { combine, type CombineOptions, type CombineResult } from './core/combine';
 import type { CommitOptions, CommitResult } from './core/commit';
 import { CheckpointError, errorMessage } from './core/errors';
-import type { ResolvedMemoryDir } from './core/memoryDir';
+import { resolveMemoryDir, type ResolvedMemoryDir } from './core/memoryDir';
 import { PromiseCache } from './core/promiseCache';
-import type { PullResult, PushResult } from './core/handoff';
+import { pullCheckpoints, pushCheckpoints, type PullResult, type PushResult } from './core/handoff';
 import { loadCommitModule } from './commitModule';
-import { loadCore } from './loadCore';
-import type { CheckpointStore, CheckpointSummary, ResumeResult, SaveInput, SaveResult } from './core/store';
+import { readBranch } from './core/git';
+import { resolveGitDir } from './core/gitDir';
+import { resolvePlansDir } from './core/plans';
+import { branchFromSnapshot } from './core/snapshot';
+import { CheckpointStore, OrphanRemovedError, type CheckpointSummary, type ResumeResult, type SaveInput, type SaveResult } from './core/store';
 import { folderSetting, snapshotSetting } from './settings';
 
 /** A consumed or deleted checkpoint that Undo can put back. */
@@ -119,7 +122,7 @@ export class FolderCheckpoints implements vscode.Disposable {
   async memoryDir(): Promise<ResolvedMemoryDir> {
     const resolving = this.memoryDirCache.get(() =>
       // The folder's own Claude Code settings count only in a trusted workspace.
-      loadCore().then((c) => c.resolveMemoryDir({ cwd: this.folder.uri.fsPath, configured: folderSetting(this.folder, 'memoryDirectory'), trusted: this.host.trusted })),
+      resolveMemoryDir({ cwd: this.folder.uri.fsPath, configured: folderSetting(this.folder, 'memoryDirectory'), trusted: this.host.trusted }),
     );
     // Once per resolution: tell the model, and watch the directory before anyone uses it.
     if (this.watching?.for !== resolving) {
@@ -144,13 +147,12 @@ export class FolderCheckpoints implements vscode.Disposable {
 
   /** The plans directory (kept until `checkpoint.plansDirectory` changes). */
   plansDir(): Promise<string> {
-    return this.plansDirCache.get(() => loadCore().then((c) => c.resolvePlansDir({ cwd: this.folder.uri.fsPath, configured: folderSetting(this.folder, 'plansDirectory') })));
+    return this.plansDirCache.get(() => resolvePlansDir({ cwd: this.folder.uri.fsPath, configured: folderSetting(this.folder, 'plansDirectory') }));
   }
 
   /** A store over the memory directory; git runs only in a trusted workspace (Restricted Mode: never). */
   async store(): Promise<CheckpointStore> {
     const { dir, ignoreInGit } = await this.memoryDir();
-    const { CheckpointStore } = await loadCore();
     return new CheckpointStore({ memoryDir: dir, cwd: this.folder.uri.fsPath, allowGit: this.host.trusted, ignoreInGit });
   }
 
@@ -267,7 +269,7 @@ export class FolderCheckpoints implements vscode.Disposable {
       let branch: string;
       do {
         this.branchStale = false;
-        branch = await (await loadCore()).readBranch(this.folder.uri.fsPath);
+        branch = await readBranch(this.folder.uri.fsPath);
       } while (this.branchStale);
       return branch;
     })().then(
@@ -293,7 +295,7 @@ export class FolderCheckpoints implements vscode.Disposable {
   /** Watches `<git dir>/HEAD` (a checkout rewrites it), once. No polling. */
   private watchHead(): void {
     this.headWatcher ??= (async () => {
-      const gitDir = await loadCore().then((c) => c.resolveGitDir(this.folder.uri.fsPath)).catch(() => undefined);
+      const gitDir = await resolveGitDir(this.folder.uri.fsPath).catch(() => undefined);
       if (!gitDir || this.disposed) return;
       const watcher = vscode.workspace.createFileSystemWatcher(new vscode.RelativePattern(vscode.Uri.file(gitDir), 'HEAD'));
       const onHead = (): void => {
@@ -413,7 +415,7 @@ export class FolderCheckpoints implements vscode.Disposable {
       try {
         r = await store.resume(name, opts);
       } catch (err) {
-        if (err instanceof (await loadCore()).OrphanRemovedError && name) await this.refreshFileQuietly(store.pathFor(name));
+        if (err instanceof OrphanRemovedError && name) await this.refreshFileQuietly(store.pathFor(name));
         throw err;
       }
       const cp = r.checkpoint;
@@ -472,18 +474,18 @@ export class FolderCheckpoints implements vscode.Disposable {
 
   /** Creates `checkpoint/<name>` at a snapshot (the work tree, the index and HEAD stay as they are). Returns the branch. */
   branchFromSnapshot(name: string, commit: string): Promise<string> {
-    return this.run('branch', async (store) => [await (await loadCore()).branchFromSnapshot(store.cwd, name, commit), { files: [] }]);
+    return this.run('branch', async (store) => [await branchFromSnapshot(store.cwd, name, commit), { files: [] }]);
   }
 
   /** Pushes checkpoints (`names`, else all) and their snapshots to a git remote. */
   push(names: string[], remote?: string): Promise<PushResult> {
-    return this.run('push', async (store) => [await (await loadCore()).pushCheckpoints(store, names, remote), { files: [] }]);
+    return this.run('push', async (store) => [await pushCheckpoints(store, names, remote), { files: [] }]);
   }
 
   /** Pulls the checkpoints pushed to a git remote into the memory folder (a differing local one goes to the trash first). */
   pull(remote?: string): Promise<PullResult> {
     return this.run('pull', async (store) => {
-      const r = await (await loadCore()).pullCheckpoints(store, remote);
+      const r = await pullCheckpoints(store, remote);
       return [r, { files: r.written.map((w) => w.path) }];
     });
   }
@@ -495,7 +497,7 @@ export class FolderCheckpoints implements vscode.Disposable {
    */
   combine(name: string, sources: string[], opts: CombineOptions = {}): Promise<CombineResult> {
     return this.run('combine', async (store) => {
-      const r = await (await loadCore()).combine(store, name, sources, opts);
+      const r = await combine(store, name, sources, opts);
       const cp = r.checkpoint;
       return [r, {
         files: r.trashedSources.length ? [r.path, ...r.sourcePaths] : [r.path],

@@ -11,7 +11,8 @@ import { findPending } from './pending';
 import { resolveActivePlanFile } from './stateIndex';
 import { LIST_READ_BYTES, type CheckpointStore } from './store';
 import { lastUserIntent } from './transcript';
-import { branchDiffers, formatStep } from './wording';
+import { branchDiffers } from './git';
+import { formatStep } from './wording';
 
 /** The Claude Code hook events `checkpoint hook <event>` handles, and the event names Claude Code uses. */
 export const HOOK_EVENTS = { 'session-start': 'SessionStart', 'pre-compact': 'PreCompact', 'session-end': 'SessionEnd' } as const;

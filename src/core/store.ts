@@ -31,7 +31,8 @@ import { recordResume } from './pending';
 import { readPlanProgress, resolvePlanPath } from './plans';
 import { recordLastCheckpoint } from './stateIndex';
 import { newestFirst } from './order';
-import { NO_CHECKPOINTS, branchDiffers } from './wording';
+import { branchDiffers } from './git';
+import { NO_CHECKPOINTS } from './wording';
 import { collectGarbage, keepSnapshot, takeSnapshot, TRASH_PURGE_DAYS, type SnapshotOptions } from './snapshot';
 
 /** Listing reads only this much of each file: front matter and the first sections are at the top. */
