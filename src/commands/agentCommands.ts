@@ -69,7 +69,9 @@ async function pickScope(s: Services, arg: unknown, verb: string): Promise<{ sco
     const items: (vscode.QuickPickItem & { scope: ConnectScope })[] = [];
     if (current) items.push({ label: `This workspace`, description: tildify(claudeTargets('workspace', current.uri.fsPath).settingsFile), scope: 'workspace' });
     items.push({ label: 'All my projects', description: tildify(claudeTargets('user', '').settingsFile), scope: 'user' });
-    const pick = await vscode.window.showQuickPick(items, { title: `${verb} Claude Code`, placeHolder: 'Which Claude Code settings?' });
+    // Stays open when the focus moves (the walkthrough's step text beside it takes the focus as it loads), as every
+    // other pick of the extension does.
+    const pick = await vscode.window.showQuickPick(items, { title: `${verb} Claude Code`, placeHolder: 'Which Claude Code settings?', ignoreFocusOut: true });
     if (!pick) return undefined;
     scope = pick.scope;
   }
