@@ -2,7 +2,7 @@
 // libraries only some runs need with esbuild, and type-checks the project.
 // Usage: node scripts/build.mjs [--production] [--no-typecheck] [--metafile] [--watch]
 import * as esbuild from 'esbuild';
-import { execFileSync } from 'node:child_process';
+import { execFileSync, spawn } from 'node:child_process';
 import { chmodSync, readFileSync, writeFileSync, mkdirSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -92,8 +92,10 @@ const builds = {
 };
 
 if (watch) {
-  // `npm run watch`: rebuilds each bundle on change (the type check runs beside it, `tsc --watch`).
+  // `npm run watch`: rebuilds each bundle on change, and beside it `tsc --watch` type-checks and compiles the tests
+  // (out/), so Run Extension and the unit tests (.vscode/launch.json) always see the saved code.
   for (const options of Object.values(builds)) await (await esbuild.context(options)).watch();
+  spawn(process.execPath, [join(root, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', root, '--watch', '--preserveWatchOutput'], { stdio: 'inherit' });
 } else {
   const results = Object.fromEntries(await Promise.all(Object.entries(builds).map(async ([name, options]) => [name, await esbuild.build(options)])));
 
