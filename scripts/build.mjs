@@ -21,7 +21,7 @@ const common = {
   minify: production,
   sourcemap: production ? false : 'linked',
   metafile: true,
-  logLevel: watch ? 'info' : 'warning',
+  logLevel: 'warning',
   absWorkingDir: root,
   external: ['vscode'],
   define: { CHECKPOINT_VERSION: JSON.stringify(version) },
@@ -81,7 +81,8 @@ const apart = {
 };
 
 const builds = {
-  extension: { ...common, entryPoints: ['src/extension.ts'], outfile: 'dist/extension.js', plugins: [apart] },
+  // In watch mode the extension's build says when a rebuild starts and ends (the others only warn).
+  extension: { ...common, entryPoints: ['src/extension.ts'], outfile: 'dist/extension.js', plugins: [apart], logLevel: watch ? 'info' : 'warning' },
   cli: { ...common, entryPoints: ['src/cliEntry.ts'], outfile: 'dist/cli.js', banner: { js: '#!/usr/bin/env node' }, plugins: [apart] },
   ...Object.fromEntries(
     APART.map(({ entry, outfile }) => [
