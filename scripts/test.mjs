@@ -1,9 +1,10 @@
-// `npm test`: type-check and compile, bundle, run the unit tests (node's test runner, no editor), the Claude Code
-// suite (the real client, installed on demand into .cache/, judges what it loads), then the integration tests
+// `npm test`: type-check and compile, bundle, run the unit tests (node's test runner, no editor: pure code or one small
+// temp folder), the system tests (crashes, concurrency, hostile input, time limits, locks, the shipped bundles), the
+// Claude Code suite (the real client, installed on demand into .cache/, judges what it loads), then the integration tests
 // inside a real VS Code (code-server) when they exist: the newest VS Code, then the oldest that engines.vscode admits.
 // Ends with "N passed, N failed".
-// --unit, --integration, --claude: only that stage (after compile and bundle); --compat: only the integration
-// tests in the oldest VS Code (`npm run test:compat`).
+// --unit, --system, --integration, --claude: only that stage (after compile and bundle); --compat: only the
+// integration tests in the oldest VS Code (`npm run test:compat`). --unit is the inner loop: about a minute.
 import { spawn } from 'node:child_process';
 import { existsSync, readFileSync, readdirSync } from 'node:fs';
 import { dirname, join } from 'node:path';
@@ -11,7 +12,7 @@ import { fileURLToPath } from 'node:url';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const args = process.argv.slice(2);
-const only = ['unit', 'integration', 'claude', 'compat'].find((stage) => args.includes(`--${stage}`)) ?? 'all';
+const only = ['unit', 'system', 'integration', 'claude', 'compat'].find((stage) => args.includes(`--${stage}`)) ?? 'all';
 
 function run(cmd, argv, { capture = false } = {}) {
   return new Promise((resolve) => {
@@ -51,8 +52,12 @@ await step('bundle (esbuild)', node, [join(root, 'scripts', 'build.mjs'), '--no-
 // Runs the compiled node:test files of out/test/<dir> and adds their counts to the totals.
 const nodeTests = async (dir, stage) => {
   const testDir = join(root, 'out', 'test', dir);
-  const files = readdirSync(testDir).filter((f) => f.endsWith('.test.js')).map((f) => join(testDir, f));
-  const r = await run(node, ['--test', '--test-reporter=tap', ...files], { capture: true });
+  // Only the compiled files of tests that still exist there (a test moved to another folder leaves its old .js in out/).
+  const files = readdirSync(testDir)
+    .filter((f) => f.endsWith('.test.js') && existsSync(join(root, 'test', dir, f.replace(/\.js$/, '.ts'))))
+    .map((f) => join(testDir, f));
+  // Two files at a time: most tests wait on child processes (git, the CLI), not on a core.
+  const r = await run(node, ['--test', '--test-concurrency=2', '--test-reporter=tap', ...files], { capture: true });
   const pass = Number(/^# pass (\d+)/m.exec(r.out)?.[1] ?? 0);
   const fail = Number(/^# fail (\d+)/m.exec(r.out)?.[1] ?? (r.code ? 1 : 0));
   totals.passed += pass;
@@ -63,6 +68,11 @@ const nodeTests = async (dir, stage) => {
 if (only === 'all' || only === 'unit') {
   console.log('\n> unit tests (node --test)');
   await nodeTests('unit', 'unit');
+}
+
+if (only === 'all' || only === 'system') {
+  console.log('\n> system tests (node --test)');
+  await nodeTests('system', 'system');
 }
 
 // The real Claude Code client (pinned in scripts/harness/claude-code.mjs) decides whether a saved checkpoint reaches the
@@ -82,7 +92,7 @@ if ((only === 'all' || only === 'claude') && existsSync(join(root, 'out', 'test'
 // The integration suites run in three windows: one trusted folder (most suites), Restricted Mode (workspace
 // trust on: no git may run), and a multi-root workspace. Suites that do not apply to a window skip themselves.
 const runner = join(root, 'scripts', 'harness', 'run-integration.mjs');
-if (only !== 'unit' && existsSync(runner) && existsSync(join(root, 'out', 'test', 'integration'))) {
+if (only !== 'unit' && only !== 'system' && existsSync(runner) && existsSync(join(root, 'out', 'test', 'integration'))) {
   const passes = [
     { name: 'one trusted folder', args: [] },
     { name: 'Restricted Mode', args: ['--trust', '--grep', 'Restricted Mode'] },

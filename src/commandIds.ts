@@ -1,6 +1,4 @@
-import type * as vscode from 'vscode';
 import type { SnapshotChange } from './core/snapshot';
-import type { CheckpointSummary } from './core/store';
 
 /** The command ids (as in package.json), shared by the commands, the views and the status bar. */
 export const CommandId = {
@@ -32,45 +30,6 @@ export const CommandId = {
 
 /** The read-only documents of a snapshot's files: `checkpoint-snapshot:/<path>?{"top","commit"}`. */
 export const SNAPSHOT_SCHEME = 'checkpoint-snapshot';
-
-// ---- the Checkpoints view's nodes: what a command gets when run from the tree ---------------------------------
-
-export interface FolderNode {
-  readonly kind: 'folder';
-  readonly folder: vscode.WorkspaceFolder;
-}
-
-export interface PlanNode {
-  readonly kind: 'plan';
-  readonly folder: vscode.WorkspaceFolder;
-  /** The plan as the checkpoints name it (an absolute path, or a plan folder name for JSON checkpoints). */
-  readonly plan: string;
-  /** "fix-auth-race · step 3 of 7". */
-  readonly label: string;
-  /** "step 3 of 7" (the plan file's progress now, else as its newest checkpoint recorded it). */
-  readonly step?: string;
-  readonly children: ItemNode[];
-}
-
-export interface ItemNode {
-  readonly kind: 'checkpoint';
-  readonly folder: vscode.WorkspaceFolder;
-  readonly summary: CheckpointSummary;
-  /** Saved on another branch than the folder's current one. */
-  readonly branchMismatch: boolean;
-  readonly currentBranch: string | undefined;
-  readonly restricted: boolean;
-}
-
-/** A line of text in the tree: an error listing a folder, or "no checkpoints" under a folder node. */
-export interface MessageNode {
-  readonly kind: 'message';
-  readonly folder?: vscode.WorkspaceFolder;
-  readonly message: string;
-  readonly isError: boolean;
-}
-
-export type CheckpointNode = FolderNode | PlanNode | ItemNode | MessageNode;
 
 // ---- options objects: what a command gets from tests, other commands and other extensions ----------------------
 

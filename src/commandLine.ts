@@ -2,8 +2,7 @@ import * as path from 'node:path';
 import vscode = require('vscode');
 import { errorMessage } from './core/errors';
 import { shellQuote } from './core/escaping';
-import type { Launchers } from './core/launcher';
-import { loadCore } from './loadCore';
+import { writeLaunchers, type Launchers } from './core/launcher';
 
 /**
  * The `checkpoint` command in VS Code's integrated terminals: a launcher in the extension's global storage that runs
@@ -28,7 +27,7 @@ export class CommandLine implements vscode.Disposable {
   /** Writes the launchers (once per activation); resolves with where they are. */
   launchers(): Promise<Launchers> {
     if (!this.written) {
-      const writing = loadCore().then((c) => c.writeLaunchers(this.binDir, { execPath: process.execPath, cliPath: this.context.asAbsolutePath(path.join('dist', 'cli.js')) }));
+      const writing = writeLaunchers(this.binDir, { execPath: process.execPath, cliPath: this.context.asAbsolutePath(path.join('dist', 'cli.js')) });
       this.written = writing;
       writing.then(
         (l) => this.log.info(`Command line: ${l.dir} (on the integrated terminals' PATH)`),

@@ -8,6 +8,7 @@ import { ContextKeys } from './contextKeys';
 import type { Services } from './services';
 import { CheckpointStatusBar } from './statusBar';
 import { CheckpointTreeProvider } from './views/checkpointTree';
+import { CheckpointView } from './views/checkpointView';
 import { ResumeOffer } from './resumeOffer';
 import { WorkspaceModel } from './workspaceModel';
 
@@ -39,10 +40,11 @@ export function activate(context: vscode.ExtensionContext): CheckpointApi {
   const view = vscode.window.createTreeView('checkpoint.checkpoints', { treeDataProvider: tree, showCollapseAll: true, canSelectMany: true });
   tree.bindView(view);
   const statusBar = new CheckpointStatusBar(model, contextKeys);
-  const services: Services = { log, model, statusBar, contextKeys };
+  const checkpointView = new CheckpointView(model, log);
   const commandLine = new CommandLine(context, log);
+  const services: Services = { log, model, statusBar, contextKeys, checkpointView, commandLine };
   const resumeOffer = new ResumeOffer(services, context.globalState);
-  context.subscriptions.push(log, model, tree, view, statusBar, commandLine, ...registerCommands(services, commandLine));
+  context.subscriptions.push(log, model, tree, view, statusBar, checkpointView, commandLine, ...registerCommands(services));
   // Guarded inside: VS Code versions or hosts without the language-model or MCP APIs activate without them.
   const lmApi = vscode as unknown as LmApi;
   context.subscriptions.push(

@@ -5,14 +5,19 @@ import type { CheckpointState } from './checkpointState';
 import { pickActive, type ActiveCheckpoint, type ActivePick } from './core/activeCheckpoint';
 import { CheckpointIndex, type IndexReadStats } from './core/checkpointIndex';
 import type { Checkpoint } from './core/checkpoint';
-import type { CombineOptions, CombineResult } from './core/combine';
+import { combine, type CombineOptions, type CombineResult } from './core/combine';
 import type { CommitOptions, CommitResult } from './core/commit';
 import { CheckpointError, errorMessage } from './core/errors';
-import type { ResolvedMemoryDir } from './core/memoryDir';
+import { resolveMemoryDir, type ResolvedMemoryDir } from './core/memoryDir';
 import { PromiseCache } from './core/promiseCache';
-import type { PullResult, PushResult } from './core/handoff';
-import { loadCore } from './loadCore';
-import type { CheckpointStore, CheckpointSummary, ResumeResult, SaveInput, SaveResult } from './core/store';
+import { pullCheckpoints, pushCheckpoints, type PullResult, type PushResult } from './core/handoff';
+import { commitWork } from './core/commit';
+import { openStore } from './core/openStore';
+import { readBranch } from './core/git';
+import { resolveGitDir } from './core/gitDir';
+import { resolvePlansDir } from './core/plans';
+import { branchFromSnapshot } from './core/snapshot';
+import { OrphanRemovedError, type CheckpointStore, type CheckpointSummary, type ResumeResult, type SaveInput, type SaveResult } from './core/store';
 import { folderSetting, snapshotSetting } from './settings';
 
 /** A consumed or deleted checkpoint that Undo can put back. */
@@ -118,7 +123,7 @@ export class FolderCheckpoints implements vscode.Disposable {
   async memoryDir(): Promise<ResolvedMemoryDir> {
     const resolving = this.memoryDirCache.get(() =>
       // The folder's own Claude Code settings count only in a trusted workspace.
-      loadCore().then((c) => c.resolveMemoryDir({ cwd: this.folder.uri.fsPath, configured: folderSetting(this.folder, 'memoryDirectory'), trusted: this.host.trusted })),
+      resolveMemoryDir({ cwd: this.folder.uri.fsPath, configured: folderSetting(this.folder, 'memoryDirectory'), trusted: this.host.trusted }),
     );
     // Once per resolution: tell the model, and watch the directory before anyone uses it.
     if (this.watching?.for !== resolving) {
@@ -143,13 +148,12 @@ export class FolderCheckpoints implements vscode.Disposable {
 
   /** The plans directory (kept until `checkpoint.plansDirectory` changes). */
   plansDir(): Promise<string> {
-    return this.plansDirCache.get(() => loadCore().then((c) => c.resolvePlansDir({ cwd: this.folder.uri.fsPath, configured: folderSetting(this.folder, 'plansDirectory') })));
+    return this.plansDirCache.get(() => resolvePlansDir({ cwd: this.folder.uri.fsPath, configured: folderSetting(this.folder, 'plansDirectory') }));
   }
 
   /** A store over the memory directory; git runs only in a trusted workspace (Restricted Mode: never). */
   async store(): Promise<CheckpointStore> {
     const resolved = await this.memoryDir();
-    const { openStore } = await loadCore();
     return (await openStore({ cwd: this.folder.uri.fsPath, trusted: this.host.trusted, resolved })).store;
   }
 
@@ -266,7 +270,7 @@ export class FolderCheckpoints implements vscode.Disposable {
       let branch: string;
       do {
         this.branchStale = false;
-        branch = await (await loadCore()).readBranch(this.folder.uri.fsPath);
+        branch = await readBranch(this.folder.uri.fsPath);
       } while (this.branchStale);
       return branch;
     })().then(
@@ -292,7 +296,7 @@ export class FolderCheckpoints implements vscode.Disposable {
   /** Watches `<git dir>/HEAD` (a checkout rewrites it), once. No polling. */
   private watchHead(): void {
     this.headWatcher ??= (async () => {
-      const gitDir = await loadCore().then((c) => c.resolveGitDir(this.folder.uri.fsPath)).catch(() => undefined);
+      const gitDir = await resolveGitDir(this.folder.uri.fsPath).catch(() => undefined);
       if (!gitDir || this.disposed) return;
       const watcher = vscode.workspace.createFileSystemWatcher(new vscode.RelativePattern(vscode.Uri.file(gitDir), 'HEAD'));
       const onHead = (): void => {
@@ -412,7 +416,7 @@ export class FolderCheckpoints implements vscode.Disposable {
       try {
         r = await store.resume(name, opts);
       } catch (err) {
-        if (err instanceof (await loadCore()).OrphanRemovedError && name) await this.refreshFileQuietly(store.pathFor(name));
+        if (err instanceof OrphanRemovedError && name) await this.refreshFileQuietly(store.pathFor(name));
         throw err;
       }
       const cp = r.checkpoint;
@@ -471,18 +475,18 @@ export class FolderCheckpoints implements vscode.Disposable {
 
   /** Creates `checkpoint/<name>` at a snapshot (the work tree, the index and HEAD stay as they are). Returns the branch. */
   branchFromSnapshot(name: string, commit: string): Promise<string> {
-    return this.run('branch', async (store) => [await (await loadCore()).branchFromSnapshot(store.cwd, name, commit), { files: [] }]);
+    return this.run('branch', async (store) => [await branchFromSnapshot(store.cwd, name, commit), { files: [] }]);
   }
 
   /** Pushes checkpoints (`names`, else all) and their snapshots to a git remote. */
   push(names: string[], remote?: string): Promise<PushResult> {
-    return this.run('push', async (store) => [await (await loadCore()).pushCheckpoints(store, names, remote), { files: [] }]);
+    return this.run('push', async (store) => [await pushCheckpoints(store, names, remote), { files: [] }]);
   }
 
   /** Pulls the checkpoints pushed to a git remote into the memory folder (a differing local one goes to the trash first). */
   pull(remote?: string): Promise<PullResult> {
     return this.run('pull', async (store) => {
-      const r = await (await loadCore()).pullCheckpoints(store, remote);
+      const r = await pullCheckpoints(store, remote);
       return [r, { files: r.written.map((w) => w.path) }];
     });
   }
@@ -494,7 +498,7 @@ export class FolderCheckpoints implements vscode.Disposable {
    */
   combine(name: string, sources: string[], opts: CombineOptions = {}): Promise<CombineResult> {
     return this.run('combine', async (store) => {
-      const r = await (await loadCore()).combine(store, name, sources, opts);
+      const r = await combine(store, name, sources, opts);
       const cp = r.checkpoint;
       return [r, {
         files: r.trashedSources.length ? [r.path, ...r.sourcePaths] : [r.path],
@@ -512,7 +516,7 @@ export class FolderCheckpoints implements vscode.Disposable {
   async commit(cp: Pick<Checkpoint, 'name' | 'description' | 'done'>, opts: Pick<CommitOptions, 'push' | 'signal'> = {}): Promise<CommitResult> {
     if (!this.host.trusted) throw new CheckpointError('Save and Commit runs git, which never runs in Restricted Mode: trust this workspace first.');
     const { memoryDir } = await this.store();
-    return (await loadCore()).commitWork(cp, { ...opts, cwd: this.folder.uri.fsPath, memoryDir });
+    return commitWork(cp, { ...opts, cwd: this.folder.uri.fsPath, memoryDir });
   }
 
   dispose(): void {

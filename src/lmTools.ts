@@ -1,7 +1,6 @@
 import type * as vscode from 'vscode';
-import type { AgentTool, parseToolInput, ToolTarget } from './agentTools';
+import { AGENT_TOOLS, parseToolInput, type AgentTool, type ToolTarget } from './agentTools';
 import { errorMessage } from './core/errors';
-import { loadCore } from './loadCore';
 
 // The checkpoint tools (agentTools.ts) as VS Code language-model tools for Copilot agent mode and other chat
 // participants (`contributes.languageModelTools` in package.json declares them), and the `checkpoint mcp` server for
@@ -80,10 +79,9 @@ function registerAll(registrations: (() => vscode.Disposable)[], absent: string,
 
 /** The tool of that name and the input check. */
 async function agentTool(name: string): Promise<{ tool: AgentTool; parse: typeof parseToolInput }> {
-  const core = await loadCore();
-  const tool = core.AGENT_TOOLS.find((t) => t.name === name);
+  const tool = AGENT_TOOLS.find((t) => t.name === name);
   if (!tool) throw new Error(`There is no checkpoint tool named ${name}.`);
-  return { tool, parse: core.parseToolInput };
+  return { tool, parse: parseToolInput };
 }
 
 function languageModelTool(api: LmApi, host: LmToolHost, name: string, result: (text: string) => unknown): LanguageModelTool<object> {

@@ -3,7 +3,7 @@ import { CommandId } from './commandIds';
 import { formatRelative } from './core/dates';
 import { errorMessage } from './core/errors';
 import { agentLine } from './core/escaping';
-import { loadCore } from './loadCore';
+import { findPending } from './core/pending';
 import type { Services } from './services';
 
 const OFFERED_KEY = 'checkpoint.offeredResumes';
@@ -35,7 +35,7 @@ export class ResumeOffer {
   private async offer(folder: vscode.WorkspaceFolder): Promise<void> {
     if (!vscode.workspace.getConfiguration('checkpoint', folder).get<boolean>('offerResumeOnOpen', true)) return;
     const store = await this.s.model.folder(folder).store();
-    const pending = (await (await loadCore()).findPending(store)).checkpoints;
+    const pending = (await findPending(store)).checkpoints;
     const c = pending[0];
     if (!c) return;
     const own = this.s.model.folder(folder).recorded();

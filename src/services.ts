@@ -1,6 +1,8 @@
 import type * as vscode from 'vscode';
+import type { CommandLine } from './commandLine';
 import type { ContextKeys } from './contextKeys';
 import type { CheckpointStatusBar } from './statusBar';
+import type { CheckpointView } from './views/checkpointView';
 import type { WorkspaceModel } from './workspaceModel';
 
 /** What commands work with; built once in `activate`. */
@@ -9,4 +11,8 @@ export interface Services {
   readonly model: WorkspaceModel;
   readonly statusBar: CheckpointStatusBar;
   readonly contextKeys: ContextKeys;
+  /** The `checkpoint` command on the integrated terminals' PATH. */
+  readonly commandLine: CommandLine;
+  /** Shows a checkpoint rendered (the Markdown preview of a resumed one). */
+  readonly checkpointView: CheckpointView;
 }

@@ -1,7 +1,8 @@
 import vscode = require('vscode');
 import { CommandId } from './commandIds';
 import { ContextKey, type ContextKeys } from './contextKeys';
-import { branchDiffers, branchSentence } from './core/wording';
+import { branchDiffers } from './core/git';
+import { branchSentence } from './core/wording';
 import { inlineCode } from './markdown';
 import { statusBarEnabled } from './settings';
 import type { WorkspaceModel } from './workspaceModel';

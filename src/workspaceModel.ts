@@ -6,7 +6,8 @@ import type { IndexReadStats } from './core/checkpointIndex';
 import { CheckpointError } from './core/errors';
 import type { MemoryDirSource, ResolvedMemoryDir } from './core/memoryDir';
 import { printable } from './core/names';
-import { autoMemoryOffNotice, claudeMemoryKind, type ClaudeMemoryKind } from './core/wording';
+import { claudeMemoryKind, type ClaudeMemoryKind } from './core/memoryDir';
+import { autoMemoryOffNotice } from './core/wording';
 import { FolderCheckpoints, type FileChange, type FolderHost, type ModelChange, type UndoEntry } from './folderCheckpoints';
 import { affects } from './settings';
 

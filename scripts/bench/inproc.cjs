@@ -1,6 +1,7 @@
 'use strict';
 // In-process measurements for scripts/bench/run.mjs, each in a fresh Node process. Prints one JSON object.
-//   load <bundle> cli|extension [workspace]      require() time of a bundle; for the extension also activate()
+//   load <bundle> cli|extension [workspace]      require() time of a bundle; for the extension also activate() and
+//                                                the whole start-up work (CPU, until the deferred start is done)
 //   upsert <core.cjs> <dir> <runs>               MEMORY.md upsert vs a read + write of the file, interleaved
 //   tree <core.cjs> <dir> <runs> [tree.cjs]      refresh after one checkpoint file changes, vs one file's parse
 //   lock <core.cjs> <dir> <runs>                 how long a save holds the lock, vs the two durable writes inside it
@@ -18,6 +19,7 @@ async function load(bundle, kind, workspace) {
     const { installVscodeStub } = require('./vscode-stub.cjs');
     ({ context } = installVscodeStub({ workspace, extensionPath: path.dirname(path.dirname(bundle)) }));
   }
+  const cpu0 = process.cpuUsage();
   const t0 = now();
   const mod = require(bundle);
   out.requireMs = now() - t0;
@@ -31,6 +33,12 @@ async function load(bundle, kind, workspace) {
         out.activateSyncMs = now() - t1;
         await r;
         out.activateResolvedMs = now() - t1;
+        // The start activate() defers (status bar, launchers, resume offer) runs one tick later: the work it costs
+        // is start-up work too, whether a bundle parses the core at activation or then. Counted as CPU time once the
+        // process has gone quiet.
+        await new Promise((resolve) => setTimeout(resolve, 300));
+        const cpu = process.cpuUsage(cpu0);
+        out.startupCpuMs = (cpu.user + cpu.system) / 1000;
       } catch (err) {
         out.error = `activate() threw with the stub vscode API: ${String(err && err.message ? err.message : err).split('\n')[0]}`;
       }

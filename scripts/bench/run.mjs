@@ -481,23 +481,12 @@ if (want('lock')) {
 // ---- bundle ---------------------------------------------------------------------------------------------------
 const KB = 1024;
 if (want('bundle')) {
-  // The extension is dist/extension.js and its split files (dist/ext-*.js; older revisions: extension.js alone).
+  // The extension is one bundle, dist/extension.js (revisions before 0.2.0 split it into dist/ext-*.js too).
   const extFiles = readdirSync(bundleDist).filter((n) => n === 'extension.js' || /^ext-.*\.js$/.test(n));
   const extSize = extFiles.reduce((sum, n) => sum + statSync(join(bundleDist, n)).size, 0);
-  // What activation parses: extension.js and the shared files it requires, transitively (the files loaded on first
-  // use, ext-handlers-* and ext-lazyCore-*, are required inside a promise and not followed).
-  const parsed = new Set();
-  const follow = (n) => {
-    if (parsed.has(n)) return;
-    parsed.add(n);
-    for (const m of readFileSync(join(bundleDist, n), 'utf8').matchAll(/\("\.\/(ext-chunk-[\w-]+\.js)"\)/g)) follow(m[1]);
-  };
-  follow('extension.js');
-  const activationSize = [...parsed].reduce((sum, n) => sum + statSync(join(bundleDist, n)).size, 0);
   const cliSize = statSync(cliMain).size;
   if (!minified) notes.push('The bundles measured were not minified (built with --no-build from a development build).');
-  valueRow('bundle size of the extension: dist/extension.js and dist/ext-*.js (minified)', `${(extSize / KB).toFixed(1)} KB`, '≤ 200 KB', extSize <= 200 * KB);
-  valueRow('bundle size the extension parses at activation (dist/extension.js and the shared files it requires)', `${(activationSize / KB).toFixed(1)} KB`, undefined, undefined);
+  valueRow('bundle size of the extension: dist/extension.js (minified)', `${(extSize / KB).toFixed(1)} KB`, '≤ 200 KB', extSize <= 200 * KB);
   valueRow('bundle size dist/cli-main.js (minified; the whole CLI)', `${(cliSize / KB).toFixed(1)} KB`, undefined, undefined);
   valueRow('bundle size dist/hook.js (minified; loaded only by checkpoint hook)', `${(statSync(join(bundleDist, 'hook.js')).size / KB).toFixed(1)} KB`, undefined, undefined);
   const shipped = readdirSync(bundleDist).filter((n) => n.endsWith('.js')).reduce((sum, n) => sum + statSync(join(bundleDist, n)).size, 0);
@@ -538,7 +527,7 @@ if (want('bundle')) {
 // ---- activate() ------------------------------------------------------------------------------------------------
 if (want('activate') || want('bundle')) {
   log('activate(): stub vscode API (fresh process each)');
-  const acts = { sync: [], resolved: [] };
+  const acts = { sync: [], resolved: [], startup: [] };
   let stubError;
   for (let i = -WARMUP; i < RUNS && !stubError; i++) {
     const e = runJson([join(benchDir, 'inproc.cjs'), 'load', ext, 'extension', tmp]);
@@ -546,6 +535,7 @@ if (want('activate') || want('bundle')) {
     else if (i >= 0) {
       acts.sync.push(e.requireMs + e.activateSyncMs);
       acts.resolved.push(e.requireMs + e.activateResolvedMs);
+      acts.startup.push(e.startupCpuMs);
     }
   }
   let real;
@@ -569,8 +559,8 @@ if (want('activate') || want('bundle')) {
       floor: fmtMs(stats(real.floor)),
       subject: fmtMs(s),
       value: `${s.median.toFixed(1)} ms`,
-      budget: '≤ 20 ms',
-      result: s.median <= 20 ? 'PASS' : 'MISS',
+      budget: '≤ 30 ms',
+      result: s.median <= 30 ? 'PASS' : 'MISS',
       runs: real.vscode.length,
     });
     notes.push(...real.notes);
@@ -578,12 +568,13 @@ if (want('activate') || want('bundle')) {
     notes.push(`activate() in a real VS Code was not measured: ${real.unavailable}. The activate() row uses a stub vscode API.`);
   }
   if (stubError) {
-    valueRow('activate() (stub vscode API)', 'error', stubBudgeted ? '≤ 20 ms' : undefined, stubBudgeted ? false : undefined);
+    valueRow('activate() (stub vscode API)', 'error', stubBudgeted ? '≤ 30 ms' : undefined, stubBudgeted ? false : undefined);
     notes.push(`activate() with the stub vscode API: ${stubError}`);
   } else {
     const s = stats(acts.sync);
-    valueRow('activate() (STUB vscode API: require + activate() call)', `${fmtMs(s)} ms`, stubBudgeted ? '≤ 20 ms' : undefined, stubBudgeted ? s.median <= 20 : undefined, { runs: RUNS });
+    valueRow('activate() (STUB vscode API: require + activate() call)', `${fmtMs(s)} ms`, stubBudgeted ? '≤ 30 ms' : undefined, stubBudgeted ? s.median <= 30 : undefined, { runs: RUNS });
     valueRow('activate() (STUB vscode API: until its promise resolves)', `${fmtMs(stats(acts.resolved))} ms`, undefined, undefined, { runs: RUNS });
+    valueRow('start-up work in all (STUB vscode API: CPU ms of require + activate() + the start it defers, until quiet)', `${fmtMs(stats(acts.startup))} ms`, undefined, undefined, { runs: RUNS });
   }
 }
 

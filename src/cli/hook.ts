@@ -45,9 +45,11 @@ the agent: problems go to stderr and the exit code is 0; it gives up after ${HOO
     const label = `checkpoint hook ${agentLine(event, 40)}`;
     // Everything a hook prints to stderr is one line (it may quote stdin or a file name).
     const io: Io = { ...ctx.io, err: (line) => ctx.io.err(agentLine(line, 1000)) };
+    // CHECKPOINT_HOOK_TIMEOUT_MS: tests shorten the time limit.
+    const limitMs = Number(process.env.CHECKPOINT_HOOK_TIMEOUT_MS) || HOOK_TIMEOUT_MS;
     let timer: NodeJS.Timeout | undefined;
     const timeout = new Promise<'timeout'>((resolve) => {
-      timer = setTimeout(() => resolve('timeout'), HOOK_TIMEOUT_MS);
+      timer = setTimeout(() => resolve('timeout'), limitMs);
     });
     const work = async (): Promise<void> => {
       if (!isHookEvent(event)) {
@@ -74,7 +76,7 @@ the agent: problems go to stderr and the exit code is 0; it gives up after ${HOO
     };
     try {
       if ((await Promise.race([work().then(() => 'done' as const), timeout])) === 'timeout') {
-        io.err(`${label}: gave up after ${HOOK_TIMEOUT_MS / 1000} s.`);
+        io.err(`${label}: gave up after ${limitMs / 1000} s.`);
         ctx.io.abandon?.();
       }
     } catch (err) {

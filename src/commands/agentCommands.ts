@@ -6,7 +6,6 @@ import { claudeTargets, connectClaude, disconnectClaude, hookProgram, planConnec
 import { CheckpointError } from '../core/errors';
 import { installLauncher } from '../core/launcher';
 import { CommandId } from '../commandIds';
-import type { CommandLine } from '../commandLine';
 import type { Services } from '../services';
 import { isOptions } from './targets';
 
@@ -29,7 +28,7 @@ export interface InstallOptions {
  * Checkpoint: Install Command Line… — links the launcher into a folder of the user's choice (`~/.local/bin`
  * offered) for terminals outside VS Code. Returns the path written.
  */
-export async function installCommandLineCommand(cl: CommandLine, arg: unknown): Promise<string | undefined> {
+export async function installCommandLineCommand(s: Services, arg: unknown): Promise<string | undefined> {
   let target = isOptions<InstallOptions>(arg) && typeof arg.folder === 'string' ? arg.folder : undefined;
   if (!target) {
     const local = path.join(os.homedir(), '.local', 'bin');
@@ -45,7 +44,7 @@ export async function installCommandLineCommand(cl: CommandLine, arg: unknown): 
       target = uri[0].fsPath;
     } else target = pick.dir;
   }
-  const installed = await installLauncher(await cl.launchers(), target);
+  const installed = await installLauncher(await s.commandLine.launchers(), target);
   const onPath = pathDirs().includes(path.resolve(target));
   void vscode.window.showInformationMessage(
     `Installed ${tildify(installed)}.${onPath ? '' : ` Add ${tildify(target)} to your PATH to run it as \`checkpoint\`.`}`,
@@ -70,7 +69,9 @@ async function pickScope(s: Services, arg: unknown, verb: string): Promise<{ sco
     const items: (vscode.QuickPickItem & { scope: ConnectScope })[] = [];
     if (current) items.push({ label: `This workspace`, description: tildify(claudeTargets('workspace', current.uri.fsPath).settingsFile), scope: 'workspace' });
     items.push({ label: 'All my projects', description: tildify(claudeTargets('user', '').settingsFile), scope: 'user' });
-    const pick = await vscode.window.showQuickPick(items, { title: `${verb} Claude Code`, placeHolder: 'Which Claude Code settings?' });
+    // Stays open when the focus moves (the walkthrough's step text beside it takes the focus as it loads), as every
+    // other pick of the extension does.
+    const pick = await vscode.window.showQuickPick(items, { title: `${verb} Claude Code`, placeHolder: 'Which Claude Code settings?', ignoreFocusOut: true });
     if (!pick) return undefined;
     scope = pick.scope;
   }
@@ -83,12 +84,12 @@ async function pickScope(s: Services, arg: unknown, verb: string): Promise<{ sco
  * (never clobbering anything; a file that is not valid JSON is left untouched with a clear error) and installs
  * the skill. Returns the core's result.
  */
-export async function connectClaudeCommand(s: Services, cl: CommandLine, arg: unknown): Promise<Awaited<ReturnType<typeof connectClaude>> | undefined> {
+export async function connectClaudeCommand(s: Services, arg: unknown): Promise<Awaited<ReturnType<typeof connectClaude>> | undefined> {
   const where = await pickScope(s, arg, 'Connect');
   if (!where) return undefined;
   const opts = isOptions<ConnectOptions>(arg) ? arg : {};
   const targets = claudeTargets(where.scope, where.folder?.uri.fsPath ?? '');
-  const program = hookProgram(where.scope, await cl.program());
+  const program = hookProgram(where.scope, await s.commandLine.program());
   // Workspace hooks run `checkpoint` from PATH: VS Code's terminals have it; elsewhere it must be installed.
   const hint =
     program === PATH_PROGRAM && !pathDirs().some((d) => existsSync(path.join(d, process.platform === 'win32' ? 'checkpoint.cmd' : 'checkpoint')))

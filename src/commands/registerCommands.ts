@@ -1,53 +1,61 @@
 import vscode = require('vscode');
-import { CommandId, SNAPSHOT_SCHEME } from '../commandIds';
-import type { CommandLine } from '../commandLine';
-import { onFirstUse } from '../loadCore';
+import { SNAPSHOT_SCHEME } from '../commandIds';
 import type { Services } from '../services';
-import { registerCheckpointView } from './checkpointView';
+import { connectClaudeCommand, disconnectClaudeCommand, installCommandLineCommand } from './agentCommands';
+import { statusBarActionsCommand, switchBranchCommand } from './branchCommands';
+import { combineCommand } from './combineCommand';
 import { createCommand } from './createCommand';
+import { deleteAllCommand, deleteCommand } from './deleteCommands';
+import { copyResumePromptCommand, openCommand, openMemoryFolderCommand, revealCommand } from './fileCommands';
+import { resumeCommand, undoCommand } from './resumeCommand';
+import { saveAndCommitCommand } from './saveAndCommitCommand';
+import { saveCommand } from './saveCommand';
+import { compareWithNowCommand, compareWithSavedHeadCommand, pullCommand, pushCommand, restoreToBranchCommand, snapshotContent } from './snapshotCommands';
 
-type Handlers = typeof import('./handlers');
-/** The commands' code, loaded on the first command run. */
-const handlers = onFirstUse(() => import('./handlers'));
+/** What a command runs: VS Code's first argument (a tree node, or an options object) and, from the tree, the selection. */
+type Handler = (s: Services, arg: unknown, selection: unknown) => Promise<unknown>;
 
-/** Registers every command (ids as in package.json), each through {@link createCommand}. */
-export function registerCommands(s: Services, cl: CommandLine): vscode.Disposable[] {
-  const command = (id: string, handler: (h: Handlers, arg?: unknown) => Promise<unknown>): vscode.Disposable =>
-    createCommand(id, s.log, async (arg) => handler(await handlers(), arg));
+/**
+ * Every command, by its id in package.json's `contributes.commands`. Adding a command: its entry in package.json, its
+ * handler (a function of src/commands/ taking the {@link Services} and VS Code's argument), and its row here.
+ */
+const COMMANDS: Record<string, Handler> = {
+  // Saving; from the tree VS Code passes Combine the clicked node and the whole selection (canSelectMany).
+  'checkpoint.save': (s, arg) => saveCommand(s, arg, false),
+  'checkpoint.saveToPlan': (s, arg) => saveCommand(s, arg, true),
+  'checkpoint.saveAndCommit': saveAndCommitCommand,
+  'checkpoint.combine': combineCommand,
+  // Resuming, deleting and undoing either.
+  'checkpoint.resume': resumeCommand,
+  'checkpoint.undo': undoCommand,
+  'checkpoint.delete': deleteCommand,
+  'checkpoint.deleteAll': deleteAllCommand,
+  // A checkpoint's file and folder.
+  'checkpoint.open': openCommand,
+  'checkpoint.copyResumePrompt': copyResumePromptCommand,
+  'checkpoint.revealInExplorer': revealCommand,
+  'checkpoint.openMemoryFolder': openMemoryFolderCommand,
+  // The branch, the view and the log.
+  'checkpoint.switchBranch': switchBranchCommand,
+  'checkpoint.statusBarActions': statusBarActionsCommand,
+  'checkpoint.refresh': (s) => s.model.refresh(),
+  'checkpoint.showLog': async (s) => s.log.show(),
+  // Snapshots and the git remote.
+  'checkpoint.compareWithNow': compareWithNowCommand,
+  'checkpoint.compareWithSavedHead': compareWithSavedHeadCommand,
+  'checkpoint.restoreToBranch': restoreToBranchCommand,
+  'checkpoint.push': pushCommand,
+  'checkpoint.pull': pullCommand,
+  // The command line and Claude Code.
+  'checkpoint.installCommandLine': installCommandLineCommand,
+  'checkpoint.connectClaude': connectClaudeCommand,
+  'checkpoint.disconnectClaude': disconnectClaudeCommand,
+};
+
+/** Registers every command of {@link COMMANDS}, each through {@link createCommand}, and the snapshots' documents. */
+export function registerCommands(s: Services): vscode.Disposable[] {
   return [
-    // Saving; from the tree VS Code passes Combine the clicked node and the whole selection (canSelectMany).
-    command(CommandId.save, (h, arg) => h.saveCommand(s, arg, false)),
-    command(CommandId.saveToPlan, (h, arg) => h.saveCommand(s, arg, true)),
-    command(CommandId.saveAndCommit, (h, arg) => h.saveAndCommitCommand(s, arg)),
-    createCommand(CommandId.combine, s.log, async (arg, selection) => (await handlers()).combineCommand(s, arg, selection)),
-    // Resuming, deleting and undoing either.
-    command(CommandId.resume, (h, arg) => h.resumeCommand(s, arg)),
-    command(CommandId.undo, (h, arg) => h.undoCommand(s, arg)),
-    command(CommandId.delete, (h, arg) => h.deleteCommand(s, arg)),
-    command(CommandId.deleteAll, (h, arg) => h.deleteAllCommand(s, arg)),
-    // A checkpoint's file and folder.
-    command(CommandId.open, (h, arg) => h.openCommand(s, arg)),
-    command(CommandId.copyResumePrompt, (h, arg) => h.copyResumePromptCommand(s, arg)),
-    command(CommandId.revealInExplorer, (h, arg) => h.revealCommand(s, arg)),
-    command(CommandId.openMemoryFolder, (h, arg) => h.openMemoryFolderCommand(s, arg)),
-    // The branch, the view and the log.
-    command(CommandId.switchBranch, (h, arg) => h.switchBranchCommand(s, arg)),
-    command(CommandId.statusBarActions, (h, arg) => h.statusBarActionsCommand(s, arg)),
-    createCommand(CommandId.refresh, s.log, () => s.model.refresh()),
-    createCommand(CommandId.showLog, s.log, async () => s.log.show()),
-    // Snapshots and the git remote.
-    command(CommandId.compareWithNow, (h, arg) => h.compareWithNowCommand(s, arg)),
-    command(CommandId.compareWithSavedHead, (h, arg) => h.compareWithSavedHeadCommand(s, arg)),
-    command(CommandId.restoreToBranch, (h, arg) => h.restoreToBranchCommand(s, arg)),
-    command(CommandId.push, (h, arg) => h.pushCommand(s, arg)),
-    command(CommandId.pull, (h, arg) => h.pullCommand(s, arg)),
-    vscode.workspace.registerTextDocumentContentProvider(SNAPSHOT_SCHEME, {
-      provideTextDocumentContent: async (uri) => (await handlers()).snapshotContent(s, uri),
-    }),
-    // The command line and Claude Code.
-    command(CommandId.installCommandLine, (h, arg) => h.installCommandLineCommand(cl, arg)),
-    command(CommandId.connectClaude, (h, arg) => h.connectClaudeCommand(s, cl, arg)),
-    command(CommandId.disconnectClaude, (h, arg) => h.disconnectClaudeCommand(s, arg)),
-    registerCheckpointView(s),
+    ...Object.entries(COMMANDS).map(([id, handler]) => createCommand(id, s.log, (arg, selection) => handler(s, arg, selection))),
+    vscode.workspace.registerTextDocumentContentProvider(SNAPSHOT_SCHEME, { provideTextDocumentContent: (uri) => snapshotContent(s, uri) }),
   ];
 }

@@ -5,13 +5,13 @@ import { exists } from '../core/files';
 import { resumeNotice, resumePrompt, resumeSummary } from '../core/resumeText';
 import { printable } from '../core/names';
 import { OrphanRemovedError, type ResumeResult } from '../core/store';
-import { branchSentence, branchDiffers } from '../core/wording';
+import { branchDiffers } from '../core/git';
+import { branchSentence } from '../core/wording';
 import { CommandId, type ResumeOptions, type UndoOptions } from '../commandIds';
 import type { UndoEntry } from '../folderCheckpoints';
 import type { Services } from '../services';
 import { afterResume } from '../settings';
 import { switchFolderBranch } from './branchCommands';
-import { reopenRestored, showCheckpoint } from './checkpointView';
 import { CONTINUE_IN_CHAT, CONTINUE_IN_CLAUDE, continueInChat, continueInClaudeCode, continueOffers } from './continueIn';
 import { isOptions, resolveCheckpoint, type CheckpointTarget } from './targets';
 
@@ -130,7 +130,7 @@ async function openCheckpointAndPlan(s: Services, folder: vscode.WorkspaceFolder
     s.log.warn(`Could not open the plan ${plan}: ${errorMessage(err)}`);
   }
   try {
-    if (r.source === 'markdown') await showCheckpoint(folder, r.path, r.checkpoint, planOpened);
+    if (r.source === 'markdown') await s.checkpointView.show(folder, r.path, r.checkpoint, planOpened);
     else await vscode.window.showTextDocument(vscode.Uri.file(r.path), { preview: true, viewColumn: planOpened ? vscode.ViewColumn.Beside : undefined });
   } catch (err) {
     s.log.warn(`Could not show checkpoint ${r.path}: ${errorMessage(err)}`);
@@ -166,4 +166,17 @@ export async function undoCommand(s: Services, arg: unknown): Promise<string | u
       : `Restored checkpoint "${restored.name}".`,
   );
   return file;
+}
+
+/**
+ * Undo put a trashed checkpoint back: an editor still open on the trash path (the file is gone from there) is
+ * reopened on the restored file, in its place. A tab with unsaved changes is left as it is.
+ */
+async function reopenRestored(trashPath: string, restored: string): Promise<void> {
+  for (const group of vscode.window.tabGroups.all) {
+    const stale = group.tabs.filter((t) => t.input instanceof vscode.TabInputText && t.input.uri.scheme === 'file' && t.input.uri.fsPath === trashPath && !t.isDirty);
+    if (stale.length === 0) continue;
+    await vscode.window.tabGroups.close(stale, true);
+    await vscode.window.showTextDocument(vscode.Uri.file(restored), { viewColumn: group.viewColumn, preview: stale.every((t) => t.isPreview), preserveFocus: true });
+  }
 }

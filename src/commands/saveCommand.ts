@@ -15,7 +15,8 @@ import { CommandId, type SaveOptions } from '../commandIds';
 import type { Services } from '../services';
 import { askPick, askText, BACK, type StepResult } from './quickInput';
 import { isNode, isOptions, resolveFolder } from './targets';
-import { formatStep, planName } from '../core/wording';
+import { planName } from '../core/plans';
+import { formatStep } from '../core/wording';
 
 interface SaveForm {
   name: string;

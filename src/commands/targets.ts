@@ -3,7 +3,8 @@ import { CheckpointError } from '../core/errors';
 import { resolveName } from '../core/names';
 import type { CheckpointSummary } from '../core/store';
 import { NO_CHECKPOINTS, branchAndTime } from '../core/wording';
-import type { CheckpointNode, ItemNode, TargetOptions } from '../commandIds';
+import type { TargetOptions } from '../commandIds';
+import type { CheckpointNode, ItemNode } from '../views/nodes';
 import type { Services } from '../services';
 
 /**

@@ -345,3 +345,8 @@ export async function readCommitState(cwd: string): Promise<CommitState> {
   if (hook && statSync(hook, { throwIfNoEntry: false })?.isFile()) state.preCommitHook = hook;
   return state;
 }
+
+/** True when a saved branch and the current one are both known and differ. */
+export function branchDiffers(saved: string, current: string): boolean {
+  return saved !== '' && current !== '' && saved !== current;
+}

@@ -12,7 +12,8 @@ import { AUTO_PREFIX, findPending, trustedTime } from './pending';
 import { resolveActivePlanFile } from './stateIndex';
 import { CheckpointExistsError, LIST_READ_BYTES, type CheckpointStore } from './store';
 import { lastUserIntent } from './transcript';
-import { branchDiffers, formatStep } from './wording';
+import { branchDiffers } from './git';
+import { formatStep } from './wording';
 
 /** The Claude Code hook events `checkpoint hook <event>` handles, and the event names Claude Code uses. */
 export const HOOK_EVENTS = { 'session-start': 'SessionStart', 'pre-compact': 'PreCompact', 'session-end': 'SessionEnd' } as const;

@@ -241,3 +241,18 @@ async function assertWorkspaceMemoryDirInside(cwd: string, dir: string): Promise
     }
   }
 }
+
+/**
+ * Which of Claude Code's memory folders the checkpoints use (the welcome view says it): the folder named by
+ * `autoMemoryDirectory` in Claude Code's settings, the folder of the repository's main worktree that a linked worktree
+ * or a subfolder shares, or the folder of the project itself. Undefined when the checkpoints are not in Claude's folder.
+ */
+export type ClaudeMemoryKind = 'autoMemoryDirectory' | 'mainWorktree' | 'project';
+
+/** The {@link ClaudeMemoryKind} of a folder's resolved memory directory. */
+export function claudeMemoryKind(resolved: ResolvedMemoryDir, cwd: string): ClaudeMemoryKind | undefined {
+  const claude = resolved.claude;
+  if (resolved.source !== 'claude' || !claude) return undefined;
+  if (claude.settingsFile) return 'autoMemoryDirectory';
+  return claude.projectRoot !== undefined && path.resolve(claude.projectRoot) !== path.resolve(cwd) ? 'mainWorktree' : 'project';
+}

@@ -100,3 +100,8 @@ export async function readPlanProgress(planPath: string): Promise<PlanProgress |
 export function resolvePlanPath(plan: string, cwd: string, home?: string): string {
   return path.resolve(cwd, expandHome(plan.trim(), home));
 }
+
+/** The display name of a plan path: its file name without `.md`. */
+export function planName(planPath: string): string {
+  return path.basename(planPath).replace(/\.md$/i, '');
+}

@@ -2,7 +2,8 @@ import type { Checkpoint } from './checkpoint';
 import { formatLocalDateTime } from './dates';
 import { escapeControls, oneLine, shellQuote, splitAnyLines } from './escaping';
 import { printable } from './names';
-import { branchSentence, branchDiffers, formatStep } from './wording';
+import { branchDiffers } from './git';
+import { branchSentence, formatStep } from './wording';
 
 /** The branch warning of the resume procedure. */
 export function branchWarning(saved: string, current: string): string | undefined {

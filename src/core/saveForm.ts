@@ -1,5 +1,5 @@
 import { fileNameFor, sanitizeName } from './names';
-import { planName } from './wording';
+import { planName } from './plans';
 
 /**
  * Pure helpers behind the editor's "Save" form (no `vscode` import): list splitting, the suggested

@@ -13,7 +13,8 @@ import { assertLookupName, isLookupName, nameFromFileName, printable, resolveNam
 import { recordResume } from './pending';
 import { readPlanProgress, resolvePlanPath } from './plans';
 import { recordLastCheckpoint } from './stateIndex';
-import { NO_CHECKPOINTS, branchDiffers } from './wording';
+import { branchDiffers } from './git';
+import { NO_CHECKPOINTS } from './wording';
 import { collectGarbage, keepSnapshot, takeSnapshot, TRASH_PURGE_DAYS } from './snapshot';
 import { CheckpointReader, indexMismatch, trashedCopy } from './storeReader';
 import { createIgnoredDir, removeTrashCopy, replaceWithUndo, undoMoves, type Move } from './transaction';

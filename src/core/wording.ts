@@ -1,6 +1,4 @@
 // Words and sentences the CLI and the extension both show, and the small rules that choose them: written once here.
-// Only pure functions: the editor renders with them at activation, before the rest of the core is loaded.
-import * as path from 'node:path';
 import { formatRelative } from './dates';
 import type { ResolvedMemoryDir } from './memoryDir';
 import { printable } from './names';
@@ -48,34 +46,9 @@ export function branchSentence(saved: string, ctx: { currentBranch: string | und
   return `Saved on ${code(saved)}.`;
 }
 
-/** True when a saved branch and the current one are both known and differ. */
-export function branchDiffers(saved: string, current: string): boolean {
-  return saved !== '' && current !== '' && saved !== current;
-}
-
 /** "step 3 of 7", or "all 7 steps done". */
 export function formatStep(step: number, steps: number): string {
   return step > steps ? `all ${steps} steps done` : `step ${step} of ${steps}`;
-}
-
-/** The display name of a plan path: its file name without `.md`. */
-export function planName(planPath: string): string {
-  return path.basename(planPath).replace(/\.md$/i, '');
-}
-
-/**
- * Which of Claude Code's memory folders the checkpoints use (the welcome view says it): the folder named by
- * `autoMemoryDirectory` in Claude Code's settings, the folder of the repository's main worktree that a linked worktree
- * or a subfolder shares, or the folder of the project itself. Undefined when the checkpoints are not in Claude's folder.
- */
-export type ClaudeMemoryKind = 'autoMemoryDirectory' | 'mainWorktree' | 'project';
-
-/** The {@link ClaudeMemoryKind} of a folder's resolved memory directory. */
-export function claudeMemoryKind(resolved: ResolvedMemoryDir, cwd: string): ClaudeMemoryKind | undefined {
-  const claude = resolved.claude;
-  if (resolved.source !== 'claude' || !claude) return undefined;
-  if (claude.settingsFile) return 'autoMemoryDirectory';
-  return claude.projectRoot !== undefined && path.resolve(claude.projectRoot) !== path.resolve(cwd) ? 'mainWorktree' : 'project';
 }
 
 /**

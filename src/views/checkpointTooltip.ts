@@ -1,7 +1,9 @@
 import vscode = require('vscode');
 import { formatLocalDateTime } from '../core/dates';
 import type { CheckpointSummary } from '../core/store';
-import { branchSentence, planName, formatStep, branchDiffers } from '../core/wording';
+import { branchDiffers } from '../core/git';
+import { planName } from '../core/plans';
+import { branchSentence, formatStep } from '../core/wording';
 import { escapeMarkdown, inlineCode, tildify } from '../markdown';
 
 /** How many failed approaches a tooltip lists before "… and N more". */

@@ -1,11 +1,13 @@
 import * as path from 'node:path';
 import vscode = require('vscode');
-import { CommandId, type CheckpointNode, type FolderNode, type ItemNode, type PlanNode } from '../commandIds';
+import { CommandId } from '../commandIds';
+import type { CheckpointNode, FolderNode, ItemNode, PlanNode } from './nodes';
 import { formatRelative } from '../core/dates';
 import { errorMessage } from '../core/errors';
 import type { CheckpointSummary } from '../core/store';
-import { branchAndTime, branchDiffers, formatStep, planName, unreadableReason } from '../core/wording';
-import { loadCore } from '../loadCore';
+import { branchDiffers } from '../core/git';
+import { branchAndTime, formatStep, unreadableReason } from '../core/wording';
+import { planName, readPlanProgress } from '../core/plans';
 import { afterResume } from '../settings';
 import { tildify } from '../markdown';
 import type { ModelChange } from '../folderCheckpoints';
@@ -159,7 +161,7 @@ export class CheckpointTreeProvider implements vscode.TreeDataProvider<Checkpoin
     const plans = await Promise.all(
       [...byPlan].map(async ([plan, items]): Promise<PlanNode> => {
         // The plan file's progress now; else what its newest checkpoint recorded.
-        const live = path.isAbsolute(plan) ? await (await loadCore()).readPlanProgress(plan) : undefined;
+        const live = path.isAbsolute(plan) ? await readPlanProgress(plan) : undefined;
         const recorded = items.find((s) => s.planStep !== undefined && s.planSteps !== undefined);
         const step = live ?? (recorded ? { step: recorded.planStep!, steps: recorded.planSteps! } : undefined);
         const stepText = step ? formatStep(step.step, step.steps) : undefined;

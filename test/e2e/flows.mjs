@@ -634,7 +634,11 @@ flows.push({
     // 3. Connect your agent: Claude Code, for this workspace, after the dialog that says what is added.
     await press('agent', 'Connect Claude Code');
     await wb.waitForQuickInput({ title: 'Connect Claude Code' }, 'the choice of Claude Code settings');
-    await wb.pick(/^This workspace/);
+    // The step's text beside it (a webview) may take the keyboard focus as it loads, after the pick opened: the pick
+    // stays open (ignoreFocusOut) and the entry is clicked, as a person would, instead of pressing Enter wherever the
+    // focus is. The pick closing is the sign the choice was taken.
+    await wb.quickInput.locator('.quick-input-list [role="option"]', { hasText: 'This workspace' }).click();
+    await wb.waitForQuickInputClosed();
     const dialog = page.locator('.monaco-dialog-box').last();
     await wb.visible(dialog, 'the dialog that says what Connect adds');
     assert.match(await dialog.innerText(), /Connect Claude Code to Checkpoint\?/);

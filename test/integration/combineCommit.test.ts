@@ -3,7 +3,7 @@ import { chmodSync, existsSync, readdirSync, readFileSync, rmSync, writeFileSync
 import * as path from 'node:path';
 import * as vscode from 'vscode';
 import type { SaveAndCommitOutcome } from '../../src/commands/saveAndCommitCommand';
-import type { ItemNode } from '../../src/commandIds';
+import type { ItemNode } from '../../src/views/nodes';
 import { git, readIndex } from '../support/fixtures';
 import { folderChildren, labels, save, setSetting, suite, waitFor } from './helpers';
 

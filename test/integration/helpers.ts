@@ -5,7 +5,7 @@ import { existsSync, rmSync, writeFileSync } from 'node:fs';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
 import type { CheckpointApi } from '../../src/extension';
-import type { CheckpointNode } from '../../src/commandIds';
+import type { CheckpointNode } from '../../src/views/nodes';
 import { ensureCommit, removeDir, tempDir } from '../support/fixtures';
 
 export const EXTENSION_ID = 'checkpoint-dev.checkpoint';

@@ -2,10 +2,9 @@ import { test } from 'node:test';
 import * as assert from 'node:assert/strict';
 import { existsSync, writeFileSync, mkdirSync } from 'node:fs';
 import * as path from 'node:path';
-import { parseStatusV2, readBranch, readGitState, switchBranch } from '../../src/core/git';
+import { branchDiffers, parseStatusV2, readBranch, readGitState, switchBranch } from '../../src/core/git';
 import { CheckpointError } from '../../src/core/errors';
 import { git, makeRepo, removeDir, tempDirs } from '../support/fixtures';
-import { branchDiffers } from '../../src/core/wording';
 
 const temp = tempDirs();
 

@@ -131,16 +131,15 @@ test('hooks never fail the agent: garbage, empty, huge or non-object stdin, unkn
   }
 });
 
-test('a hook gives up after 5 s when stdin never ends, and exits 0', { timeout: 30_000 }, async () => {
+test('a hook gives up at its time limit when stdin never ends, and exits 0', { timeout: 30_000 }, async () => {
   const { repo, env } = setup();
-  const child = spawn(process.execPath, [CLI, 'hook', 'pre-compact'], { cwd: repo, env, stdio: ['pipe', 'pipe', 'pipe'] });
+  // Agents get 5 s (HOOK_TIMEOUT_MS, in the usage text); the test shortens it.
+  const child = spawn(process.execPath, [CLI, 'hook', 'pre-compact'], { cwd: repo, env: { ...env, CHECKPOINT_HOOK_TIMEOUT_MS: '300' }, stdio: ['pipe', 'pipe', 'pipe'] });
   child.stdin.write('{"session_id": ');
-  const started = Date.now();
   const r = await finished(child);
   assert.equal(r.code, 0);
   assert.equal(r.out, '');
-  assert.match(r.err, /gave up after 5 s/);
-  assert.ok(Date.now() - started < 15_000);
+  assert.match(r.err, /gave up after 0\.3 s/);
   child.stdin.destroy();
 });
 

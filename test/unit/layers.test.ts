@@ -1,5 +1,6 @@
 // The two import arrows the layers depend on (README, "Development"), as the project's lint configuration enforces
-// them: src/core/ never imports the editor API and src/commands/ never imports the views, in either import form.
+// them: src/core/ never imports the editor API and src/commands/ never imports the views, in either import form
+// (the tree's node types, what a command is given when run from the view, may be named in a type import).
 import { test } from 'node:test';
 import * as assert from 'node:assert/strict';
 import * as path from 'node:path';
@@ -23,4 +24,6 @@ test('src/commands/ cannot import the views, in either form', async () => {
   for (const code of ["import { CheckpointTreeProvider } from '../views/checkpointTree';\nexport const t = CheckpointTreeProvider;\n", "import tree = require('../views/checkpointTree');\nexport const t = tree;\n"]) {
     assert.deepEqual(await ruleIds('src/commands/probe.ts', code), ['@typescript-eslint/no-restricted-imports'], code);
   }
+  const nodeType = "import type { ItemNode } from '../views/nodes';\nexport const isItem = (n: ItemNode): boolean => n.kind === 'checkpoint';\n";
+  assert.deepEqual(await ruleIds('src/commands/probe.ts', nodeType), [], 'the tree node types a command is given may be named');
 });

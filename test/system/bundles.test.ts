@@ -4,7 +4,7 @@
 import { test } from 'node:test';
 import * as assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { readFileSync, readdirSync, statSync, writeFileSync } from 'node:fs';
+import { readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import * as path from 'node:path';
 import { CLI, isolatedEnv, makeRepo, tempDirs } from '../support/fixtures';
 
@@ -40,47 +40,55 @@ test('a Claude Code session start loads the entry and the hook alone; a save loa
 test('the lazily loaded libraries are files of their own, not copies inside the bundles', () => {
   const bundles = readdirSync(DIST).filter((f) => f.endsWith('.js'));
   for (const lib of ['gray-matter.js', 'proper-lockfile.js', 'jsonc-parser.js', 'schemas.js', 'toolSchemas.js']) assert.ok(bundles.includes(lib), lib);
+  // The extension is one file: no split pieces beside it.
+  assert.deepEqual(bundles.filter((f) => f.startsWith('ext-')), [], 'the extension is dist/extension.js alone');
   // A string of each library's own code: graceful-fs, proper-lockfile, js-yaml (under gray-matter), jsonc-parser and
   // zod. The MCP server's SDK uses zod itself; the extension loads the tools' input schemas (and zod) on first use.
   const libraries = 'graceful-fs\\.queue|ECOMPROMISED|YAMLException|InvalidCommentToken';
-  // The extension is dist/extension.js and the files it splits into (dist/ext-*.js).
-  const extensionText = bundles.filter((f) => f === 'extension.js' || f.startsWith('ext-')).map((f) => readFileSync(path.join(DIST, f), 'utf8')).join('\n');
+  const extensionText = readFileSync(path.join(DIST, 'extension.js'), 'utf8');
   const markers: Record<string, [string, RegExp]> = {
-    extension: [extensionText, new RegExp(`${libraries}|\\$ZodType`)],
+    'extension.js': [extensionText, new RegExp(`${libraries}|\\$ZodType|StdioServerTransport`)],
     'mcpServer.js': [readFileSync(path.join(DIST, 'mcpServer.js'), 'utf8'), new RegExp(libraries)],
-    'cli-main.js': [readFileSync(path.join(DIST, 'cli-main.js'), 'utf8'), new RegExp(`${libraries}|\\$ZodType`)],
-    'hook.js': [readFileSync(path.join(DIST, 'hook.js'), 'utf8'), new RegExp(`${libraries}|\\$ZodType`)],
+    'cli-main.js': [readFileSync(path.join(DIST, 'cli-main.js'), 'utf8'), new RegExp(`${libraries}|\\$ZodType|StdioServerTransport`)],
+    'hook.js': [readFileSync(path.join(DIST, 'hook.js'), 'utf8'), new RegExp(`${libraries}|\\$ZodType|StdioServerTransport`)],
   };
   for (const [b, [text, marker]] of Object.entries(markers)) {
     assert.doesNotMatch(text, marker, `${b} carries no copy of a lazily loaded library`);
     assert.match(text, /\("\.\/(gray-matter|proper-lockfile|jsonc-parser|schemas)\.js"\)/, `${b} requires them from dist/`);
   }
   assert.match(extensionText, /\("\.\/toolSchemas\.js"\)/, 'the extension requires the tool schemas from dist/');
-  // `import vscode = require('vscode')`: the editor API (several hundred properties) is never copied by esbuild's
-  // CommonJS interop (a helper call around the require).
+  assert.match(markers['cli-main.js'][0], /\("\.\/mcpServer\.js"\)/, '`checkpoint mcp` requires the MCP server from dist/');
   assert.match(extensionText, /\("vscode"\)/, 'the extension requires the vscode API');
-  assert.doesNotMatch(extensionText, /\w\((?:\w+\.)?require\("vscode"\)\)|\w\(\(0,\s*\w+\.\w+\)\("vscode"\)\)/, 'the vscode API is not copied');
   assert.ok(readFileSync(CLI, 'utf8').length < 1024, 'dist/cli.js is only the entry');
 });
 
-test('each module of the extension is in one of its files only (a second copy would have classes of its own)', (t) => {
-  const maps = readdirSync(DIST).filter((f) => f === 'extension.js.map' || /^ext-.*\.js\.map$/.test(f));
+test('each module built apart is in its own file only (a second copy would have classes of its own)', (t) => {
+  const maps = readdirSync(DIST).filter((f) => f.endsWith('.js.map'));
   if (maps.length === 0) return t.skip('a production build has no source maps');
-  const seen = new Map<string, string>();
-  for (const map of maps) {
-    for (const source of (JSON.parse(readFileSync(path.join(DIST, map), 'utf8')) as { sources: string[] }).sources) {
-      assert.ok(!seen.has(source), `${source} is in ${seen.get(source)} and in ${map}`);
-      seen.set(source, map);
-    }
+  // The module each file built apart starts from (scripts/build.mjs, APART), by how its source map names it.
+  const apart: Record<string, RegExp> = {
+    'gray-matter.js.map': /node_modules\/gray-matter\/index\.js$/,
+    'proper-lockfile.js.map': /node_modules\/proper-lockfile\/index\.js$/,
+    'jsonc-parser.js.map': /node_modules\/jsonc-parser\/lib\/esm\/main\.js$/,
+    'schemas.js.map': /src\/core\/schemas\.ts$/,
+    'toolSchemas.js.map': /src\/toolSchemas\.ts$/,
+    'mcpServer.js.map': /src\/mcpServer\.ts$/,
+    'hook.js.map': /src\/hookCli\.ts$/,
+    'cli-main.js.map': /src\/cli\.ts$/,
+  };
+  const sources = (map: string) => (JSON.parse(readFileSync(path.join(DIST, map), 'utf8')) as { sources: string[] }).sources;
+  for (const [own, entry] of Object.entries(apart)) {
+    assert.ok(sources(own).some((f) => entry.test(f)), `${own} holds its module`);
+    for (const map of maps.filter((m) => m !== own)) assert.ok(!sources(map).some((f) => entry.test(f)), `${map} carries no copy of ${entry}`);
   }
-  assert.ok([...seen.keys()].some((s) => s.endsWith('src/core/errors.ts')), 'the core errors are in the extension');
+  assert.ok(sources('extension.js.map').some((f) => f.endsWith('src/core/store.ts')), 'the core is in the extension');
 });
 
-test('activating the extension parses under a third of it: the commands and the core are loaded on first use', () => {
+test('activating the extension parses its one bundle and no library; the deferred start loads none either', () => {
   const workspace = temp();
   const stub = path.join(DIST, '..', 'scripts', 'bench', 'vscode-stub.cjs');
   // With a stand-in vscode API: require and activate(), note the dist/ files loaded, then again once the deferred
-  // start (status bar, resume offer: the core's first use) has run.
+  // start (status bar, resume offer) has run.
   const script = `
     const path = require('node:path');
     const { installVscodeStub } = require(${JSON.stringify(stub)});
@@ -93,12 +101,6 @@ test('activating the extension parses under a third of it: the commands and the 
   const r = spawnSync(process.execPath, ['-e', script], { cwd: workspace, env: isolatedEnv(temp()), encoding: 'utf8', timeout: 30_000 });
   assert.equal(r.status, 0, r.stderr);
   const { activation, later } = JSON.parse(r.stdout.trim().split('\n').at(-1)!) as { activation: string[]; later: string[] };
-  assert.ok(activation.includes('extension.js'));
-  const onFirstUse = /^(ext-handlers-|ext-lazyCore-|gray-matter|proper-lockfile|jsonc-parser|schemas|toolSchemas)/;
-  assert.deepEqual(activation.filter((f) => onFirstUse.test(f)), [], 'activation parses neither the commands, the core nor a library');
-  const size = (files: string[]) => files.reduce((n, f) => n + statSync(path.join(DIST, f)).size, 0);
-  const all = readdirSync(DIST).filter((f) => f === 'extension.js' || /^ext-.*\.js$/.test(f));
-  assert.ok(size(activation) < size(all) / 3, `activation parses ${size(activation)} of the extension's ${size(all)} bytes`);
-  assert.ok(later.some((f) => f.startsWith('ext-lazyCore-')), `the core is loaded when first used (${later.join(', ')})`);
-  assert.ok(!later.some((f) => f.startsWith('ext-handlers-')), 'no command ran: the commands are not loaded');
+  assert.deepEqual(activation, ['extension.js']);
+  assert.deepEqual(later, ['extension.js'], 'an empty folder needs no YAML parser, lock, schemas or tool schemas');
 });
