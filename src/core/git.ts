@@ -26,6 +26,8 @@ export interface GitState {
   problem?: string;
   /** Set when git was stopped at its time limit: the caller should say that the git data is missing. */
   timedOut?: boolean;
+  /** The same scan's entries (untracked folders as `dir/`), for the code snapshot: one scan serves both. */
+  entries?: StatusEntry[];
 }
 
 /** A detached HEAD as saved; the commit is 4 to 40 hex digits (the length is checked apart: see {@link isCommitHex}). */
@@ -190,7 +192,7 @@ function fieldsAfter(record: string, n: number): string {
 export async function readGitState(cwd: string, opts: { timeoutMs?: number } = {}): Promise<GitState> {
   try {
     const out = await gitIn(cwd, opts.timeoutMs)(['status', '--porcelain=v2', '--branch', '-z', '--untracked-files=normal']);
-    return parseStatusV2(out);
+    return { ...parseStatusV2(out), entries: statusEntries(out) };
   } catch (err) {
     const state: GitState = { branch: '', modifiedFiles: [], problem: gitProblem(err) };
     if (err instanceof GitTimeoutError) state.timedOut = true;

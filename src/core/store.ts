@@ -429,8 +429,12 @@ export class CheckpointStore {
     const name = validateName(input.name);
     const file = this.pathFor(name);
     const pendingGit = input.git ?? (this.allowGit ? readGitState(this.cwd, { timeoutMs: this.gitTimeoutMs }) : { branch: '', modifiedFiles: [] });
-    // The snapshot's git calls run beside the status, before the lock; its ref is set once the checkpoint is written.
-    const pendingSnapshot = this.allowGit && !input.git ? takeSnapshot(this.cwd, name, { timeLimitMs: this.gitTimeoutMs, ...input.snapshot }) : undefined;
+    // The snapshot's git calls run before the lock, on the same status scan as Modified Files; its ref is set once
+    // the checkpoint is written.
+    const pendingSnapshot =
+      this.allowGit && !input.git
+        ? takeSnapshot(this.cwd, name, { timeLimitMs: this.gitTimeoutMs, memoryDir: this.memoryDir, scan: Promise.resolve(pendingGit), ...input.snapshot })
+        : undefined;
     // While git runs in its child process, load what the write needs, which would otherwise load after it.
     preloadLock();
     preloadAtomicWrite();
@@ -458,7 +462,8 @@ export class CheckpointStore {
     if (snap?.snapshot) {
       if (snap.snapshot.head) cp.head = snap.snapshot.head;
       cp.snapshot = snap.snapshot.commit;
-    }
+      if (snap.skipped.length) cp.snapshotLeftOut = snap.skipped;
+    } else if (snap?.reason) cp.snapshotSkipped = snap.reason;
     warnings.push(...(snap?.warnings ?? []), ...(snap?.notes ?? []));
     const planPath = input.plan?.trim() ? resolvePlanPath(input.plan, this.cwd, this.home) : undefined;
     // A plan path that leads nowhere is not a known plan: the checkpoint is saved without it (an agent's hook
