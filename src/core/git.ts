@@ -28,6 +28,8 @@ export interface GitState {
   timedOut?: boolean;
   /** The same scan's entries (untracked folders as `dir/`), for the code snapshot: one scan serves both. */
   entries?: StatusEntry[];
+  /** HEAD's full commit id from the same scan ('' before the first commit). */
+  head?: string;
 }
 
 /** A detached HEAD as saved; the commit is 4 to 40 hex digits (the length is checked apart: see {@link isCommitHex}). */
@@ -192,7 +194,8 @@ function fieldsAfter(record: string, n: number): string {
 export async function readGitState(cwd: string, opts: { timeoutMs?: number } = {}): Promise<GitState> {
   try {
     const out = await gitIn(cwd, opts.timeoutMs)(['status', '--porcelain=v2', '--branch', '-z', '--untracked-files=normal']);
-    return { ...parseStatusV2(out), entries: statusEntries(out) };
+    const head = /^# branch\.oid ([0-9a-f]{40}(?:[0-9a-f]{24})?)\0/m.exec(out)?.[1] ?? '';
+    return { ...parseStatusV2(out), entries: statusEntries(out), head };
   } catch (err) {
     const state: GitState = { branch: '', modifiedFiles: [], problem: gitProblem(err) };
     if (err instanceof GitTimeoutError) state.timedOut = true;

@@ -60,6 +60,8 @@ export interface SnapshotOptions {
 export interface Snapshot {
   head: string;
   commit: string;
+  /** The commit the checkpoint's snapshot ref pointed at when this one was taken ('' none). */
+  previous?: string;
 }
 
 export interface SnapshotOutcome {
@@ -79,6 +81,9 @@ export async function snapshotRef(cwd: string, name: string, timeoutMs = GIT_QUI
   return checkedRef(cwd, SNAPSHOT_REFS, name, timeoutMs);
 }
 
+/** The snapshot index's file inside the git folder (per worktree); `<it>.json` notes what it was built from. */
+const SNAPSHOT_INDEX = 'checkpoint-snapshot-index';
+
 /** Ref names git accepted in this process (its rules do not change between calls). */
 const acceptedRefs = new Set<string>();
 
@@ -95,12 +100,15 @@ export async function checkedRef(cwd: string, prefix: string, name: string, time
   return ref;
 }
 
-/** The repository's top folder and the path of its index file; undefined outside a work tree (or in a bare one). */
-async function repoPaths(cwd: string, timeoutMs: number): Promise<{ top: string; index: string } | undefined> {
-  const out = await runGit(cwd, ['rev-parse', '--show-toplevel', '--git-path', 'index'], { timeoutMs }).catch(() => '');
-  const [top, index] = out.split('\n');
-  if (!top || !index) return undefined;
-  return { top, index: path.resolve(cwd, index) };
+/**
+ * The repository's top folder, the path of its index file and of the snapshot index; undefined outside a work tree
+ * (or in a bare one).
+ */
+async function repoPaths(cwd: string, timeoutMs: number): Promise<{ top: string; index: string; own: string } | undefined> {
+  const out = await runGit(cwd, ['rev-parse', '--show-toplevel', '--git-path', 'index', '--git-path', SNAPSHOT_INDEX], { timeoutMs }).catch(() => '');
+  const [top, index, own] = out.split('\n');
+  if (!top || !index || !own) return undefined;
+  return { top, index: path.resolve(cwd, index), own: path.resolve(cwd, own) };
 }
 
 /** HEAD's commit, or '' before the first commit. */
@@ -134,9 +142,6 @@ function budgeted(cwd: string, ms: number): (args: string[], opts?: GitRunOption
   const deadline = Date.now() + ms;
   return (args, opts = {}) => runGit(cwd, args, { ...opts, timeoutMs: Math.max(1000, deadline - Date.now()) });
 }
-
-/** The snapshot index's file inside the git folder (per worktree), and the note of what it was built from. */
-const SNAPSHOT_INDEX = 'checkpoint-snapshot-index';
 
 /** What the snapshot index was last written from: both index files' checksums and the paths it took from the work tree. */
 interface SnapshotIndexNote {
@@ -268,14 +273,11 @@ async function writeWorkTree(
   opts: { limitBytes: number; fileLimitBytes: number; timeLimitMs: number; memoryDir?: string; scan?: Promise<GitState> },
 ): Promise<{ top: string; head: string; tree?: string; gitlinks: string[]; tooLarge?: string; candidates?: Candidates }> {
   const git = budgeted(cwd, opts.timeLimitMs);
-  const [paths, head, scan] = await Promise.all([
-    repoPaths(cwd, opts.timeLimitMs),
-    headCommit(cwd, opts.timeLimitMs),
-    opts.scan ?? readGitState(cwd, { timeoutMs: opts.timeLimitMs }),
-  ]);
+  const [paths, scan] = await Promise.all([repoPaths(cwd, opts.timeLimitMs), opts.scan ?? readGitState(cwd, { timeoutMs: opts.timeLimitMs })]);
   if (!paths) throw new CheckpointError('not a git work tree');
   if (scan.problem) throw new CheckpointError(scan.problem);
-  const { top } = paths;
+  const head = scan.head ?? (await headCommit(cwd, opts.timeLimitMs));
+  const { top, own } = paths;
   const inTop = budgeted(top, opts.timeLimitMs);
   const candidates = await sortCandidates(top, await scannedPaths(top, scan, inTop), opts);
   if (candidates.total > opts.limitBytes) {
@@ -289,17 +291,13 @@ async function writeWorkTree(
       tooLarge: `the changed and untracked files hold more than ${mb(opts.limitBytes)} of new content (largest: ${largest})`,
     };
   }
-  const own = path.resolve(cwd, (await git(['rev-parse', '--git-path', SNAPSHOT_INDEX])).trim());
   const noteFile = `${own}.json`;
   const [note, userSum, ownSum] = await Promise.all([readNote(noteFile), indexChecksum(paths.index), indexChecksum(own)]);
   const taking = new Set(candidates.take);
   const trusted = note !== undefined && ownSum !== '' && note.own === ownSum && note.user === userSum && note.paths.every((p) => taking.has(p));
-  const tmp = `${own}.${process.pid}-${Math.random().toString(36).slice(2)}.tmp`;
-  const env = { GIT_INDEX_FILE: tmp };
-  const build = async (fromOwn: boolean): Promise<string> => {
-    await fs.rm(tmp, { force: true });
-    const seeded = await copyIndex(fromOwn ? own : paths.index, tmp);
-    if (!seeded && head) await git([...WHOLE_INDEX, 'read-tree', head], { env });
+  /** Brings `index` up to date with the work tree (git writes it through a lock file and a rename) and writes its tree. */
+  const update = async (index: string): Promise<string> => {
+    const env = { GIT_INDEX_FILE: index };
     if (candidates.take.length) {
       // Paths through stdin, never as options; --remove drops what is gone, as `add -A` does; skip-worktree
       // entries stay, as they do for `add -A`.
@@ -310,32 +308,50 @@ async function writeWorkTree(
     if (!isObjectId(tree)) throw new CheckpointError(`git write-tree gave no tree (${String(tree).slice(0, 80)})`);
     return tree;
   };
-  try {
-    let tree: string;
+  /** A new snapshot index from the user's index (or HEAD), built aside and renamed into place. */
+  const rebuild = async (): Promise<string> => {
+    const tmp = `${own}.${process.pid}-${Math.random().toString(36).slice(2)}.tmp`;
     try {
-      tree = await build(trusted);
-    } catch (err) {
-      // A snapshot index git cannot read (corrupt, truncated) is rebuilt from the user's index.
-      if (!trusted || err instanceof GitTimeoutError) throw err;
-      tree = await build(false);
+      const seeded = await copyIndex(paths.index, tmp);
+      if (!seeded && head) await git([...WHOLE_INDEX, 'read-tree', head], { env: { GIT_INDEX_FILE: tmp } });
+      const tree = await update(tmp);
+      await fs.rename(tmp, own);
+      // A lock left by a git stopped at its time limit would keep the snapshot index from being updated in place.
+      await removeStaleLock(`${own}.lock`, opts.timeLimitMs);
+      return tree;
+    } finally {
+      await fs.rm(tmp, { force: true });
     }
-    // Gitlinks (submodules, nested repositories) are recorded at their commit; their own changes are not included.
-    const mayHaveLinks = (scan.entries ?? []).some((e) => e.path.endsWith('/')) || (await fs.lstat(path.join(top, '.gitmodules')).then(() => true, () => false));
-    const gitlinks = mayHaveLinks
-      ? splitZ(await inTop([...WHOLE_INDEX, 'ls-files', '-z', '--stage'], { env }))
-          .filter((r) => r.startsWith('160000 '))
-          .map((r) => r.slice(r.indexOf('\t') + 1))
-      : [];
-    // Kept for the next snapshot: renamed into place (atomic), then the note of what it was built from.
-    await fs.rename(tmp, own);
-    const written: SnapshotIndexNote = { user: userSum, own: await indexChecksum(own), paths: candidates.take };
-    const noteTmp = `${noteFile}.${process.pid}.tmp`;
-    await fs.writeFile(noteTmp, JSON.stringify(written));
-    await fs.rename(noteTmp, noteFile);
-    return { top, head, tree, gitlinks, candidates };
-  } finally {
-    await fs.rm(tmp, { force: true });
-  }
+  };
+  let tree: string;
+  if (trusted) {
+    try {
+      tree = await update(own);
+    } catch (err) {
+      // A snapshot index git cannot read (corrupt, truncated) or cannot lock is rebuilt from the user's index.
+      if (err instanceof GitTimeoutError) throw err;
+      tree = await rebuild();
+    }
+  } else tree = await rebuild();
+  // Gitlinks (submodules, nested repositories) are recorded at their commit; their own changes are not included.
+  const mayHaveLinks = (scan.entries ?? []).some((e) => e.path.endsWith('/')) || (await fs.lstat(path.join(top, '.gitmodules')).then(() => true, () => false));
+  const gitlinks = mayHaveLinks
+    ? splitZ(await inTop(['ls-tree', '-r', '-z', tree]))
+        .filter((r) => r.startsWith('160000 '))
+        .map((r) => r.slice(r.indexOf('\t') + 1))
+    : [];
+  // The note of what the snapshot index was built from, for the next snapshot (written atomically).
+  const written: SnapshotIndexNote = { user: userSum, own: await indexChecksum(own), paths: candidates.take };
+  const noteTmp = `${noteFile}.${process.pid}.tmp`;
+  await fs.writeFile(noteTmp, JSON.stringify(written));
+  await fs.rename(noteTmp, noteFile);
+  return { top, head, tree, gitlinks, candidates };
+}
+
+/** Removes a lock file older than `ms` (its git was stopped); a younger one belongs to a git still running. */
+async function removeStaleLock(lock: string, ms: number): Promise<void> {
+  const st = await fs.lstat(lock).catch(() => undefined);
+  if (st?.isFile() && Date.now() - st.mtimeMs > ms) await fs.rm(lock, { force: true });
 }
 
 /** What a snapshot left out, for the user: secrets and files over the per-file cap. */
@@ -367,8 +383,9 @@ export async function takeSnapshot(cwd: string, name: string, opts: SnapshotOpti
   };
   try {
     const [ref, wt] = await Promise.all([
+      // The name's ref and where it points now, read beside the snapshot (keepSnapshot moves it from there).
       snapshotRef(cwd, name, timeLimitMs).then(
-        (r) => r,
+        async (r) => ({ ref: r, previous: await refCommit(cwd, r, timeLimitMs) }),
         (err: unknown) => err as Error,
       ),
       writeWorkTree(cwd, { limitBytes, fileLimitBytes, timeLimitMs, memoryDir: opts.memoryDir, scan: opts.scan }),
@@ -379,7 +396,7 @@ export async function takeSnapshot(cwd: string, name: string, opts: SnapshotOpti
     outcome.notes.push(...leftOutNotes(wt.candidates, fileLimitBytes));
     for (const link of wt.gitlinks) outcome.notes.push(`Submodule ${oneLine(link)} is recorded at its commit; its own uncommitted changes are not in the snapshot.`);
     const commit = await commitTree(wt.top, wt.tree, wt.head, `checkpoint: ${name}`, timeLimitMs);
-    outcome.snapshot = { head: wt.head, commit };
+    outcome.snapshot = { head: wt.head, commit, previous: ref.previous };
   } catch (err) {
     if (errorMessage(err) === 'not a git work tree' || /not a git repository/.test(errorMessage(err))) return outcome;
     if (err instanceof GitTimeoutError) return skip(`${err.message}: it would take longer than its time limit, so the checkpoint is saved without it`);
@@ -407,10 +424,18 @@ export async function commitTree(cwd: string, tree: string, parent: string, mess
  * Points `refs/checkpoints/snapshots/<name>` at `commit`. A different snapshot it pointed at stays reachable as
  * `refs/checkpoints/kept/<sha>`: a trashed checkpoint may still name it, and Undo or restore can bring that back.
  */
-export async function keepSnapshot(cwd: string, name: string, commit: string, timeoutMs = GIT_QUICK_MS): Promise<void> {
+export async function keepSnapshot(cwd: string, name: string, commit: string, timeoutMs = GIT_QUICK_MS, previous?: string): Promise<void> {
   if (!isObjectId(commit)) throw new CheckpointError(`"${commit}" is not a commit id.`);
   const ref = await snapshotRef(cwd, name, timeoutMs);
-  const old = await refCommit(cwd, ref, timeoutMs);
+  // A value read earlier is only a guess: update-ref checks it, and on a mismatch the ref is read again.
+  if (previous !== undefined) {
+    const ok = await keepSnapshotFrom(cwd, ref, commit, previous, timeoutMs).then(() => true, () => false);
+    if (ok) return;
+  }
+  await keepSnapshotFrom(cwd, ref, commit, await refCommit(cwd, ref, timeoutMs), timeoutMs);
+}
+
+async function keepSnapshotFrom(cwd: string, ref: string, commit: string, old: string, timeoutMs: number): Promise<void> {
   if (old === commit) return;
   const lines = [`update ${ref}\0${commit}\0${old}\0`];
   if (old) lines.push(`update ${KEPT_REFS}${old}\0${old}\0\0`);

@@ -525,7 +525,7 @@ export class CheckpointStore {
       return saved;
     });
     if (cp.snapshot) {
-      await keepSnapshot(this.cwd, name, cp.snapshot).catch((err: unknown) =>
+      await keepSnapshot(this.cwd, name, cp.snapshot, undefined, snap?.snapshot?.previous).catch((err: unknown) =>
         warnings.push(`The code snapshot ${cp.snapshot!.slice(0, 12)} is saved but no ref keeps it (${errorMessage(err).trim().split('\n')[0]}); git may prune it.`),
       );
     }
