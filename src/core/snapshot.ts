@@ -84,6 +84,9 @@ export async function snapshotRef(cwd: string, name: string, timeoutMs = GIT_QUI
 /** The snapshot index's file inside the git folder (per worktree); `<it>.json` notes what it was built from. */
 const SNAPSHOT_INDEX = 'checkpoint-snapshot-index';
 
+/** A name part that every git accepts in a ref (see {@link checkedRef}). */
+const PLAIN_REF_PART = /^[A-Za-z0-9][A-Za-z0-9_-]*(?:\.[A-Za-z0-9_-]+)*$/;
+
 /** Ref names git accepted in this process (its rules do not change between calls). */
 const acceptedRefs = new Set<string>();
 
@@ -92,6 +95,12 @@ export async function checkedRef(cwd: string, prefix: string, name: string, time
   const ref = prefix + name;
   if (acceptedRefs.has(ref)) return ref;
   if (!name || name.startsWith('-') || /[\0-\x20\x7f]/.test(name)) throw new CheckpointError(`"${name}" cannot be part of a git ref name.`);
+  // Letters, digits, `_`, `-` in dot-separated parts (none empty, none ending in .lock) are a ref name for git
+  // (git check-ref-format's rules allow much more): no process is needed for the common case.
+  if (PLAIN_REF_PART.test(name) && !name.endsWith('.lock') && /^refs\/[a-z]+\/(?:[a-z]+\/)?$/.test(prefix)) {
+    acceptedRefs.add(ref);
+    return ref;
+  }
   // check-ref-format exits 1 without a word on stderr (the runner would count that as success): --normalize
   // prints the name only when git accepts it.
   const out = await runGit(cwd, ['check-ref-format', '--normalize', ref], { timeoutMs }).catch(() => '');
@@ -104,11 +113,16 @@ export async function checkedRef(cwd: string, prefix: string, name: string, time
  * The repository's top folder, the path of its index file and of the snapshot index; undefined outside a work tree
  * (or in a bare one).
  */
-async function repoPaths(cwd: string, timeoutMs: number): Promise<{ top: string; index: string; own: string } | undefined> {
-  const out = await runGit(cwd, ['rev-parse', '--show-toplevel', '--git-path', 'index', '--git-path', SNAPSHOT_INDEX], { timeoutMs }).catch(() => '');
-  const [top, index, own] = out.split('\n');
+async function repoPaths(cwd: string, timeoutMs: number, ref?: string): Promise<{ top: string; index: string; own: string; previous?: string } | undefined> {
+  // With a ref (one checkedRef accepted has no glob characters), `--glob` prints where it points, or nothing: its
+  // last character in brackets makes it a pattern that matches the ref itself only (else `/*` would be appended).
+  const exact = ref && /[A-Za-z0-9_-]$/.test(ref) ? `--glob=${ref.slice(0, -1)}[${ref.slice(-1)}]` : undefined;
+  ref = exact ? ref : undefined;
+  const args = ['rev-parse', '--show-toplevel', '--git-path', 'index', '--git-path', SNAPSHOT_INDEX, ...(exact ? [exact] : [])];
+  const out = await runGit(cwd, args, { timeoutMs }).catch(() => '');
+  const [top, index, own, previous] = out.split('\n');
   if (!top || !index || !own) return undefined;
-  return { top, index: path.resolve(cwd, index), own: path.resolve(cwd, own) };
+  return { top, index: path.resolve(cwd, index), own: path.resolve(cwd, own), ...(ref ? { previous: isObjectId(previous) ? previous : '' } : {}) };
 }
 
 /** HEAD's commit, or '' before the first commit. */
@@ -270,10 +284,10 @@ const WHOLE_INDEX = ['-c', 'core.splitIndex=false'];
  */
 async function writeWorkTree(
   cwd: string,
-  opts: { limitBytes: number; fileLimitBytes: number; timeLimitMs: number; memoryDir?: string; scan?: Promise<GitState> },
-): Promise<{ top: string; head: string; tree?: string; gitlinks: string[]; tooLarge?: string; candidates?: Candidates }> {
+  opts: { limitBytes: number; fileLimitBytes: number; timeLimitMs: number; memoryDir?: string; scan?: Promise<GitState>; ref?: string },
+): Promise<{ top: string; head: string; tree?: string; gitlinks: string[]; tooLarge?: string; candidates?: Candidates; previous?: string }> {
   const git = budgeted(cwd, opts.timeLimitMs);
-  const [paths, scan] = await Promise.all([repoPaths(cwd, opts.timeLimitMs), opts.scan ?? readGitState(cwd, { timeoutMs: opts.timeLimitMs })]);
+  const [paths, scan] = await Promise.all([repoPaths(cwd, opts.timeLimitMs, opts.ref), opts.scan ?? readGitState(cwd, { timeoutMs: opts.timeLimitMs })]);
   if (!paths) throw new CheckpointError('not a git work tree');
   if (scan.problem) throw new CheckpointError(scan.problem);
   const head = scan.head ?? (await headCommit(cwd, opts.timeLimitMs));
@@ -345,7 +359,7 @@ async function writeWorkTree(
   const noteTmp = `${noteFile}.${process.pid}.tmp`;
   await fs.writeFile(noteTmp, JSON.stringify(written));
   await fs.rename(noteTmp, noteFile);
-  return { top, head, tree, gitlinks, candidates };
+  return { top, head, tree, gitlinks, candidates, previous: paths.previous };
 }
 
 /** Removes a lock file older than `ms` (its git was stopped); a younger one belongs to a git still running. */
@@ -382,21 +396,20 @@ export async function takeSnapshot(cwd: string, name: string, opts: SnapshotOpti
     return outcome;
   };
   try {
-    const [ref, wt] = await Promise.all([
-      // The name's ref and where it points now, read beside the snapshot (keepSnapshot moves it from there).
-      snapshotRef(cwd, name, timeLimitMs).then(
-        async (r) => ({ ref: r, previous: await refCommit(cwd, r, timeLimitMs) }),
-        (err: unknown) => err as Error,
-      ),
-      writeWorkTree(cwd, { limitBytes, fileLimitBytes, timeLimitMs, memoryDir: opts.memoryDir, scan: opts.scan }),
-    ]);
-    if (ref instanceof Error) return skip(errorMessage(ref));
+    const ref = await snapshotRef(cwd, name, timeLimitMs).catch((err: unknown) => err as Error);
+    if (ref instanceof Error) {
+      // Outside a work tree there is no snapshot to skip.
+      if (!(await repoPaths(cwd, timeLimitMs))) return outcome;
+      return skip(errorMessage(ref));
+    }
+    // Where the name's ref points now is read with the repository's paths (keepSnapshot moves it from there).
+    const wt = await writeWorkTree(cwd, { limitBytes, fileLimitBytes, timeLimitMs, memoryDir: opts.memoryDir, scan: opts.scan, ref });
     if (wt.tooLarge || !wt.tree) return skip(`${wt.tooLarge ?? 'no tree'}. Ignore such files in .gitignore, or raise the snapshot size limit.`);
     outcome.skipped = (wt.candidates?.tooLarge ?? []).map((f) => f.path);
     outcome.notes.push(...leftOutNotes(wt.candidates, fileLimitBytes));
     for (const link of wt.gitlinks) outcome.notes.push(`Submodule ${oneLine(link)} is recorded at its commit; its own uncommitted changes are not in the snapshot.`);
     const commit = await commitTree(wt.top, wt.tree, wt.head, `checkpoint: ${name}`, timeLimitMs);
-    outcome.snapshot = { head: wt.head, commit, previous: ref.previous };
+    outcome.snapshot = { head: wt.head, commit, previous: wt.previous };
   } catch (err) {
     if (errorMessage(err) === 'not a git work tree' || /not a git repository/.test(errorMessage(err))) return outcome;
     if (err instanceof GitTimeoutError) return skip(`${err.message}: it would take longer than its time limit, so the checkpoint is saved without it`);
