@@ -374,11 +374,18 @@ if (want('snapshot')) {
   if (spawnSync(node, args(1), { cwd: repo }).status !== 0) throw new Error('second save failed');
   const growthSame = apparentObjectBytes() - mid;
   log(`snapshot: ${RUNS} interleaved runs`);
+  const memSnapBefore = join(tmp, 'snapshot-memory-before');
+  makeCheckpointDir(memSnapBefore, core, 20);
   const res = await interleave(
     () => timeProcess(['sh', [join(benchDir, 'floor-save-snapshot.sh'), memSnapFloor], { cwd: repo, env: { ...process.env, NODE: node } }]),
     (i) => timeProcess([node, args(i), { cwd: repo }]),
+    RUNS,
+    beforeCli && ((i) => timeProcess([node, [beforeCli, ...args(i).slice(1, -1), memSnapBefore], { cwd: repo }])),
   );
-  ratioRow('save with a code snapshot (CLI, 3,000 files, 200 modified)', 'the save floor (node) + the same git plumbing from sh (index copy, add -A, write-tree, commit-tree, update-ref)', res, 1.3);
+  const snapName = 'save with a code snapshot (CLI, 3,000 files, 200 modified)';
+  const snapFloor = 'the save floor (node) + the same git plumbing from sh (index copy, add -A, write-tree, commit-tree, update-ref)';
+  ratioRow(snapName, snapFloor, res, 1.3);
+  beforeRow(snapName, snapFloor, res, 1.3);
   const kb = (n) => `${(n / 1024).toFixed(1)} KB`;
   valueRow(
     'repository growth, first snapshot (200 changed files)',
