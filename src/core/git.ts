@@ -194,7 +194,8 @@ function fieldsAfter(record: string, n: number): string {
 export async function readGitState(cwd: string, opts: { timeoutMs?: number } = {}): Promise<GitState> {
   try {
     const out = await gitIn(cwd, opts.timeoutMs)(['status', '--porcelain=v2', '--branch', '-z', '--untracked-files=normal']);
-    const head = /^# branch\.oid ([0-9a-f]{40}(?:[0-9a-f]{24})?)\0/m.exec(out)?.[1] ?? '';
+    const oid = out.split('\0').find((r) => r.startsWith('# branch.oid '))?.slice('# branch.oid '.length) ?? '';
+    const head = (oid.length === 40 || oid.length === 64) && /^[0-9a-f]+$/.test(oid) ? oid : '';
     return { ...parseStatusV2(out), entries: statusEntries(out), head };
   } catch (err) {
     const state: GitState = { branch: '', modifiedFiles: [], problem: gitProblem(err) };

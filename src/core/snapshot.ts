@@ -597,7 +597,7 @@ export async function collectGarbage(
   const unreadable = gone.size ? (await store.list({ includeJson: false })).filter((c) => c.unreadable !== undefined) : [];
   for (const c of unreadable) {
     const text = await fs.readFile(c.path, 'latin1').catch(() => '');
-    for (const id of text.slice(0, 1024 * 1024).match(/[0-9a-f]{40,64}/g) ?? []) gone.delete(id);
+    for (const id of text.slice(0, 1024 * 1024).match(/[0-9a-f]+/g) ?? []) if (isObjectId(id)) gone.delete(id);
   }
   if (gone.size && opts.git !== false) {
     refsRemoved = await removeSnapshotRefs(store.cwd, gone, GIT_QUICK_MS, new Set(unreadable.map((c) => c.name))).catch((err: unknown) => {
