@@ -149,3 +149,14 @@ test('gc keeps the snapshot ref of a live checkpoint it cannot parse', async () 
   await collectGarbage(store, 0);
   assert.equal(git(repo, 'rev-parse', '-q', '--verify', 'refs/checkpoints/snapshots/x'), snap);
 });
+
+test('a file over the per-file cap is left out of the snapshot and listed in the front matter; the rest is kept', async () => {
+  const repo = makeRepo({ dir: temp('checkpoint-repo-') });
+  writeFileSync(path.join(repo, 'dump.bin'), Buffer.alloc(50_000, 1));
+  writeFileSync(path.join(repo, 'work.ts'), 'export const work = 2;\n');
+  const store = new CheckpointStore({ memoryDir: path.join(temp(), 'mem'), cwd: repo });
+  const saved = await store.save({ name: 'capped', leftOff: 'x', snapshot: { fileLimitBytes: 10_000 } });
+  assert.deepEqual(files(repo, saved.checkpoint.snapshot!), ['README.md', 'work.ts']);
+  assert.match(saved.warnings.join('\n'), /Left out of the code snapshot as larger than .*dump\.bin/);
+  assert.deepEqual((await store.show('capped')).snapshotLeftOut, ['dump.bin']);
+});
