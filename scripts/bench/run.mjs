@@ -3,7 +3,7 @@
 // (alternating which goes first) after a warm-up, prints a table and writes docs/PERFORMANCE.md.
 // Exits 0 even when a budget is missed: misses are printed as MISS and recorded in the report.
 //
-// Usage: node scripts/bench/run.mjs [--runs N] [--only save,snapshot,mcp,list,session-start,upsert,lock,bundle,activate,tree]
+// Usage: node scripts/bench/run.mjs [--runs N] [--only save,snapshot,snapshot-peer,mcp,list,session-start,upsert,lock,bundle,activate,tree]
 //                               [--no-build] [--no-vscode] [--vscode-runs N] [--no-write] [--keep] [--before REV]
 // --before REV also builds the CLI of git revision REV (git archive, into the temp folder) and runs it in the same
 // interleaved loops, for before/after rows.
@@ -374,11 +374,18 @@ if (want('snapshot')) {
   if (spawnSync(node, args(1), { cwd: repo }).status !== 0) throw new Error('second save failed');
   const growthSame = apparentObjectBytes() - mid;
   log(`snapshot: ${RUNS} interleaved runs`);
+  const memSnapBefore = join(tmp, 'snapshot-memory-before');
+  makeCheckpointDir(memSnapBefore, core, 20);
   const res = await interleave(
     () => timeProcess(['sh', [join(benchDir, 'floor-save-snapshot.sh'), memSnapFloor], { cwd: repo, env: { ...process.env, NODE: node } }]),
     (i) => timeProcess([node, args(i), { cwd: repo }]),
+    RUNS,
+    beforeCli && ((i) => timeProcess([node, [beforeCli, ...args(i).slice(1, -1), memSnapBefore], { cwd: repo }])),
   );
-  ratioRow('save with a code snapshot (CLI, 3,000 files, 200 modified)', 'the save floor (node) + the same git plumbing from sh (index copy, add -A, write-tree, commit-tree, update-ref)', res, 1.3);
+  const snapName = 'save with a code snapshot (CLI, 3,000 files, 200 modified)';
+  const snapFloor = 'the save floor (node) + the same git plumbing from sh (index copy, add -A, write-tree, commit-tree, update-ref)';
+  ratioRow(snapName, snapFloor, res, 1.3);
+  beforeRow(snapName, snapFloor, res, 1.3);
   const kb = (n) => `${(n / 1024).toFixed(1)} KB`;
   valueRow(
     'repository growth, first snapshot (200 changed files)',
@@ -391,6 +398,90 @@ if (want('snapshot')) {
     'Repository growth: bytes of new files under .git/objects (loose, zlib-compressed objects; "on disk" counts whole file-system blocks, as `git count-objects` does). ' +
       'A shadow repository (one copy of the work tree per workspace, as some agent tools keep) would start from a copy of every file; the column compares with a copy of the changed files only.',
   );
+}
+
+// ---- save with a code snapshot against a shadow-git peer, at 3,000 and 30,000 files ------------------------------
+if (want('snapshot-peer')) {
+  const kb = (n) => `${(n / 1024).toFixed(1)} KB`;
+  /**
+   * Bytes on disk of the objects `git rev-list --objects <revs>` names in a repository (loose or packed alike, so an
+   * automatic gc packing meanwhile does not count as shrinking).
+   */
+  const objectBytes = (gitDir, revs) => {
+    const list = spawnSync('git', ['--git-dir', gitDir, 'rev-list', '--objects', ...revs], { encoding: 'utf8', maxBuffer: 256 << 20 }).stdout;
+    const ids = list.split('\n').filter(Boolean).map((l) => l.split(' ')[0]);
+    const sizes = spawnSync('git', ['--git-dir', gitDir, 'cat-file', '--batch-check=%(objectsize:disk)'], { input: ids.join('\n') + '\n', encoding: 'utf8', maxBuffer: 256 << 20 }).stdout;
+    return sizes.split('\n').reduce((n, d) => n + (Number(d) || 0), 0);
+  };
+  for (const files of [3000, 30000]) {
+    const label = files.toLocaleString('en-US');
+    log(`snapshot-peer: generating a git repository of ${label} files with 200 modified`);
+    const repo = makeGitRepo(join(tmp, `peer-repo-${files}`), { files, modified: 200 });
+    const gitIn = (env, ...args) => {
+      const r = spawnSync('git', args, { cwd: repo, encoding: 'utf8', env: { ...process.env, ...env } });
+      if (r.status !== 0) throw new Error(`git ${args.join(' ')} failed: ${r.stderr}`);
+      return r.stdout;
+    };
+    // The peer's shadow repository, with its first checkpoint of the whole work tree (as the peer makes on start).
+    const shadow = join(tmp, `peer-shadow-${files}.git`);
+    gitIn({}, 'init', '-q', '--bare', shadow);
+    const peer = () => timeProcess([node, [join(benchDir, 'peer-shadow-git.cjs'), shadow, repo], { cwd: repo }]);
+    await peer();
+    const memOurs = join(tmp, `peer-memory-ours-${files}`);
+    const memFloor = join(tmp, `peer-memory-floor-${files}`);
+    const memBefore = join(tmp, `peer-memory-before-${files}`);
+    for (const d of [memOurs, memFloor, memBefore]) makeCheckpointDir(d, core, 20);
+    const ours = (i, bundle = cli, mem = memOurs) => timeProcess([node, [bundle, 'save', 'bench', '--left-off', `Snapshot run ${i}`, '--force', '--dir', mem], { cwd: repo }]);
+    // Between checkpoints, 3 files change (outside the timing), the same for every side.
+    const tracked = gitIn({}, 'ls-files', '-z').split('\0').filter(Boolean);
+    let edits = 0;
+    const edit3 = () => {
+      for (let k = 0; k < 3; k++) writeFileSync(join(repo, tracked[(edits++ * 37) % tracked.length]), `// edit ${edits}\nexport const e = ${edits};\n`);
+    };
+    // Repository growth over 20 saves, 3 files changed before each: what our snapshots add to the repository (the
+    // objects only refs/checkpoints/ reach), and the peer's shadow repository (all of it, and its 20 checkpoints).
+    const peerFirst = gitIn({ GIT_DIR: shadow }, 'rev-parse', 'HEAD').trim();
+    for (let i = 0; i < 20; i++) {
+      edit3();
+      await ours(i);
+      await peer();
+    }
+    const ourGrowth = objectBytes(join(repo, '.git'), ['--glob=refs/checkpoints/*', '--not', 'HEAD']);
+    const peerTotal = objectBytes(shadow, ['--all']);
+    const peerGrowth = objectBytes(shadow, ['--all', '--not', peerFirst]);
+    if (!/\nsnapshot: "[0-9a-f]{40}"\n/.test(readFileSync(join(memOurs, 'checkpoint-bench.md'), 'utf8'))) throw new Error('save took no snapshot');
+    log(`snapshot-peer (${label} files): ${RUNS} interleaved runs`);
+    const res = { floor: [], peer: [], subject: [], before: [] };
+    const fns = [
+      ['floor', () => timeProcess(['sh', [join(benchDir, 'floor-save-snapshot.sh'), memFloor], { cwd: repo, env: { ...process.env, NODE: node } }])],
+      ['peer', peer],
+      ['subject', (i) => ours(i)],
+    ];
+    if (beforeCli) fns.push(['before', (i) => ours(i, beforeCli, memBefore)]);
+    for (let i = -WARMUP; i < RUNS; i++) {
+      for (const [k, fn] of i % 2 === 0 ? fns : [...fns].reverse()) {
+        edit3();
+        const ms = await fn(i);
+        if (i >= 0) res[k].push(ms);
+      }
+    }
+    if (files === 30000) {
+      const name = `save with a code snapshot (CLI, ${label} files, 200 modified, 3 changed between saves)`;
+      const floorName = 'the save floor (node) + the same git plumbing from sh (index copy, add -A, write-tree, commit-tree, update-ref)';
+      ratioRow(name, floorName, { floor: res.floor, subject: res.subject }, 1.3);
+      beforeRow(name, floorName, { floor: res.floor, before: res.before }, 1.3);
+    }
+    const name = `save with a code snapshot vs a shadow-git checkpoint (${label} files, 3 changed between saves)`;
+    const peerName = 'a Cline-style checkpoint: a fresh node process, git add -A + git commit into a shadow repository with its own index';
+    ratioRow(name, peerName, { floor: res.peer, subject: res.subject }, 1.2);
+    beforeRow(name, peerName, { floor: res.peer, before: res.before }, 1.2);
+    valueRow(
+      `repository growth after 20 saves (${label} files, 3 changed before each)`,
+      kb(ourGrowth),
+      `the peer's shadow repository: ${kb(peerTotal)} (${kb(peerGrowth)} of it for the 20 checkpoints)`,
+      ourGrowth <= peerTotal,
+    );
+  }
 }
 
 // ---- list ---------------------------------------------------------------------------------------------------

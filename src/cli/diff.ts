@@ -1,4 +1,5 @@
-import { changesSince, checkpointSnapshot, diffSince } from '../core/snapshot';
+import { oneLine } from '../core/escaping';
+import { changesSince, checkpointSnapshot, diffSince, DEFAULT_FILE_LIMIT_BYTES } from '../core/snapshot';
 import { defineCommand } from './command';
 
 export const diffCommand = defineCommand({
@@ -7,7 +8,8 @@ export const diffCommand = defineCommand({
   help: `Usage: checkpoint diff <name> [--stat] [options]
 
 Prints the changes from the checkpoint's code snapshot to the work tree now (tracked and untracked files that
-git does not ignore), as a patch. Nothing is changed.
+git does not ignore), as a patch. Nothing is changed. Likely secrets, the memory folder and files over
+${DEFAULT_FILE_LIMIT_BYTES / (1024 * 1024)} MB are left out, as a save leaves them out of its snapshot.
   --stat   a summary per file instead of the patch
 With --json: { "name", "snapshot", "head", "changes": [{ "status": "A"|"M"|"D"|"T", "path" }] }.`,
   options: { stat: { type: 'boolean' } },
@@ -15,12 +17,17 @@ With --json: { "name", "snapshot", "head", "changes": [{ "status": "A"|"M"|"D"|"
   async run(ctx) {
     const store = await ctx.store();
     const { checkpoint, commit } = await checkpointSnapshot(store, ctx.name);
+    const warnSkipped = (skipped: string[]): void => {
+      if (skipped.length) ctx.io.err(`Warning: left out as larger than ${DEFAULT_FILE_LIMIT_BYTES / (1024 * 1024)} MB: ${skipped.map((f) => oneLine(f)).join(', ')}`);
+    };
     if (ctx.json) {
-      const { changes } = await changesSince(store.cwd, commit);
+      const { changes, skipped } = await changesSince(store.cwd, commit, { memoryDir: store.memoryDir });
+      warnSkipped(skipped);
       ctx.io.out(JSON.stringify({ name: checkpoint.name, snapshot: commit, head: checkpoint.head ?? null, changes }, null, 2));
       return;
     }
-    const text = await diffSince(store.cwd, commit, { stat: ctx.values.stat === true });
+    const { text, skipped } = await diffSince(store.cwd, commit, { stat: ctx.values.stat === true, memoryDir: store.memoryDir });
+    warnSkipped(skipped);
     ctx.io.out(text.trimEnd() || `No changes since the snapshot of "${checkpoint.name}" (${commit.slice(0, 12)}).`);
   },
 });

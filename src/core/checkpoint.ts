@@ -39,6 +39,10 @@ export interface Checkpoint {
   head?: string;
   /** The code snapshot's commit (refs/checkpoints/snapshots/<name>); absent when none was taken. */
   snapshot?: string;
+  /** Why no code snapshot was taken when one was due (too large, took too long). */
+  snapshotSkipped?: string;
+  /** Files left out of the code snapshot as larger than the per-file cap. */
+  snapshotLeftOut?: string[];
 }
 
 /** One checkpoint a combined checkpoint was made from: a row of its `## Sources` table. */
@@ -146,6 +150,8 @@ function renderFrontMatter(cp: Checkpoint): string[] {
   // Object ids are always quoted: one of digits only would read back as a number.
   if (isObjectId(cp.head)) fm.push(`head: "${cp.head}"`);
   if (isObjectId(cp.snapshot)) fm.push(`snapshot: "${cp.snapshot}"`);
+  if (cp.snapshotSkipped) fm.push(`snapshotSkipped: ${yamlString(oneLine(cp.snapshotSkipped))}`);
+  if (cp.snapshotLeftOut?.length) fm.push(`snapshotLeftOut: [${cp.snapshotLeftOut.map((f) => flowScalar(oneLine(f))).join(', ')}]`);
   fm.push('---');
   return fm;
 }
@@ -461,6 +467,10 @@ export function parseCheckpoint(text: string, fallbackName: string, fallbackSave
   // Only a full object id is kept: anything else in these keys is not ours and is ignored, not an error.
   if (isObjectId(fm?.head)) cp.head = fm.head;
   if (isObjectId(fm?.snapshot)) cp.snapshot = fm.snapshot;
+  const extra = fm as Record<string, unknown> | undefined;
+  if (typeof extra?.snapshotSkipped === 'string' && extra.snapshotSkipped) cp.snapshotSkipped = oneLine(extra.snapshotSkipped);
+  const leftOut = extra?.snapshotLeftOut;
+  if (Array.isArray(leftOut) && leftOut.length && leftOut.every(isText)) cp.snapshotLeftOut = leftOut.map((f) => oneLine(String(f)));
   return cp;
 }
 

@@ -5,6 +5,7 @@ import { NONE, oneLine, type Checkpoint } from './checkpoint';
 import { CheckpointError, errorMessage } from './errors';
 import { isInside, writeFileAtomic } from './files';
 import { GitTimeoutError, NO_HOOKS, readCommitState, runGit, type CommitState } from './git';
+import { isLikelySecret } from './secrets';
 import type { CheckpointStore, SaveInput, SaveResult } from './store';
 
 // Seed 002's end of a session: after saving, commit the work with a conventional message. Every git call goes
@@ -15,33 +16,6 @@ export const SUBJECT_MAX = 72;
 /** Time limit of one git call (a pre-commit hook or a push may take a while; none may hang). */
 export const GIT_WRITE_TIMEOUT_MS = 120_000;
 
-/**
- * File names that likely hold secrets, matched lowercased. Taken from published lists: gitrob's sensitive-file patterns
- * as the npm package ban-sensitive-files keeps them (git-deny-patterns.json: SSH keys, key and certificate bundles,
- * PuTTY keys, password stores, VPN profiles, shell histories, .netrc, .htpasswd, .s3cfg, .env) and gitleaks'
- * `pkcs12-file` rule (*.p12, *.pfx); then the credential files of common tools (npm, git, AWS, RubyGems, Docker,
- * PostgreSQL, PyPI, Google Cloud, Terraform state, Java keystores) and backup copies of key files (`*.key.bak`,
- * `*.pem.orig`). gitrob's broad entries that name ordinary source files (`settings.py`, `schema.rb`, `*.log`,
- * `*.sql`, any name holding "password" or "backup") are not taken: what is left out is never committed.
- */
-const SECRET_NAMES: readonly RegExp[] = [
-  /^\.env(?:\..*)?$/,
-  /^id_(?:rsa|dsa|ecdsa|ed25519)(?:_sk)?(?:\..*)?$/,
-  /^.+_(?:rsa|dsa|ecdsa|ed25519)$/,
-  /\.(?:pem|key|keypair|p12|pfx|pkcs12|ppk|jks|keystore|keyring|kdb|kdbx|agilekeychain|keychain|kwallet|ovpn|tfstate)(?:\.(?:bak|backup|old|orig|save|tmp)|~)?$/,
-  /^(?:\.npmrc|[._]netrc|\.git-credentials|\.pgpass|\.htpasswd|\.s3cfg|\.pypirc|\.dockercfg|credentials\.json|otr\.private_key)$/,
-  /^\.(?:bash_|zsh_|mysql_|psql_|irb_)?history$/,
-  /^(?:service[-_]?account|client_secret).*\.json$/,
-];
-/** Credential files known by their folder (`~/.aws/credentials`, `~/.gem/credentials`, `~/.docker/config.json`). */
-const SECRET_PATHS = /(?:^|\/)(?:\.aws\/credentials|\.gem\/credentials|\.docker\/config\.json)$/;
-
-/** True for a path whose file name looks like a secret (case-insensitive): never committed, never in a snapshot. */
-export function isLikelySecret(file: string): boolean {
-  const rel = file.replace(/\\/g, '/').toLowerCase();
-  const name = path.posix.basename(rel);
-  return SECRET_PATHS.test(rel) || SECRET_NAMES.some((re) => re.test(name));
-}
 
 /** Why a commit did not happen; `output` carries what git (or its hook) said. */
 export type CommitProblem = 'not-a-repository' | 'detached' | 'in-progress' | 'no-email' | 'staged-secret' | 'nothing' | 'hook' | 'timeout' | 'failed';

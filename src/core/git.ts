@@ -21,6 +21,10 @@ export interface GitState {
   problem?: string;
   /** Set when git was stopped at its time limit: the caller should say that the git data is missing. */
   timedOut?: boolean;
+  /** The same scan's entries (untracked folders as `dir/`), for the code snapshot: one scan serves both. */
+  entries?: StatusEntry[];
+  /** HEAD's full commit id from the same scan ('' before the first commit). */
+  head?: string;
 }
 
 /** A detached HEAD as saved; the commit is 4 to 40 hex digits (the length is checked apart: see {@link isCommitHex}). */
@@ -215,7 +219,9 @@ function fieldsAfter(record: string, n: number): string {
 export async function readGitState(cwd: string, opts: { timeoutMs?: number } = {}): Promise<GitState> {
   try {
     const out = await gitIn(cwd, opts.timeoutMs)(['status', '--porcelain=v2', '--branch', '-z', '--untracked-files=normal']);
-    return parseStatusV2(out);
+    const oid = out.split('\0').find((r) => r.startsWith('# branch.oid '))?.slice('# branch.oid '.length) ?? '';
+    const head = (oid.length === 40 || oid.length === 64) && /^[0-9a-f]+$/.test(oid) ? oid : '';
+    return { ...parseStatusV2(out), entries: statusEntries(out), head };
   } catch (err) {
     const state: GitState = { branch: '', modifiedFiles: [], problem: gitProblem(err) };
     if (err instanceof GitTimeoutError) state.timedOut = true;

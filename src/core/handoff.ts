@@ -1,8 +1,13 @@
+import { promises as fs } from 'node:fs';
+import * as path from 'node:path';
 import { parseCheckpoint, renderCheckpoint, type Checkpoint } from './checkpoint';
+import { isLikelySecret } from './secrets';
 import { CheckpointError, errorMessage } from './errors';
+import { oneLine } from './escaping';
+import { isInside } from './files';
 import { fileNameFor, printable, sanitizeName, validateName } from './names';
 import { SHOW_READ_BYTES, type CheckpointStore } from './store';
-import { checkedRef, commitTree, FILES_REFS, GIT_QUICK_MS, hasCommit, keepSnapshot, runGit, SNAPSHOT_REFS } from './snapshot';
+import { checkedRef, commitTree, FILES_REFS, GIT_QUICK_MS, hasCommit, keepSnapshot, repoTop, runGit, SNAPSHOT_REFS } from './snapshot';
 
 // The hand-off to another machine through the repository's own git remote: checkpoint files travel as commits on
 // refs/checkpoints/files/<name>, their snapshots on refs/checkpoints/snapshots/<name> (two namespaces, so no
@@ -75,7 +80,12 @@ export async function pushCheckpoints(store: CheckpointStore, names: string[], r
     const text = renderCheckpoint({ ...cp, name });
     refspecs.push(`+${await fileCommit(cwd, name, text)}:${await checkedRef(cwd, FILES_REFS, name)}`);
     const entry: { name: string; snapshot?: string } = { name };
-    if (cp.snapshot && (await hasCommit(cwd, cp.snapshot))) {
+    const unshared = cp.snapshot && (await hasCommit(cwd, cp.snapshot)) ? await unsharedFiles(store, cp.snapshot) : [];
+    if (unshared.length) {
+      result.warnings.push(
+        `The snapshot of "${name}" holds ${unshared.map((f) => oneLine(f)).join(', ')}, which ${unshared.length > 1 ? 'look' : 'looks'} like a secret or a checkpoint and was never committed; the checkpoint is pushed without its snapshot.`,
+      );
+    } else if (cp.snapshot && (await hasCommit(cwd, cp.snapshot))) {
       refspecs.push(`+${cp.snapshot}:${await checkedRef(cwd, SNAPSHOT_REFS, name)}`);
       entry.snapshot = cp.snapshot;
     } else if (cp.snapshot) {
@@ -90,6 +100,20 @@ export async function pushCheckpoints(store: CheckpointStore, names: string[], r
     throw new CheckpointError(`git push to ${remote} failed: ${errorMessage(err).trim()}`);
   }
   return result;
+}
+
+/**
+ * Files a snapshot adds or changes beyond the commit it was taken on that look like secrets (the rule
+ * save-and-commit applies) or lie in the memory folder: nobody chose to share them.
+ */
+async function unsharedFiles(store: CheckpointStore, snapshot: string): Promise<string[]> {
+  const top = await repoTop(store.cwd);
+  if (!top) return [];
+  const out = await runGit(top, ['diff-tree', '-r', '--root', '--no-commit-id', '--no-renames', '--name-only', '--diff-filter=d', '-z', snapshot], { timeoutMs: GIT_QUICK_MS });
+  const memory = [path.resolve(store.memoryDir), await fs.realpath(store.memoryDir).catch(() => path.resolve(store.memoryDir))];
+  return out
+    .split('\0')
+    .filter((p) => p !== '' && (isLikelySecret(p) || memory.some((m) => isInside(m, path.join(top, p)))));
 }
 
 export interface PullResult {
@@ -126,6 +150,7 @@ export async function pullCheckpoints(store: CheckpointStore, remoteName?: strin
     .filter(Boolean)
     .map((l) => ({ sha: l.slice(0, l.indexOf(' ')), ref: l.slice(l.indexOf(' ') + 1) }));
   const result: PullResult = { remote, written: [], unchanged: [], skipped: [], warnings: [] };
+  const fetched = new Map(refs.filter((r) => r.ref.startsWith(`${INCOMING}snapshots/`)).map((r) => [r.ref.slice(`${INCOMING}snapshots/`.length), r.sha]));
   try {
     for (const { sha, ref } of refs) {
       if (!ref.startsWith(`${INCOMING}files/`)) continue;
@@ -142,9 +167,12 @@ export async function pullCheckpoints(store: CheckpointStore, remoteName?: strin
         result.skipped.push({ name, reason: errorMessage(err) });
         continue;
       }
-      if (cp.snapshot && !(await hasCommit(cwd, cp.snapshot))) {
+      // A snapshot ref only for the commit fetched as this checkpoint's snapshot: a `snapshot:` field naming any
+      // other commit (one only this machine has, say) would make the next push publish it.
+      if (cp.snapshot && fetched.get(name) !== cp.snapshot) {
         result.warnings.push(`The snapshot of "${name}" is not on ${remote}; the checkpoint is written without it.`);
         delete cp.snapshot;
+        delete cp.head;
       }
       const local = (await store.find(name)) ? await store.show(name).catch(() => undefined) : undefined;
       if (local && renderCheckpoint({ ...local, name }) === renderCheckpoint(cp)) {

@@ -1,10 +1,11 @@
-import { promises as fs } from 'node:fs';
-import * as os from 'node:os';
+import { promises as fs, realpathSync } from 'node:fs';
 import * as path from 'node:path';
 import { isObjectId, type Checkpoint } from './checkpoint';
+import { isLikelySecret } from './secrets';
 import { CheckpointError, errorMessage } from './errors';
 import { oneLine } from './escaping';
-import { GIT_TIMEOUT_MS, NO_HOOKS, runGit as runAnyGit, runGitBytes, type GitRunOptions } from './git';
+import { isInside } from './files';
+import { GIT_TIMEOUT_MS, GitTimeoutError, NO_HOOKS, readGitState, runGit as runAnyGit, runGitBytes, type GitRunOptions, type GitState } from './git';
 
 // A code snapshot per checkpoint, with git's own plumbing: the work tree (tracked changes and untracked files that
 // are not ignored) is written as a commit object through a temporary index file, so the user's index, work tree,
@@ -23,6 +24,8 @@ export const KEPT_REFS = 'refs/checkpoints/kept/';
 export const FILES_REFS = 'refs/checkpoints/files/';
 /** New blobs above this many bytes: the snapshot is skipped with a warning. */
 export const DEFAULT_SNAPSHOT_LIMIT_BYTES = 50 * 1024 * 1024;
+/** A changed or untracked file above this many bytes is left out of the snapshot (and listed). */
+export const DEFAULT_FILE_LIMIT_BYTES = 10 * 1024 * 1024;
 /** The whole snapshot gives up (with a warning, the save goes on) after this long: one git call's limit. */
 export const SNAPSHOT_TIME_LIMIT_MS = GIT_TIMEOUT_MS;
 /** Commands that read only a little (rev-parse, update-ref…). */
@@ -42,28 +45,46 @@ export interface SnapshotOptions {
   enabled?: boolean;
   /** Bytes of new content (changed and untracked files) above which the snapshot is skipped. */
   limitBytes?: number;
-  /** Total time for the snapshot's git calls. */
+  /** A changed or untracked file above this many bytes is left out (listed in `skipped`). */
+  fileLimitBytes?: number;
+  /** Total time for the snapshot's git calls: a snapshot that would take longer is skipped. */
   timeLimitMs?: number;
+  /** The memory folder: nothing in it enters a snapshot. */
+  memoryDir?: string;
+  /** The status scan the save runs anyway for Modified Files (run here when not given). */
+  scan?: Promise<GitState>;
 }
 
 /** A snapshot commit and the HEAD it was taken on ('' before the first commit). */
 export interface Snapshot {
   head: string;
   commit: string;
+  /** The commit the checkpoint's snapshot ref pointed at when this one was taken ('' none). */
+  previous?: string;
 }
 
 export interface SnapshotOutcome {
   snapshot?: Snapshot;
   /** Why no snapshot was taken, or what it left out: shown to the user. */
   warnings: string[];
-  /** Informational (submodules recorded at their commit). */
+  /** Informational (submodules recorded at their commit, files left out). */
   notes: string[];
+  /** Files left out of the snapshot as larger than the per-file cap. */
+  skipped: string[];
+  /** Why no snapshot was taken, when one was due. */
+  reason?: string;
 }
 
 /** The ref that keeps the snapshot of checkpoint `name`; throws when git would not accept it as a ref name. */
 export async function snapshotRef(cwd: string, name: string, timeoutMs = GIT_QUICK_MS): Promise<string> {
   return checkedRef(cwd, SNAPSHOT_REFS, name, timeoutMs);
 }
+
+/** The snapshot index's file inside the git folder (per worktree); `<it>.json` notes what it was built from. */
+const SNAPSHOT_INDEX = 'checkpoint-snapshot-index';
+
+/** A name part that every git accepts in a ref (see {@link checkedRef}). */
+const PLAIN_REF_PART = /^[A-Za-z0-9][A-Za-z0-9_-]*(?:\.[A-Za-z0-9_-]+)*$/;
 
 /** Ref names git accepted in this process (its rules do not change between calls). */
 const acceptedRefs = new Set<string>();
@@ -73,6 +94,12 @@ export async function checkedRef(cwd: string, prefix: string, name: string, time
   const ref = prefix + name;
   if (acceptedRefs.has(ref)) return ref;
   if (!name || name.startsWith('-') || /[\0-\x20\x7f]/.test(name)) throw new CheckpointError(`"${name}" cannot be part of a git ref name.`);
+  // Letters, digits, `_`, `-` in dot-separated parts (none empty, none ending in .lock) are a ref name for git
+  // (git check-ref-format's rules allow much more): no process is needed for the common case.
+  if (PLAIN_REF_PART.test(name) && !name.endsWith('.lock') && /^refs\/[a-z]+\/(?:[a-z]+\/)?$/.test(prefix)) {
+    acceptedRefs.add(ref);
+    return ref;
+  }
   // check-ref-format exits 1 without a word on stderr (the runner would count that as success): --normalize
   // prints the name only when git accepts it.
   const out = await runGit(cwd, ['check-ref-format', '--normalize', ref], { timeoutMs }).catch(() => '');
@@ -81,12 +108,20 @@ export async function checkedRef(cwd: string, prefix: string, name: string, time
   return ref;
 }
 
-/** The repository's top folder and the path of its index file; undefined outside a work tree (or in a bare one). */
-async function repoPaths(cwd: string, timeoutMs: number): Promise<{ top: string; index: string } | undefined> {
-  const out = await runGit(cwd, ['rev-parse', '--show-toplevel', '--git-path', 'index'], { timeoutMs }).catch(() => '');
-  const [top, index] = out.split('\n');
-  if (!top || !index) return undefined;
-  return { top, index: path.resolve(cwd, index) };
+/**
+ * The repository's top folder, the path of its index file and of the snapshot index; undefined outside a work tree
+ * (or in a bare one).
+ */
+async function repoPaths(cwd: string, timeoutMs: number, ref?: string): Promise<{ top: string; index: string; own: string; previous?: string } | undefined> {
+  // With a ref (one checkedRef accepted has no glob characters), `--glob` prints where it points, or nothing: its
+  // last character in brackets makes it a pattern that matches the ref itself only (else `/*` would be appended).
+  const exact = ref && /[A-Za-z0-9_-]$/.test(ref) ? `--glob=${ref.slice(0, -1)}[${ref.slice(-1)}]` : undefined;
+  ref = exact ? ref : undefined;
+  const args = ['rev-parse', '--show-toplevel', '--git-path', 'index', '--git-path', SNAPSHOT_INDEX, ...(exact ? [exact] : [])];
+  const out = await runGit(cwd, args, { timeoutMs }).catch(() => '');
+  const [top, index, own, previous] = out.split('\n');
+  if (!top || !index || !own) return undefined;
+  return { top, index: path.resolve(cwd, index), own: path.resolve(cwd, own), ...(ref ? { previous: isObjectId(previous) ? previous : '' } : {}) };
 }
 
 /** HEAD's commit, or '' before the first commit. */
@@ -115,80 +150,232 @@ function mb(bytes: number): string {
   return `${(bytes / (1024 * 1024)).toFixed(bytes < 10 * 1024 * 1024 ? 1 : 0)} MB`;
 }
 
-/** Sizes of the files that would become new blobs, until `limit` is passed; the largest first. */
-async function newContentSize(top: string, paths: string[], limit: number): Promise<{ total: number; largest: { path: string; size: number }[] }> {
-  let total = 0;
-  const sizes: { path: string; size: number }[] = [];
-  for (let i = 0; i < paths.length && total <= limit; i += 64) {
-    const batch = paths.slice(i, i + 64);
-    const stats = await Promise.all(batch.map((p) => fs.lstat(path.join(top, p)).catch(() => undefined)));
-    stats.forEach((st, k) => {
-      if (st?.isFile()) {
-        total += st.size;
-        sizes.push({ path: batch[k], size: st.size });
-      }
-    });
-  }
-  return { total, largest: sizes.sort((a, b) => b.size - a.size).slice(0, 3) };
-}
-
 /** A runner whose calls share one deadline. */
 function budgeted(cwd: string, ms: number): (args: string[], opts?: GitRunOptions) => Promise<string> {
   const deadline = Date.now() + ms;
   return (args, opts = {}) => runGit(cwd, args, { ...opts, timeoutMs: Math.max(1000, deadline - Date.now()) });
 }
 
+/** What the snapshot index was last written from: both index files' checksums and the paths it took from the work tree. */
+interface SnapshotIndexNote {
+  user: string;
+  own: string;
+  paths: string[];
+}
+
+/** An index file's trailing checksum (hex), or '' when there is no such file. */
+async function indexChecksum(file: string): Promise<string> {
+  let handle: fs.FileHandle | undefined;
+  try {
+    handle = await fs.open(file, 'r');
+    const { size } = await handle.stat();
+    if (size < 64) return '';
+    const buf = Buffer.alloc(32);
+    await handle.read(buf, 0, 32, size - 32);
+    return buf.toString('hex');
+  } catch {
+    return '';
+  } finally {
+    await handle?.close();
+  }
+}
+
+async function readNote(file: string): Promise<SnapshotIndexNote | undefined> {
+  try {
+    const note = JSON.parse(await fs.readFile(file, 'utf8')) as Partial<SnapshotIndexNote>;
+    if (typeof note.user !== 'string' || typeof note.own !== 'string' || !Array.isArray(note.paths) || !note.paths.every((p) => typeof p === 'string')) return undefined;
+    return note as SnapshotIndexNote;
+  } catch {
+    return undefined;
+  }
+}
+
 /**
- * Writes the work tree as a tree object through a temporary index seeded from the repository's own index (HEAD
- * plus what is staged, with git's file-status cache, so unchanged files are not read again), or from HEAD when
- * there is no index file. The user's index file is only read. Returns the tree, the temporary index's gitlinks
- * (submodules and nested repositories), and what was too large.
+ * Copies an index file keeping its time a little earlier than it was: git takes a file changed at or after its
+ * index's time as possibly changed and reads it again ("racy git"), so a copy with a later time would let a file
+ * edited in the same instant as the last snapshot pass as unchanged. False when there is no such file.
+ */
+async function copyIndex(from: string, to: string): Promise<boolean> {
+  try {
+    await fs.copyFile(from, to);
+    const st = await fs.stat(from);
+    await fs.utimes(to, st.atime, new Date(Math.floor(st.mtimeMs) - 1));
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** True for a path inside the memory folder (compared by real path: the repository's top is a real path). */
+function memoryTest(top: string, memoryDir: string | undefined): (p: string) => boolean {
+  if (!memoryDir) return () => false;
+  const dirs = [path.resolve(memoryDir)];
+  try {
+    dirs.push(realpathSync(memoryDir));
+  } catch {
+    // not there yet: nothing of it can be in the work tree either, but its lexical path is still compared
+  }
+  return (p) => dirs.some((d) => isInside(d, path.join(top, p)));
+}
+
+/** What the work tree holds beyond the index, as the snapshot takes it. */
+interface Candidates {
+  /** Paths taken from the work tree (changed, deleted, untracked), relative to the top. */
+  take: string[];
+  /** Left out: larger than the per-file cap. */
+  tooLarge: { path: string; size: number }[];
+  /** Left out: likely secrets (the rule save-and-commit applies). */
+  secrets: string[];
+  /** Bytes of new content in `take`. */
+  total: number;
+}
+
+/** Sorts the scanned paths into what the snapshot takes and what it leaves out, with their sizes. */
+async function sortCandidates(top: string, paths: string[], opts: { fileLimitBytes: number; memoryDir?: string }): Promise<Candidates> {
+  const inMemory = memoryTest(top, opts.memoryDir);
+  const out: Candidates = { take: [], tooLarge: [], secrets: [], total: 0 };
+  const kept = paths.filter((p) => {
+    if (inMemory(p)) return false;
+    if (isLikelySecret(p)) {
+      out.secrets.push(p);
+      return false;
+    }
+    return true;
+  });
+  for (let i = 0; i < kept.length; i += 64) {
+    const batch = kept.slice(i, i + 64);
+    const stats = await Promise.all(batch.map((p) => fs.lstat(path.join(top, p)).catch(() => undefined)));
+    stats.forEach((st, k) => {
+      if (st?.isFile() && st.size > opts.fileLimitBytes) out.tooLarge.push({ path: batch[k], size: st.size });
+      else {
+        if (st?.isFile()) out.total += st.size;
+        out.take.push(batch[k]);
+      }
+    });
+  }
+  return out;
+}
+
+/** The status scan's paths, untracked folders expanded to their files (what `git add -A` would add). */
+async function scannedPaths(top: string, scan: GitState, git: (args: string[], opts?: GitRunOptions) => Promise<string>): Promise<string[]> {
+  const entries = scan.entries ?? [];
+  const paths = entries.filter((e) => !(e.untracked && e.path.endsWith('/'))).map((e) => e.path);
+  const folders = entries.filter((e) => e.untracked && e.path.endsWith('/')).map((e) => e.path);
+  for (let i = 0; i < folders.length; i += 500) {
+    const out = await git(['ls-files', '-z', '--others', '--exclude-standard', '--', ...folders.slice(i, i + 500)], { env: { GIT_LITERAL_PATHSPECS: '1' } });
+    // A nested repository is listed as `dir/`: it is recorded as a gitlink, as `git add -A` would.
+    paths.push(...splitZ(out).map((p) => (p.endsWith('/') ? p.slice(0, -1) : p)));
+  }
+  return paths;
+}
+
+/** Options for the index the snapshot writes: never a split index (a shared part would be left in `.git`). */
+const WHOLE_INDEX = ['-c', 'core.splitIndex=false'];
+
+/**
+ * Writes the work tree as a tree object through the product's own snapshot index (`.git/checkpoint-snapshot-index`,
+ * never the user's index), from one status scan of the work tree (the one the save runs for Modified Files). The
+ * snapshot index is the user's index plus the files taken from the work tree, so git re-hashes only files changed
+ * since the previous snapshot. It is trusted only when both index files are still what it was built from (their
+ * checksums) and every path it took is taken again; otherwise it is rebuilt from the user's index. The result is
+ * always what `git add -A` into a copy of the user's index records, minus likely secrets, the memory folder and files
+ * over the per-file cap (they keep the index's version, or are absent when untracked). The user's index is only read.
  */
 async function writeWorkTree(
   cwd: string,
-  opts: { limitBytes: number; timeLimitMs: number; head?: string },
-): Promise<{ top: string; head: string; tree?: string; gitlinks: string[]; tooLarge?: string }> {
+  opts: { limitBytes: number; fileLimitBytes: number; timeLimitMs: number; memoryDir?: string; scan?: Promise<GitState>; ref?: string },
+): Promise<{ top: string; head: string; tree?: string; gitlinks: string[]; tooLarge?: string; candidates?: Candidates; previous?: string }> {
   const git = budgeted(cwd, opts.timeLimitMs);
-  const [paths, head, changed] = await Promise.all([
-    repoPaths(cwd, opts.timeLimitMs),
-    opts.head !== undefined ? Promise.resolve(opts.head) : headCommit(cwd, opts.timeLimitMs),
-    // What add -A would read: modified tracked files (against the index) and untracked files that are not ignored.
-    git(['ls-files', '-z', '--full-name', '--modified', '--others', '--exclude-standard', '--', ':/']).then(splitZ, () => undefined),
-  ]);
+  const [paths, scan] = await Promise.all([repoPaths(cwd, opts.timeLimitMs, opts.ref), opts.scan ?? readGitState(cwd, { timeoutMs: opts.timeLimitMs })]);
   if (!paths) throw new CheckpointError('not a git work tree');
-  const { top } = paths;
-  const size = await newContentSize(top, changed ?? [], opts.limitBytes);
-  if (size.total > opts.limitBytes) {
-    const largest = size.largest.map((f) => `${oneLine(f.path)} (${mb(f.size)})`).join(', ');
+  if (scan.problem) throw new CheckpointError(scan.problem);
+  const head = scan.head ?? (await headCommit(cwd, opts.timeLimitMs));
+  const { top, own } = paths;
+  const inTop = budgeted(top, opts.timeLimitMs);
+  const candidates = await sortCandidates(top, await scannedPaths(top, scan, inTop), opts);
+  if (candidates.total > opts.limitBytes) {
+    const sizes = await Promise.all(candidates.take.map((p) => fs.lstat(path.join(top, p)).then((st) => ({ path: p, size: st.size }), () => ({ path: p, size: 0 }))));
+    const largest = sizes.sort((a, b) => b.size - a.size).slice(0, 3).map((f) => `${oneLine(f.path)} (${mb(f.size)})`).join(', ');
     return {
       top,
       head,
       gitlinks: [],
+      candidates,
       tooLarge: `the changed and untracked files hold more than ${mb(opts.limitBytes)} of new content (largest: ${largest})`,
     };
   }
-  const tmp = await fs.mkdtemp(path.join(os.tmpdir(), 'checkpoint-index-'));
-  try {
-    const index = path.join(tmp, 'index');
+  const noteFile = `${own}.json`;
+  const [note, userSum, ownSum] = await Promise.all([readNote(noteFile), indexChecksum(paths.index), indexChecksum(own)]);
+  const taking = new Set(candidates.take);
+  const trusted = note !== undefined && ownSum !== '' && note.own === ownSum && note.user === userSum && note.paths.every((p) => taking.has(p));
+  /** Brings `index` up to date with the work tree (git writes it through a lock file and a rename) and writes its tree. */
+  const update = async (index: string): Promise<string> => {
     const env = { GIT_INDEX_FILE: index };
-    const seeded = await fs.copyFile(paths.index, index).then(() => true, () => false);
-    if (!seeded && head) await git(['read-tree', head], { env });
-    const inTop = budgeted(top, opts.timeLimitMs);
-    // A split index would write a shared part into the repository: the temporary index is always whole.
-    await inTop(['-c', 'core.splitIndex=false', 'add', '-A'], { env });
-    const tree = (await inTop(['write-tree'], { env })).trim();
+    if (candidates.take.length) {
+      // Paths through stdin, never as options; --remove drops what is gone, as `add -A` does; skip-worktree
+      // entries stay, as they do for `add -A`.
+      const input = candidates.take.map((p) => `${p}\0`).join('');
+      await inTop([...WHOLE_INDEX, 'update-index', '--add', '--remove', '--replace', '--ignore-skip-worktree-entries', '-z', '--stdin'], { env, input });
+    }
+    const tree = (await inTop([...WHOLE_INDEX, 'write-tree'], { env })).trim();
     if (!isObjectId(tree)) throw new CheckpointError(`git write-tree gave no tree (${String(tree).slice(0, 80)})`);
-    // Gitlinks (submodules, nested repositories) are recorded at their commit; their own changes are not included.
-    const mayHaveLinks = (changed ?? []).some((p) => p.endsWith('/')) || (await fs.lstat(path.join(top, '.gitmodules')).then(() => true, () => false));
-    const gitlinks = mayHaveLinks
-      ? splitZ(await inTop(['ls-files', '-z', '--stage'], { env }))
-          .filter((r) => r.startsWith('160000 '))
-          .map((r) => r.slice(r.indexOf('\t') + 1))
-      : [];
-    return { top, head, tree, gitlinks };
-  } finally {
-    await fs.rm(tmp, { recursive: true, force: true });
+    return tree;
+  };
+  /** A new snapshot index from the user's index (or HEAD), built aside and renamed into place. */
+  const rebuild = async (): Promise<string> => {
+    const tmp = `${own}.${process.pid}-${Math.random().toString(36).slice(2)}.tmp`;
+    try {
+      const seeded = await copyIndex(paths.index, tmp);
+      if (!seeded && head) await git([...WHOLE_INDEX, 'read-tree', head], { env: { GIT_INDEX_FILE: tmp } });
+      const tree = await update(tmp);
+      await fs.rename(tmp, own);
+      // A lock left by a git stopped at its time limit would keep the snapshot index from being updated in place.
+      await removeStaleLock(`${own}.lock`, opts.timeLimitMs);
+      return tree;
+    } finally {
+      await fs.rm(tmp, { force: true });
+    }
+  };
+  let tree: string;
+  if (trusted) {
+    try {
+      tree = await update(own);
+    } catch (err) {
+      // A snapshot index git cannot read (corrupt, truncated) or cannot lock is rebuilt from the user's index.
+      if (err instanceof GitTimeoutError) throw err;
+      tree = await rebuild();
+    }
+  } else tree = await rebuild();
+  // Gitlinks (submodules, nested repositories) are recorded at their commit; their own changes are not included.
+  const mayHaveLinks = (scan.entries ?? []).some((e) => e.path.endsWith('/')) || (await fs.lstat(path.join(top, '.gitmodules')).then(() => true, () => false));
+  const gitlinks = mayHaveLinks
+    ? splitZ(await inTop(['ls-tree', '-r', '-z', tree]))
+        .filter((r) => r.startsWith('160000 '))
+        .map((r) => r.slice(r.indexOf('\t') + 1))
+    : [];
+  // The note of what the snapshot index was built from, for the next snapshot (written atomically).
+  const written: SnapshotIndexNote = { user: userSum, own: await indexChecksum(own), paths: candidates.take };
+  const noteTmp = `${noteFile}.${process.pid}.tmp`;
+  await fs.writeFile(noteTmp, JSON.stringify(written));
+  await fs.rename(noteTmp, noteFile);
+  return { top, head, tree, gitlinks, candidates, previous: paths.previous };
+}
+
+/** Removes a lock file older than `ms` (its git was stopped); a younger one belongs to a git still running. */
+async function removeStaleLock(lock: string, ms: number): Promise<void> {
+  const st = await fs.lstat(lock).catch(() => undefined);
+  if (st?.isFile() && Date.now() - st.mtimeMs > ms) await fs.rm(lock, { force: true });
+}
+
+/** What a snapshot left out, for the user: secrets and files over the per-file cap. */
+function leftOutNotes(c: Candidates | undefined, fileLimitBytes: number): string[] {
+  if (!c) return [];
+  const notes: string[] = [];
+  if (c.secrets.length) notes.push(`Left out of the code snapshot as likely secrets: ${c.secrets.map(oneLine).join(', ')}.`);
+  if (c.tooLarge.length) {
+    notes.push(`Left out of the code snapshot as larger than ${mb(fileLimitBytes)}: ${c.tooLarge.map((f) => `${oneLine(f.path)} (${mb(f.size)})`).join(', ')}.`);
   }
+  return notes;
 }
 
 /**
@@ -197,32 +384,35 @@ async function writeWorkTree(
  * outside a git work tree it returns nothing; when it cannot (too large, git failed or ran too long) it says why.
  */
 export async function takeSnapshot(cwd: string, name: string, opts: SnapshotOptions = {}): Promise<SnapshotOutcome> {
-  const outcome: SnapshotOutcome = { warnings: [], notes: [] };
+  const outcome: SnapshotOutcome = { warnings: [], notes: [], skipped: [] };
   if (opts.enabled === false) return outcome;
   const timeLimitMs = opts.timeLimitMs ?? SNAPSHOT_TIME_LIMIT_MS;
   const limitBytes = opts.limitBytes ?? DEFAULT_SNAPSHOT_LIMIT_BYTES;
+  const fileLimitBytes = opts.fileLimitBytes ?? DEFAULT_FILE_LIMIT_BYTES;
+  const skip = (reason: string): SnapshotOutcome => {
+    outcome.reason = reason;
+    outcome.warnings.push(`Code snapshot skipped: ${reason}`);
+    return outcome;
+  };
   try {
-    const [ref, wt] = await Promise.all([
-      snapshotRef(cwd, name, timeLimitMs).then(
-        (r) => r,
-        (err: unknown) => err as Error,
-      ),
-      writeWorkTree(cwd, { limitBytes, timeLimitMs }),
-    ]);
+    const ref = await snapshotRef(cwd, name, timeLimitMs).catch((err: unknown) => err as Error);
     if (ref instanceof Error) {
-      outcome.warnings.push(`Code snapshot skipped: ${errorMessage(ref)}`);
-      return outcome;
+      // Outside a work tree there is no snapshot to skip.
+      if (!(await repoPaths(cwd, timeLimitMs))) return outcome;
+      return skip(errorMessage(ref));
     }
-    if (wt.tooLarge || !wt.tree) {
-      outcome.warnings.push(`Code snapshot skipped: ${wt.tooLarge ?? 'no tree'}. Ignore such files in .gitignore, or raise the snapshot size limit.`);
-      return outcome;
-    }
+    // Where the name's ref points now is read with the repository's paths (keepSnapshot moves it from there).
+    const wt = await writeWorkTree(cwd, { limitBytes, fileLimitBytes, timeLimitMs, memoryDir: opts.memoryDir, scan: opts.scan, ref });
+    if (wt.tooLarge || !wt.tree) return skip(`${wt.tooLarge ?? 'no tree'}. Ignore such files in .gitignore, or raise the snapshot size limit.`);
+    outcome.skipped = (wt.candidates?.tooLarge ?? []).map((f) => f.path);
+    outcome.notes.push(...leftOutNotes(wt.candidates, fileLimitBytes));
     for (const link of wt.gitlinks) outcome.notes.push(`Submodule ${oneLine(link)} is recorded at its commit; its own uncommitted changes are not in the snapshot.`);
     const commit = await commitTree(wt.top, wt.tree, wt.head, `checkpoint: ${name}`, timeLimitMs);
-    outcome.snapshot = { head: wt.head, commit };
+    outcome.snapshot = { head: wt.head, commit, previous: wt.previous };
   } catch (err) {
-    if (errorMessage(err) === 'not a git work tree') return outcome;
-    outcome.warnings.push(`Code snapshot skipped: ${errorMessage(err).trim().split('\n')[0]}`);
+    if (errorMessage(err) === 'not a git work tree' || /not a git repository/.test(errorMessage(err))) return outcome;
+    if (err instanceof GitTimeoutError) return skip(`${err.message}: it would take longer than its time limit, so the checkpoint is saved without it`);
+    return skip(errorMessage(err).trim().split('\n')[0]);
   }
   return outcome;
 }
@@ -246,10 +436,18 @@ export async function commitTree(cwd: string, tree: string, parent: string, mess
  * Points `refs/checkpoints/snapshots/<name>` at `commit`. A different snapshot it pointed at stays reachable as
  * `refs/checkpoints/kept/<sha>`: a trashed checkpoint may still name it, and Undo or restore can bring that back.
  */
-export async function keepSnapshot(cwd: string, name: string, commit: string, timeoutMs = GIT_QUICK_MS): Promise<void> {
+export async function keepSnapshot(cwd: string, name: string, commit: string, timeoutMs = GIT_QUICK_MS, previous?: string): Promise<void> {
   if (!isObjectId(commit)) throw new CheckpointError(`"${commit}" is not a commit id.`);
   const ref = await snapshotRef(cwd, name, timeoutMs);
-  const old = await refCommit(cwd, ref, timeoutMs);
+  // A value read earlier is only a guess: update-ref checks it, and on a mismatch the ref is read again.
+  if (previous !== undefined) {
+    const ok = await keepSnapshotFrom(cwd, ref, commit, previous, timeoutMs).then(() => true, () => false);
+    if (ok) return;
+  }
+  await keepSnapshotFrom(cwd, ref, commit, await refCommit(cwd, ref, timeoutMs), timeoutMs);
+}
+
+async function keepSnapshotFrom(cwd: string, ref: string, commit: string, old: string, timeoutMs: number): Promise<void> {
   if (old === commit) return;
   const lines = [`update ${ref}\0${commit}\0${old}\0`];
   if (old) lines.push(`update ${KEPT_REFS}${old}\0${old}\0\0`);
@@ -260,10 +458,19 @@ export async function keepSnapshot(cwd: string, name: string, commit: string, ti
  * Writes the current work tree as a tree object (no commit, no ref), for comparing a snapshot with now.
  * Returns it with the repository's top folder (the diff's paths are relative to it). Throws when it cannot.
  */
-export async function workTreeNow(cwd: string, opts: { limitBytes?: number; timeLimitMs?: number } = {}): Promise<{ top: string; tree: string }> {
-  const wt = await writeWorkTree(cwd, { limitBytes: opts.limitBytes ?? Number.MAX_SAFE_INTEGER, timeLimitMs: opts.timeLimitMs ?? SNAPSHOT_TIME_LIMIT_MS });
-  if (!wt.tree) throw new CheckpointError(wt.tooLarge ?? 'git wrote no tree of the work tree');
-  return { top: wt.top, tree: wt.tree };
+export async function workTreeNow(
+  cwd: string,
+  opts: { limitBytes?: number; fileLimitBytes?: number; timeLimitMs?: number; memoryDir?: string } = {},
+): Promise<{ top: string; tree: string; skipped: string[] }> {
+  // The save's limits: what a save would refuse never enters the repository through a compare either.
+  const wt = await writeWorkTree(cwd, {
+    limitBytes: opts.limitBytes ?? DEFAULT_SNAPSHOT_LIMIT_BYTES,
+    fileLimitBytes: opts.fileLimitBytes ?? DEFAULT_FILE_LIMIT_BYTES,
+    timeLimitMs: opts.timeLimitMs ?? SNAPSHOT_TIME_LIMIT_MS,
+    memoryDir: opts.memoryDir,
+  });
+  if (!wt.tree) throw new CheckpointError(`Cannot compare with the work tree now: ${wt.tooLarge ?? 'git wrote no tree of it'}`);
+  return { top: wt.top, tree: wt.tree, skipped: (wt.candidates?.tooLarge ?? []).map((f) => f.path) };
 }
 
 /**
@@ -274,6 +481,7 @@ interface SnapshotStore {
   readonly cwd: string;
   show(name: string): Promise<Checkpoint>;
   purgeTrash(olderThanDays: number): Promise<{ purged: { file: string; snapshot?: string }[]; stillNamed: Set<string> }>;
+  list(opts: { includeJson?: boolean }): Promise<{ name: string; path: string; unreadable?: string }[]>;
 }
 
 /** The snapshot commit a checkpoint names; throws when it has none or the repository lacks it. */
@@ -311,9 +519,9 @@ export async function changesBetween(top: string, from: string, to: string): Pro
 }
 
 /** The files that differ between a snapshot and the work tree now (untracked files included, ignored ones not). */
-export async function changesSince(cwd: string, commit: string): Promise<{ top: string; tree: string; changes: SnapshotChange[] }> {
-  const { top, tree } = await workTreeNow(cwd);
-  return { top, tree, changes: await changesBetween(top, commit, tree) };
+export async function changesSince(cwd: string, commit: string, opts: { memoryDir?: string } = {}): Promise<{ top: string; tree: string; changes: SnapshotChange[]; skipped: string[] }> {
+  const { top, tree, skipped } = await workTreeNow(cwd, opts);
+  return { top, tree, skipped, changes: await changesBetween(top, commit, tree) };
 }
 
 /** The repository's top folder (where snapshot paths start), or undefined outside a work tree. */
@@ -332,11 +540,11 @@ export async function fileAt(top: string, commit: string, file: string): Promise
 }
 
 /** The patch (or with `stat`, the summary) from a snapshot to the work tree now; '' when nothing changed. */
-export async function diffSince(cwd: string, commit: string, opts: { stat?: boolean } = {}): Promise<string> {
-  const { top, tree } = await workTreeNow(cwd);
+export async function diffSince(cwd: string, commit: string, opts: { stat?: boolean; memoryDir?: string } = {}): Promise<{ text: string; skipped: string[] }> {
+  const { top, tree, skipped } = await workTreeNow(cwd, { memoryDir: opts.memoryDir });
   // No external diff program and no textconv filter runs: the repository's config could name any command.
   const args = ['diff', '--no-ext-diff', '--no-textconv', '--no-color', ...(opts.stat ? ['--stat'] : []), commit, tree];
-  return runGit(top, args, { timeoutMs: SNAPSHOT_TIME_LIMIT_MS });
+  return { text: await runGit(top, args, { timeoutMs: SNAPSHOT_TIME_LIMIT_MS }), skipped };
 }
 
 /** Where `checkpoint branch` puts a snapshot: `checkpoint/<name>`. */
@@ -368,13 +576,13 @@ export const TRASH_PURGE_DAYS = 30;
  * Deletes the refs under refs/checkpoints/snapshots/ and refs/checkpoints/kept/ that point at one of `shas`.
  * Returns the refs deleted. A ref moved meanwhile is left alone (the deletion checks its old value).
  */
-export async function removeSnapshotRefs(cwd: string, shas: ReadonlySet<string>, timeoutMs = GIT_QUICK_MS): Promise<string[]> {
+export async function removeSnapshotRefs(cwd: string, shas: ReadonlySet<string>, timeoutMs = GIT_QUICK_MS, keepNames: ReadonlySet<string> = new Set()): Promise<string[]> {
   if (shas.size === 0) return [];
   const out = await runGit(cwd, ['for-each-ref', '--format=%(objectname) %(refname)', SNAPSHOT_REFS, KEPT_REFS], { timeoutMs });
   const doomed = out
     .split('\n')
     .map((l) => [l.slice(0, l.indexOf(' ')), l.slice(l.indexOf(' ') + 1)] as const)
-    .filter(([sha, ref]) => shas.has(sha) && ref.startsWith('refs/checkpoints/'));
+    .filter(([sha, ref]) => shas.has(sha) && ref.startsWith('refs/checkpoints/') && !(ref.startsWith(SNAPSHOT_REFS) && keepNames.has(ref.slice(SNAPSHOT_REFS.length))));
   if (doomed.length === 0) return [];
   await runGit(cwd, ['update-ref', '-z', '--stdin'], { input: doomed.map(([sha, ref]) => `delete ${ref}\0${sha}\0`).join(''), timeoutMs });
   return doomed.map(([, ref]) => ref);
@@ -394,8 +602,15 @@ export async function collectGarbage(
   const gone = new Set(purged.map((p) => p.snapshot).filter((s): s is string => isObjectId(s) && !stillNamed.has(s)));
   const warnings: string[] = [];
   let refsRemoved: string[] = [];
+  // A live checkpoint that cannot be parsed may still name a snapshot: its name's ref, and any object id in its
+  // text, stay (the file may be fixed by hand).
+  const unreadable = gone.size ? (await store.list({ includeJson: false })).filter((c) => c.unreadable !== undefined) : [];
+  for (const c of unreadable) {
+    const text = await fs.readFile(c.path, 'latin1').catch(() => '');
+    for (const id of text.slice(0, 1024 * 1024).match(/[0-9a-f]+/g) ?? []) if (isObjectId(id)) gone.delete(id);
+  }
   if (gone.size && opts.git !== false) {
-    refsRemoved = await removeSnapshotRefs(store.cwd, gone).catch((err: unknown) => {
+    refsRemoved = await removeSnapshotRefs(store.cwd, gone, GIT_QUICK_MS, new Set(unreadable.map((c) => c.name))).catch((err: unknown) => {
       warnings.push(`The snapshot refs of purged checkpoints were not removed: ${errorMessage(err).trim().split('\n')[0]}`);
       return [];
     });

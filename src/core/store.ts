@@ -77,8 +77,12 @@ export class CheckpointStore extends CheckpointReader {
     const name = await this.saveName(input.name);
     const file = this.pathFor(name);
     const pendingGit = input.git ?? (this.allowGit ? readGitState(this.cwd, { timeoutMs: this.gitTimeoutMs }) : { branch: '', modifiedFiles: [] });
-    // The snapshot's git calls run beside the status, before the lock; its ref is set once the checkpoint is written.
-    const pendingSnapshot = this.allowGit && !input.git ? takeSnapshot(this.cwd, name, { timeLimitMs: this.gitTimeoutMs, ...input.snapshot }) : undefined;
+    // The snapshot's git calls run before the lock, on the same status scan as Modified Files; its ref is set once
+    // the checkpoint is written.
+    const pendingSnapshot =
+      this.allowGit && !input.git
+        ? takeSnapshot(this.cwd, name, { timeLimitMs: this.gitTimeoutMs, memoryDir: this.memoryDir, scan: Promise.resolve(pendingGit), ...input.snapshot })
+        : undefined;
     // While git runs in its child process, load what the write needs, which would otherwise load after it.
     preloadLock();
     preloadAtomicWrite();
@@ -106,7 +110,8 @@ export class CheckpointStore extends CheckpointReader {
     if (snap?.snapshot) {
       if (snap.snapshot.head) cp.head = snap.snapshot.head;
       cp.snapshot = snap.snapshot.commit;
-    }
+      if (snap.skipped.length) cp.snapshotLeftOut = snap.skipped;
+    } else if (snap?.reason) cp.snapshotSkipped = snap.reason;
     warnings.push(...(snap?.warnings ?? []), ...(snap?.notes ?? []));
     const planPath = input.plan?.trim() ? resolvePlanPath(input.plan, this.cwd, this.home) : undefined;
     // A plan path that leads nowhere is not a known plan: the checkpoint is saved without it (an agent's hook
@@ -168,7 +173,7 @@ export class CheckpointStore extends CheckpointReader {
       return saved;
     });
     if (cp.snapshot) {
-      await keepSnapshot(this.cwd, name, cp.snapshot).catch((err: unknown) =>
+      await keepSnapshot(this.cwd, name, cp.snapshot, undefined, snap?.snapshot?.previous).catch((err: unknown) =>
         warnings.push(`The code snapshot ${cp.snapshot!.slice(0, 12)} is saved but no ref keeps it (${errorMessage(err).trim().split('\n')[0]}); git may prune it.`),
       );
     }

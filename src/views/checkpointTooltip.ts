@@ -46,6 +46,13 @@ export function checkpointTooltip(summary: CheckpointSummary, ctx: TooltipContex
   }
   const modified = cp?.modifiedFiles.length ?? 0;
   md.appendMarkdown(`\n\n**Modified files:** ${modified}`);
+  if (cp?.snapshotSkipped) {
+    md.appendMarkdown('\n\n$(warning) **No code snapshot:** ');
+    md.appendText(cp.snapshotSkipped);
+  } else if (cp?.snapshotLeftOut?.length) {
+    md.appendMarkdown(`\n\n**Left out of the code snapshot (too large):** ${cp.snapshotLeftOut.slice(0, MAX_FAILED).map((f) => inlineCode(f)).join(', ')}`);
+    if (cp.snapshotLeftOut.length > MAX_FAILED) md.appendMarkdown(` and ${cp.snapshotLeftOut.length - MAX_FAILED} more`);
+  }
   if (summary.plan) {
     const step = summary.planStep !== undefined && summary.planSteps !== undefined ? ` (${formatStep(summary.planStep, summary.planSteps)})` : '';
     md.appendMarkdown(`\n\n**Plan:** ${escapeMarkdown(planName(summary.plan))}${escapeMarkdown(step)}`);

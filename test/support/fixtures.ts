@@ -62,6 +62,20 @@ export function makeRepo(opts: { commit?: boolean; dir?: string } = {}): string 
   return dir;
 }
 
+/** Two clones of one bare remote, as two machines: `a` pushed main to it, `b` cloned it (with its own identity). */
+export function remotePair(root: string): { a: string; b: string; bare: string } {
+  const bare = path.join(root, 'remote.git');
+  const a = makeRepo({ dir: path.join(root, 'a') });
+  git(root, 'init', '-q', '--bare', '-b', 'main', bare);
+  git(a, 'remote', 'add', 'origin', bare);
+  git(a, 'push', '-q', 'origin', 'main');
+  git(root, 'clone', '-q', bare, 'b');
+  const b = path.join(root, 'b');
+  git(b, 'config', 'user.name', 'B');
+  git(b, 'config', 'user.email', 'b@example.invalid');
+  return { a, b, bare };
+}
+
 /** Makes sure a repository (one the test did not make) has a commit, so branches can be switched back and forth. */
 export function ensureCommit(cwd: string): void {
   try {

@@ -2,7 +2,8 @@ import { after, test } from 'node:test';
 import * as assert from 'node:assert/strict';
 import { chmodSync, existsSync, mkdirSync, readFileSync, rmSync, symlinkSync, watch, writeFileSync } from 'node:fs';
 import * as path from 'node:path';
-import { commitMessage, isLikelySecret, saveAndCommit, SUBJECT_MAX } from '../../src/core/commit';
+import { commitMessage, saveAndCommit, SUBJECT_MAX } from '../../src/core/commit';
+import { isLikelySecret } from '../../src/core/secrets';
 import { CheckpointStore } from '../../src/core/store';
 import { ended, git, makeRepo, removeDir, tempDirs } from '../support/fixtures';
 

@@ -32,9 +32,15 @@ function world(opts: { commit?: boolean } = {}): World {
 
 /**
  * What a save writes outside the memory directory on purpose: the code snapshot's objects and its refs under
- * refs/checkpoints/ in the repository. Nothing else may change.
+ * refs/checkpoints/ in the repository, and its snapshot index in .git. Nothing else may change.
  */
-const MEMORY_AND_SNAPSHOTS = ['mem', path.join('repo', '.git', 'objects'), path.join('repo', '.git', 'refs', 'checkpoints')];
+const MEMORY_AND_SNAPSHOTS = [
+  'mem',
+  path.join('repo', '.git', 'objects'),
+  path.join('repo', '.git', 'refs', 'checkpoints'),
+  path.join('repo', '.git', 'checkpoint-snapshot-index'),
+  path.join('repo', '.git', 'checkpoint-snapshot-index.json'),
+];
 
 /** CLI processes run at once where their order does not matter. */
 const PARALLEL = 4;
@@ -541,8 +547,8 @@ test('a .git/config naming core.fsmonitor and core.hooksPath commands: save, lis
     // A tracked file whose stat no longer matches the index: git status would refresh (and write) the index,
     // running post-index-change, if it were allowed to take optional locks.
     writeFileSync(path.join(w.repo, 'README.md'), '# changed\n');
-    // The code snapshot adds objects and refs/checkpoints/*; nothing else in .git may change.
-    const gitWrites = ['objects', path.join('refs', 'checkpoints')];
+    // The code snapshot adds objects, refs/checkpoints/* and its own snapshot index; nothing else in .git may change.
+    const gitWrites = ['objects', path.join('refs', 'checkpoints'), 'checkpoint-snapshot-index', 'checkpoint-snapshot-index.json'];
     const gitDirBefore = snapshotTree(path.join(w.repo, '.git'), gitWrites);
     for (const args of [['save', 'a', '--left-off', 'x', '--json'], ['list', '--json'], ['show', 'a'], ['resume', 'a', '--keep'], ['resume', 'a'], ['save', 'b'], ['save', 'b', '--force'], ['delete', 'b'], ['save', 'c'], ['delete', '--all'], ['dir']]) {
       const r = await w.cli(args);

@@ -241,9 +241,10 @@ test('a git that hangs is stopped at the time limit and the save goes on', async
   const bin = temp();
   const saved = process.env.PATH;
   try {
-    // A `git` first on PATH that runs the real one, but sleeps on `add` (as a huge tree or a stuck filter would).
+    // A `git` first on PATH that runs the real one, but sleeps while hashing the work tree into the snapshot index
+    // (as a huge tree or a stuck filter would).
     const real = execFileSync('sh', ['-c', 'command -v git'], { encoding: 'utf8' }).trim();
-    writeFileSync(path.join(bin, 'git'), `#!/bin/sh\nfor a in "$@"; do [ "$a" = add ] && exec sleep 30; done\nexec '${real}' "$@"\n`, { mode: 0o755 });
+    writeFileSync(path.join(bin, 'git'), `#!/bin/sh\nfor a in "$@"; do [ "$a" = update-index ] && exec sleep 30; done\nexec '${real}' "$@"\n`, { mode: 0o755 });
     process.env.PATH = `${bin}${path.delimiter}${saved}`;
     writeFileSync(path.join(repo, 'x.txt'), 'x\n');
     const t0 = Date.now();
@@ -252,6 +253,8 @@ test('a git that hangs is stopped at the time limit and the save goes on', async
     assert.equal(r.checkpoint.snapshot, undefined);
     assert.ok(r.warnings.some((w) => /Code snapshot skipped: git did not answer within \d+ s and was stopped/.test(w)), r.warnings.join('\n'));
     assert.ok(existsSync(r.path));
+    // The reason stays with the checkpoint, for the tree's tooltip.
+    assert.match((await new CheckpointStore({ memoryDir: mem, cwd: repo }).show('slow')).snapshotSkipped ?? '', /git did not answer within \d+ s/);
   } finally {
     process.env.PATH = saved;
   }
@@ -294,4 +297,70 @@ test('workTreeNow and takeSnapshot do not write the user index even when its sta
   assert.equal(git(repo, 'rev-parse', `${snap.snapshot!.commit}^{tree}`).trim(), tree);
   assert.equal(spawnOut(repo, ['for-each-ref', 'refs/checkpoints']), '', 'takeSnapshot alone creates no ref');
   rmSync(path.join(repo, '.git', 'index'));
+});
+
+/** The tree `git add -A` records into a fresh copy of the user's index (the definition of a snapshot's content). */
+function freshAddTree(repo: string): string {
+  const tmp = path.join(temp(), 'index');
+  const index = path.join(repo, '.git', 'index');
+  if (existsSync(index)) writeFileSync(tmp, readFileSync(index));
+  const env = { ...process.env, GIT_INDEX_FILE: tmp, GIT_OPTIONAL_LOCKS: '0' };
+  execFileSync('git', ['-c', 'core.splitIndex=false', 'add', '-A'], { cwd: repo, env });
+  return execFileSync('git', ['write-tree'], { cwd: repo, env, encoding: 'utf8' }).trim();
+}
+
+test('the snapshot index is never trusted blindly: 20 snapshots with edits, a checkout, and the index deleted or corrupted all equal a fresh git add -A', async () => {
+  const { repo, store } = setup();
+  const own = path.join(repo, '.git', 'checkpoint-snapshot-index');
+  const check = async (label: string): Promise<void> => {
+    const before = userState(repo);
+    const expected = freshAddTree(repo);
+    const r = await store.save({ name: 'loop', leftOff: label, force: true });
+    assert.ok(r.checkpoint.snapshot, `${label}: ${r.warnings.join('\n')}`);
+    const got = git(repo, "rev-parse", `${r.checkpoint.snapshot}^{tree}`);
+    assert.equal(got, expected, `${label}: ${got === expected ? "" : git(repo, "diff-tree", "-r", expected, got)}`);
+    assert.deepEqual(userState(repo), before, `${label}: the user's index, work tree, stash and HEAD are untouched`);
+  };
+  writeFileSync(path.join(repo, 'a.txt'), 'a\n');
+  writeFileSync(path.join(repo, 'b.txt'), 'b\n');
+  git(repo, 'add', '.');
+  git(repo, 'commit', '-q', '-m', 'a and b');
+  git(repo, 'stash', 'list');
+  for (let i = 0; i < 20; i++) {
+    writeFileSync(path.join(repo, 'a.txt'), `a ${i}\n`);
+    if (i % 3 === 0) writeFileSync(path.join(repo, `new-${i}.txt`), `${i}\n`);
+    if (i % 4 === 1) mkdirSync(path.join(repo, `dir-${i}`, 'deep'), { recursive: true });
+    if (i % 4 === 1) writeFileSync(path.join(repo, `dir-${i}`, 'deep', 'f.txt'), `${i}\n`);
+    if (i === 5) unlinkSync(path.join(repo, 'new-3.txt')); // an untracked file the previous snapshots took is gone
+    if (i === 7) writeFileSync(path.join(repo, '.gitignore'), 'new-6.txt\n'); // one they took is ignored now
+    if (i === 9) git(repo, 'checkout', '-q', '--', 'a.txt'); // a change they took is undone
+    if (i === 11) git(repo, 'add', 'new-0.txt'); // the user's index changes
+    if (i === 13) unlinkSync(path.join(repo, 'b.txt'));
+    if (i === 15) writeFileSync(path.join(repo, 'b.txt'), 'b is back, changed\n');
+    await check(`snapshot ${i + 1}`);
+  }
+  git(repo, 'stash', '-q', '-u');
+  git(repo, 'checkout', '-q', '-b', 'other');
+  writeFileSync(path.join(repo, 'other.txt'), 'on the other branch\n');
+  git(repo, 'add', 'other.txt');
+  git(repo, 'commit', '-q', '-m', 'other');
+  git(repo, 'checkout', '-q', 'main');
+  writeFileSync(path.join(repo, 'a.txt'), 'after the checkout\n');
+  await check('after a checkout of another branch and back');
+  git(repo, 'checkout', '-q', 'other');
+  await check('on the other branch');
+  unlinkSync(own);
+  writeFileSync(path.join(repo, 'a.txt'), 'with the snapshot index deleted\n');
+  await check('snapshot index deleted');
+  const bytes = readFileSync(own);
+  bytes.fill(0x41, 12, Math.min(bytes.length - 20, 200));
+  writeFileSync(own, bytes);
+  writeFileSync(path.join(repo, 'a.txt'), 'with the snapshot index corrupted\n');
+  await check('snapshot index corrupted');
+  // Corrupted but with its note rewritten to match: git refuses it, and it is rebuilt.
+  const note = JSON.parse(readFileSync(`${own}.json`, 'utf8'));
+  writeFileSync(own, Buffer.concat([Buffer.from('DIRC garbage'), readFileSync(own).subarray(-32)]));
+  writeFileSync(`${own}.json`, JSON.stringify(note));
+  writeFileSync(path.join(repo, 'a.txt'), 'with the snapshot index replaced by garbage\n');
+  await check('snapshot index replaced by garbage');
 });

@@ -3,7 +3,7 @@ import * as assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import { existsSync, readFileSync, readdirSync, renameSync, unlinkSync, writeFileSync } from 'node:fs';
 import * as path from 'node:path';
-import { git, isolatedEnv, makeRepo, removeDir, runCli, tempDirs } from '../support/fixtures';
+import { git, isolatedEnv, makeRepo, remotePair, removeDir, runCli, tempDirs } from '../support/fixtures';
 import { CheckpointStore } from '../../src/core/store';
 
 const temp = tempDirs();
@@ -127,17 +127,9 @@ test('diff and branch: exactly the saved content, against the work tree now, and
 
 test('push and pull between two clones through a bare remote; a differing local checkpoint goes to the trash first', async () => {
   const root = temp();
-  const bare = path.join(root, 'remote.git');
-  const a = makeRepo({ dir: path.join(root, 'a') });
+  const { a, b, bare } = remotePair(root);
   const memA = path.join(root, 'mem-a');
   const memB = path.join(root, 'mem-b');
-  git(root, 'init', '-q', '--bare', '-b', 'main', bare);
-  git(a, 'remote', 'add', 'origin', bare);
-  git(a, 'push', '-q', 'origin', 'main');
-  git(root, 'clone', '-q', bare, 'b');
-  const b = path.join(root, 'b');
-  git(b, 'config', 'user.name', 'B');
-  git(b, 'config', 'user.email', 'b@example.invalid');
 
   writeFileSync(path.join(a, 'wip.ts'), 'export const wip = 1;\n');
   assert.equal((await runCli(['save', 'handoff', '--left-off', 'from machine A', '--done', 'wired it', '--dir', memA], { cwd: a, env })).code, 0);
