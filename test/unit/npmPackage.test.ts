@@ -1,0 +1,64 @@
+// The npm package, as a user installs it: `npm pack` (what .npmignore and the prepack step leave in it), then
+// `npm install -g` of the tarball into a temporary prefix, offline (the bundles carry their libraries, so the package
+// has no dependencies), then the installed `checkpoint` runs. The package is packed from a copy of the project's
+// built files, so the build the other tests read is left alone.
+import { after, test } from 'node:test';
+import * as assert from 'node:assert/strict';
+import { execFileSync, spawnSync } from 'node:child_process';
+import { copyFileSync, existsSync, mkdirSync, readFileSync, readdirSync } from 'node:fs';
+import * as path from 'node:path';
+import { isolatedEnv, makeRepo, removeDir, tempDir } from '../support/fixtures';
+
+const ROOT = path.resolve(__dirname, '..', '..', '..');
+const temps: string[] = [];
+after(() => temps.forEach(removeDir));
+const temp = (prefix: string): string => {
+  const dir = tempDir(prefix);
+  temps.push(dir);
+  return dir;
+};
+
+const npm = process.platform === 'win32' ? 'npm.cmd' : 'npm';
+const npmEnv = (): NodeJS.ProcessEnv => Object.fromEntries(Object.entries(process.env).filter(([k]) => !/^npm_/i.test(k)));
+
+test('npm pack: the built CLI, the plugin, README, LICENSE and CHANGELOG; installed globally, `checkpoint --version` and a save work', () => {
+  const pkg = JSON.parse(readFileSync(path.join(ROOT, 'package.json'), 'utf8')) as { version: string; dependencies?: object };
+  assert.equal(pkg.dependencies, undefined, 'the bundles carry their libraries: nothing to install at run time');
+
+  const stage = temp('checkpoint-pack-');
+  for (const f of ['package.json', 'README.md', 'README.package.md', 'LICENSE', 'CHANGELOG.md', '.npmignore']) copyFileSync(path.join(ROOT, f), path.join(stage, f));
+  mkdirSync(path.join(stage, 'dist'));
+  for (const f of readdirSync(path.join(ROOT, 'dist'))) copyFileSync(path.join(ROOT, 'dist', f), path.join(stage, 'dist', f));
+  // What `npm pack`'s prepack step writes (without its production build).
+  execFileSync(process.execPath, [path.join(ROOT, 'scripts', 'package-plugin.mjs'), '--npm', '--no-build', '--root', stage], { timeout: 60_000 });
+
+  const out = temp('checkpoint-tgz-');
+  const packed = JSON.parse(
+    execFileSync(npm, ['pack', '--json', '--ignore-scripts', '--pack-destination', out], { cwd: stage, env: npmEnv(), encoding: 'utf8', timeout: 120_000 }),
+  ) as { filename: string; files: { path: string }[] }[];
+  const files = packed[0].files.map((f) => f.path).sort();
+  for (const f of ['.claude-plugin/plugin.json', '.mcp.json', 'bin/checkpoint', 'dist/cli.js', 'dist/hook.js', 'dist/cli-main.js', 'hooks/hooks.json', 'skills/checkpoint/SKILL.md', 'README.md', 'LICENSE', 'CHANGELOG.md']) {
+    assert.ok(files.includes(f), `${f} is in the package: ${files.join(', ')}`);
+  }
+  const unwanted = files.filter((f) => /^(src|test|scripts|docs|out|node_modules)\/|\.map$|^dist\/ext|^dist\/extension\.js$|marketplace\.json$/.test(f));
+  assert.deepEqual(unwanted, [], 'no sources, tests, scripts, screenshots, source maps or the editor\'s bundles');
+
+  const prefix = temp('checkpoint-prefix-');
+  execFileSync(npm, ['install', '-g', '--prefix', prefix, '--offline', '--no-audit', '--no-fund', path.join(out, packed[0].filename)], {
+    env: npmEnv(),
+    encoding: 'utf8',
+    timeout: 120_000,
+  });
+  const bin = process.platform === 'win32' ? path.join(prefix, 'checkpoint.cmd') : path.join(prefix, 'bin', 'checkpoint');
+  const home = temp('checkpoint-pack-home-');
+  const env = isolatedEnv(home);
+  const version = spawnSync(bin, ['--version'], { env, encoding: 'utf8', timeout: 30_000, shell: process.platform === 'win32' });
+  assert.equal(version.stdout.trim(), pkg.version, version.stderr);
+
+  const repo = makeRepo({ dir: path.join(temp('checkpoint-pack-repo-'), 'project') });
+  const saved = spawnSync(bin, ['save', 'from-npm', '--left-off', 'Installed from the tarball', '--json'], { cwd: repo, env, encoding: 'utf8', timeout: 30_000, shell: process.platform === 'win32' });
+  assert.equal(saved.status, 0, saved.stderr);
+  const file = (JSON.parse(saved.stdout) as { path: string }).path;
+  assert.ok(existsSync(file), file);
+  assert.match(readFileSync(file, 'utf8'), /Installed from the tarball/);
+});
