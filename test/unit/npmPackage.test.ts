@@ -5,7 +5,7 @@
 import { after, test } from 'node:test';
 import * as assert from 'node:assert/strict';
 import { execFileSync, spawnSync } from 'node:child_process';
-import { copyFileSync, existsSync, mkdirSync, readFileSync, readdirSync } from 'node:fs';
+import { copyFileSync, cpSync, existsSync, mkdirSync, readFileSync, readdirSync } from 'node:fs';
 import * as path from 'node:path';
 import { isolatedEnv, makeRepo, removeDir, tempDir } from '../support/fixtures';
 
@@ -21,12 +21,13 @@ const temp = (prefix: string): string => {
 const npm = process.platform === 'win32' ? 'npm.cmd' : 'npm';
 const npmEnv = (): NodeJS.ProcessEnv => Object.fromEntries(Object.entries(process.env).filter(([k]) => !/^npm_/i.test(k)));
 
-test('npm pack: the built CLI, the plugin, README, LICENSE and CHANGELOG; installed globally, `checkpoint --version` and a save work', () => {
+test('npm pack: the built CLI, the plugin, README, LICENSE and CHANGELOG (and the .vsix none of the plugin); installed globally, `checkpoint --version` and a save work', () => {
   const pkg = JSON.parse(readFileSync(path.join(ROOT, 'package.json'), 'utf8')) as { version: string; dependencies?: object };
   assert.equal(pkg.dependencies, undefined, 'the bundles carry their libraries: nothing to install at run time');
 
   const stage = temp('checkpoint-pack-');
-  for (const f of ['package.json', 'README.md', 'README.package.md', 'LICENSE', 'CHANGELOG.md', '.npmignore']) copyFileSync(path.join(ROOT, f), path.join(stage, f));
+  for (const f of ['package.json', 'README.md', 'README.package.md', 'LICENSE', 'CHANGELOG.md', '.npmignore', '.vscodeignore']) copyFileSync(path.join(ROOT, f), path.join(stage, f));
+  cpSync(path.join(ROOT, 'media'), path.join(stage, 'media'), { recursive: true });
   mkdirSync(path.join(stage, 'dist'));
   for (const f of readdirSync(path.join(ROOT, 'dist'))) copyFileSync(path.join(ROOT, 'dist', f), path.join(stage, 'dist', f));
   // What `npm pack`'s prepack step writes (without its production build).
@@ -42,6 +43,15 @@ test('npm pack: the built CLI, the plugin, README, LICENSE and CHANGELOG; instal
   }
   const unwanted = files.filter((f) => /^(src|test|scripts|docs|out|node_modules)\/|\.map$|^dist\/ext|^dist\/extension\.js$|marketplace\.json$/.test(f));
   assert.deepEqual(unwanted, [], 'no sources, tests, scripts, screenshots, source maps or the editor\'s bundles');
+
+  // The .vsix (vsce follows .vscodeignore) takes none of the plugin's files, even while npm pack has them in place.
+  const vsce = path.join(ROOT, 'node_modules', '@vscode', 'vsce', 'vsce');
+  const vsix = execFileSync(process.execPath, [vsce, 'ls', '--no-dependencies'], { cwd: stage, encoding: 'utf8', timeout: 120_000 }).split('\n').filter(Boolean);
+  assert.deepEqual(
+    vsix.filter((f) => !/^(dist\/[\w-]+\.js|media\/(checkpoint\.svg|icon\.png|walkthrough\/\w+\.md)|package\.json|README\.md|CHANGELOG\.md|LICENSE)$/.test(f)),
+    [],
+    'the .vsix has only the bundles, its media, README, CHANGELOG, LICENSE and package.json',
+  );
 
   const prefix = temp('checkpoint-prefix-');
   execFileSync(npm, ['install', '-g', '--prefix', prefix, '--offline', '--no-audit', '--no-fund', path.join(out, packed[0].filename)], {
