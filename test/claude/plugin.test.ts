@@ -1,18 +1,20 @@
 // The Claude Code plugin, judged by the real client: `claude plugin validate --strict --profile directory` on the
 // folder `npm run package:plugin` makes; a session started with `--plugin-dir <zip>` from a PATH with Node but no
-// `checkpoint` gets the pending checkpoint from the plugin's SessionStart hook; the plugin installed from a
-// marketplace made from this repository's `.claude-plugin/marketplace.json` does the same, and Claude Code's settings
-// then list it as enabled (what Connect Claude Code looks for); with Connect's hooks too, the session is told once.
+// `checkpoint` gets the pending checkpoint from the plugin's SessionStart hook; the plugin installed from this
+// repository's `.claude-plugin/marketplace.json` (its entry names the npm package, served from 127.0.0.1) does the
+// same, and Claude Code's settings then list it as enabled (what Connect Claude Code looks for); with Connect's hooks
+// too, the session is told once.
 import { after, before, describe, test } from 'node:test';
 import * as assert from 'node:assert/strict';
 import { execFileSync, spawnSync } from 'node:child_process';
-import { cpSync, existsSync, mkdirSync, readFileSync, realpathSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdirSync, readFileSync, realpathSync, statSync, symlinkSync } from 'node:fs';
 import * as path from 'node:path';
 import { claudeTargets, connectClaude, hookProgram, pluginEnabledIn } from '../../src/core/claudeSettings';
 import { writeLaunchers } from '../../src/core/launcher';
 import { shellQuote } from '../../src/core/escaping';
 import { claudeCommand, runClaude } from '../support/claudeCode';
 import { CLI, makeRepo, removeDir, runCli, tempDir } from '../support/fixtures';
+import { packPackage, serveRegistry } from '../support/npmPackage';
 
 const ROOT = path.resolve(__dirname, '..', '..', '..');
 const temps: string[] = [];
@@ -74,23 +76,29 @@ describe('The Claude Code plugin', () => {
     assert.match(context, /Loaded from the zip/);
   });
 
-  test('installed from a marketplace made from this repository, it tells the session; Claude Code lists it as enabled', async () => {
+  test('installed from this repository\'s marketplace (its entry: the npm package), it tells the session; Claude Code lists it as enabled', async () => {
     const home = makeHome();
-    // The repository's marketplace, its entry pointing at the built plugin instead of the npm registry (offline).
+    // The marketplace as the repository has it; the npm package it names comes from a registry on 127.0.0.1 that
+    // serves what `npm pack` makes (npm's registry setting, as a user's npm configuration would give it).
     const market = path.join(temp('checkpoint-market-'), 'market');
     mkdirSync(path.join(market, '.claude-plugin'), { recursive: true });
-    const manifest = JSON.parse(readFileSync(path.join(ROOT, '.claude-plugin', 'marketplace.json'), 'utf8')) as { name: string; plugins: { name: string; source: unknown }[] };
-    const entry = manifest.plugins.find((p) => p.name === 'checkpoint');
-    assert.ok(entry, 'the marketplace lists checkpoint');
-    entry.source = './plugins/checkpoint';
-    writeFileSync(path.join(market, '.claude-plugin', 'marketplace.json'), JSON.stringify(manifest, null, 2));
-    cpSync(pluginDir, path.join(market, 'plugins', 'checkpoint'), { recursive: true });
+    copyFileSync(path.join(ROOT, '.claude-plugin', 'marketplace.json'), path.join(market, '.claude-plugin', 'marketplace.json'));
+    const manifest = JSON.parse(readFileSync(path.join(market, '.claude-plugin', 'marketplace.json'), 'utf8')) as { name: string; plugins: { name: string; source: unknown }[] };
+    assert.deepEqual(manifest.plugins.find((p) => p.name === 'checkpoint')?.source, { source: 'npm', package: 'checkpoint' });
+    const pkg = JSON.parse(readFileSync(path.join(ROOT, 'package.json'), 'utf8')) as { name: string; version: string };
+    const packed = packPackage(temp('checkpoint-pack-'), temp('checkpoint-tgz-'));
+    const registry = await serveRegistry(packed.tarball, pkg.name, pkg.version);
 
     const project = await repoWithPending(home, 'from-market', 'Installed from the marketplace');
-    const added = await claudeCommand(['plugin', 'marketplace', 'add', market], { cwd: project, home });
-    assert.equal(added.code, 0, added.output);
-    const installed = await claudeCommand(['plugin', 'install', `checkpoint@${manifest.name}`], { cwd: project, home });
-    assert.equal(installed.code, 0, installed.output);
+    try {
+      const opts = { cwd: project, home, env: { npm_config_registry: registry.url }, loopback: true };
+      const added = await claudeCommand(['plugin', 'marketplace', 'add', market], opts);
+      assert.equal(added.code, 0, added.output);
+      const installed = await claudeCommand(['plugin', 'install', `checkpoint@${manifest.name}`], opts);
+      assert.equal(installed.code, 0, installed.output);
+    } finally {
+      await registry.close();
+    }
     // What Connect Claude Code reads to offer nothing twice.
     assert.equal(await pluginEnabledIn(project, { HOME: home }), path.join(home, '.claude', 'settings.json'));
 

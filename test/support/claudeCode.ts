@@ -164,10 +164,13 @@ function clientEnv(opts: Omit<ClaudeRunOptions, 'args'>): NodeJS.ProcessEnv {
   };
 }
 
-/** `claude <args>` (e.g. `plugin validate`, `plugin install`) with a private HOME and no network: exit code and output. */
-export async function claudeCommand(args: string[], opts: Omit<ClaudeRunOptions, 'args'>): Promise<{ code: number; output: string }> {
+/** `claude <args>` (e.g. `plugin validate`, `plugin install`) with a private HOME and no network (but loopback when asked): exit code and output. */
+export async function claudeCommand(
+  args: string[],
+  opts: Omit<ClaudeRunOptions, 'args'> & { /** Loopback reachable (a local registry): no empty network namespace. */ loopback?: boolean },
+): Promise<{ code: number; output: string }> {
   const { bin } = await claudeCode();
-  const [cmd, cmdArgs] = canUnshareNetwork() ? ['unshare', ['-n', '--', bin, ...args]] : [bin, args];
+  const [cmd, cmdArgs] = canUnshareNetwork() && !opts.loopback ? ['unshare', ['-n', '--', bin, ...args]] : [bin, args];
   return new Promise((resolve) => {
     execFile(cmd, cmdArgs, { cwd: opts.cwd, env: clientEnv(opts), encoding: 'utf8', timeout: opts.timeoutMs ?? SESSION_TIMEOUT }, (err, out, errOut) => {
       const code = err ? (typeof (err as { code?: unknown }).code === 'number' ? ((err as { code: number }).code) : 1) : 0;

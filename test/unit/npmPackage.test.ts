@@ -1,13 +1,13 @@
 // The npm package, as a user installs it: `npm pack` (what .npmignore and the prepack step leave in it), then
 // `npm install -g` of the tarball into a temporary prefix, offline (the bundles carry their libraries, so the package
-// has no dependencies), then the installed `checkpoint` runs. The package is packed from a copy of the project's
-// built files, so the build the other tests read is left alone.
+// has no dependencies), then the installed `checkpoint` runs (test/support/npmPackage.ts packs it).
 import { after, test } from 'node:test';
 import * as assert from 'node:assert/strict';
 import { execFileSync, spawnSync } from 'node:child_process';
-import { copyFileSync, cpSync, existsSync, mkdirSync, readFileSync, readdirSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import * as path from 'node:path';
 import { isolatedEnv, makeRepo, removeDir, tempDir } from '../support/fixtures';
+import { NPM, npmEnv, packPackage } from '../support/npmPackage';
 
 const ROOT = path.resolve(__dirname, '..', '..', '..');
 const temps: string[] = [];
@@ -18,26 +18,11 @@ const temp = (prefix: string): string => {
   return dir;
 };
 
-const npm = process.platform === 'win32' ? 'npm.cmd' : 'npm';
-const npmEnv = (): NodeJS.ProcessEnv => Object.fromEntries(Object.entries(process.env).filter(([k]) => !/^npm_/i.test(k)));
-
 test('npm pack: the built CLI, the plugin, README, LICENSE and CHANGELOG (and the .vsix none of the plugin); installed globally, `checkpoint --version` and a save work', () => {
   const pkg = JSON.parse(readFileSync(path.join(ROOT, 'package.json'), 'utf8')) as { version: string; dependencies?: object };
   assert.equal(pkg.dependencies, undefined, 'the bundles carry their libraries: nothing to install at run time');
 
-  const stage = temp('checkpoint-pack-');
-  for (const f of ['package.json', 'README.md', 'README.package.md', 'LICENSE', 'CHANGELOG.md', '.npmignore', '.vscodeignore']) copyFileSync(path.join(ROOT, f), path.join(stage, f));
-  cpSync(path.join(ROOT, 'media'), path.join(stage, 'media'), { recursive: true });
-  mkdirSync(path.join(stage, 'dist'));
-  for (const f of readdirSync(path.join(ROOT, 'dist'))) copyFileSync(path.join(ROOT, 'dist', f), path.join(stage, 'dist', f));
-  // What `npm pack`'s prepack step writes (without its production build).
-  execFileSync(process.execPath, [path.join(ROOT, 'scripts', 'package-plugin.mjs'), '--npm', '--no-build', '--root', stage], { timeout: 60_000 });
-
-  const out = temp('checkpoint-tgz-');
-  const packed = JSON.parse(
-    execFileSync(npm, ['pack', '--json', '--ignore-scripts', '--pack-destination', out], { cwd: stage, env: npmEnv(), encoding: 'utf8', timeout: 120_000 }),
-  ) as { filename: string; files: { path: string }[] }[];
-  const files = packed[0].files.map((f) => f.path).sort();
+  const { stage, tarball, files } = packPackage(temp('checkpoint-pack-'), temp('checkpoint-tgz-'));
   for (const f of ['.claude-plugin/plugin.json', '.mcp.json', 'bin/checkpoint', 'dist/cli.js', 'dist/hook.js', 'dist/cli-main.js', 'hooks/hooks.json', 'skills/checkpoint/SKILL.md', 'README.md', 'LICENSE', 'CHANGELOG.md']) {
     assert.ok(files.includes(f), `${f} is in the package: ${files.join(', ')}`);
   }
@@ -54,7 +39,7 @@ test('npm pack: the built CLI, the plugin, README, LICENSE and CHANGELOG (and th
   );
 
   const prefix = temp('checkpoint-prefix-');
-  execFileSync(npm, ['install', '-g', '--prefix', prefix, '--offline', '--no-audit', '--no-fund', path.join(out, packed[0].filename)], {
+  execFileSync(NPM, ['install', '-g', '--prefix', prefix, '--offline', '--no-audit', '--no-fund', tarball], {
     env: npmEnv(),
     encoding: 'utf8',
     timeout: 120_000,
