@@ -1,6 +1,6 @@
 import { errorMessage } from '../core/errors';
 import { agentLine } from '../core/escaping';
-import { HOOK_EVENTS, HOOK_INPUT_MAX_BYTES, HOOK_TIMEOUT_MS, autoSave, hookFolder, isHookEvent, parseHookInput, sessionStartContext, sessionStartOutput } from '../core/hooks';
+import { HOOK_EVENTS, HOOK_INPUT_MAX_BYTES, HOOK_TIMEOUT_MS, autoSave, firstToAnswer, hookFolder, isHookEvent, parseHookInput, sessionStartContext, sessionStartOutput } from '../core/hooks';
 import { openStore } from '../core/openStore';
 import { defineCommand, type Io } from './command';
 
@@ -63,7 +63,8 @@ the agent: problems go to stderr and the exit code is 0; it gives up after ${HOO
       const { store, resolved } = await openStore({ cwd, dir: ctx.values.dir, env: ctx.env, syncReads: true });
       if (event === 'session-start') {
         const context = await sessionStartContext(store, { resumeArgs: ctx.values.dir ? ['--dir', resolved.dir] : [] });
-        if (context) io.out(sessionStartOutput(context));
+        // Answered once per session start, when the plugin's hooks and Connect's both run.
+        if (context && (await firstToAnswer(input, resolved.dir, context))) io.out(sessionStartOutput(context));
         return;
       }
       const r = await autoSave(store, input, {

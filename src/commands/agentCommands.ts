@@ -2,7 +2,7 @@ import { existsSync } from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import vscode = require('vscode');
-import { claudeTargets, connectClaude, disconnectClaude, hookProgram, planConnect, PATH_PROGRAM, type ConnectScope } from '../core/claudeSettings';
+import { claudeTargets, connectClaude, disconnectClaude, hookProgram, planConnect, PATH_PROGRAM, pluginEnabledIn, type ConnectScope } from '../core/claudeSettings';
 import { CheckpointError } from '../core/errors';
 import { installLauncher } from '../core/launcher';
 import { CommandId } from '../commandIds';
@@ -85,9 +85,15 @@ async function pickScope(s: Services, arg: unknown, verb: string): Promise<{ sco
  * the skill. Returns the core's result.
  */
 export async function connectClaudeCommand(s: Services, arg: unknown): Promise<Awaited<ReturnType<typeof connectClaude>> | undefined> {
+  const opts = isOptions<ConnectOptions>(arg) ? arg : {};
+  // The plugin brings the same hooks and skill: nothing is offered twice.
+  const plugin = await pluginEnabledIn((opts.folder === undefined ? s.model.currentFolder() : s.model.folderFromOption(opts.folder))?.uri.fsPath);
+  if (plugin) {
+    void vscode.window.showInformationMessage(`The Checkpoint plugin is enabled in Claude Code (${tildify(plugin)}): its hooks and skill already bring checkpoints into every session, so there is nothing to connect.`);
+    return { settingsChanged: false, skillWritten: false, added: [] };
+  }
   const where = await pickScope(s, arg, 'Connect');
   if (!where) return undefined;
-  const opts = isOptions<ConnectOptions>(arg) ? arg : {};
   const targets = claudeTargets(where.scope, where.folder?.uri.fsPath ?? '');
   const program = hookProgram(where.scope, await s.commandLine.program());
   // Workspace hooks run `checkpoint` from PATH: VS Code's terminals have it; elsewhere it must be installed.

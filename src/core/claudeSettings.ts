@@ -250,3 +250,26 @@ export async function disconnectClaude(targets: ClaudeTargets): Promise<Disconne
   }
   return result;
 }
+
+/**
+ * The settings file that enables the Checkpoint plugin for `folder` (`enabledPlugins` with
+ * `"checkpoint@<marketplace>": true`), or undefined. Claude Code reads the user's settings, then the project's
+ * `.claude/settings.json`, then `.claude/settings.local.json`; a later file's value wins. A file that cannot be read
+ * or parsed says nothing.
+ */
+export async function pluginEnabledIn(folder: string | undefined, env: NodeJS.ProcessEnv = process.env): Promise<string | undefined> {
+  const files = [path.join(claudeConfigDir(env, homeFrom(env)), 'settings.json')];
+  if (folder) files.push(path.join(folder, '.claude', 'settings.json'), path.join(folder, '.claude', 'settings.local.json'));
+  let enabledBy: string | undefined;
+  for (const file of files) {
+    const text = await readIfExists(file).catch(() => undefined);
+    const parsed = text === undefined ? undefined : parseJsonObject(text, { emptyIsObject: true });
+    const plugins = parsed?.ok ? parsed.value.enabledPlugins : undefined;
+    if (!plugins || typeof plugins !== 'object' || Array.isArray(plugins)) continue;
+    for (const [id, on] of Object.entries(plugins as Record<string, unknown>)) {
+      if (!id.startsWith('checkpoint@') || typeof on !== 'boolean') continue;
+      enabledBy = on ? file : undefined;
+    }
+  }
+  return enabledBy;
+}

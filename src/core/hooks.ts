@@ -1,3 +1,5 @@
+import { createHash } from 'node:crypto';
+import * as os from 'node:os';
 import * as path from 'node:path';
 import { promises as fs } from 'node:fs';
 import type { Checkpoint } from './checkpoint';
@@ -181,6 +183,49 @@ export async function sessionStartContext(store: CheckpointStore, opts: { resume
   const [cp, currentBranch] = await Promise.all([store.read(first.path), readHeadBranch(store.cwd)]);
   const command = ['checkpoint', 'resume', cp.name, ...(opts.resumeArgs ?? [])].map(shellQuote).join(' ');
   return sessionStartText(cp, { currentBranch, resumeCommand: command, now, others: pending.checkpoints.slice(1) });
+}
+
+/** Within this time a session start already answered with the same context is not answered again. */
+const ANSWERED_MS = 60_000;
+/** Markers older than this are removed by the next session start. */
+const ANSWERED_KEEP_MS = 24 * 3600_000;
+
+/**
+ * Whether this SessionStart hook is the first to give `context` to this session's start. The plugin's hooks and
+ * the ones Connect wrote into a settings file may both be installed: Claude Code runs them side by side, and the
+ * session should read the pending checkpoint once. The first creates a marker (exclusive create) named by a hash
+ * of the session id, the start's source, the memory folder and the context, in a folder of this user under the temp folder; the
+ * others find it. A later start of the same session (a compaction a minute on) is answered again. When anything
+ * goes wrong, or the input names no session, it answers: a checkpoint told twice beats one never told.
+ */
+export async function firstToAnswer(input: HookInput, memoryDir: string, context: string, opts: { tempDir?: string; now?: number } = {}): Promise<boolean> {
+  if (!input.sessionId) return true;
+  const now = opts.now ?? Date.now();
+  const uid = typeof process.getuid === 'function' ? process.getuid() : 0;
+  const dir = path.join(opts.tempDir ?? os.tmpdir(), `checkpoint-session-start-${uid}`);
+  const key = createHash('sha256').update(`${input.sessionId}\0${input.source ?? ''}\0${memoryDir}\0${context}`).digest('hex').slice(0, 32);
+  const marker = path.join(dir, key);
+  try {
+    await fs.mkdir(dir, { recursive: true, mode: 0o700 });
+    const st = await fs.lstat(dir);
+    // A folder another user made (a shared temp folder) is not trusted to say anything.
+    if (!st.isDirectory() || (typeof process.getuid === 'function' && st.uid !== uid)) return true;
+    try {
+      await fs.writeFile(marker, '', { flag: 'wx' });
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code !== 'EEXIST') return true;
+      const seen = await fs.lstat(marker);
+      if (now - seen.mtimeMs < ANSWERED_MS) return false;
+      await fs.utimes(marker, now / 1000, now / 1000);
+    }
+    for (const f of await fs.readdir(dir)) {
+      const at = await fs.lstat(path.join(dir, f)).catch(() => undefined);
+      if (at && now - at.mtimeMs > ANSWERED_KEEP_MS) await fs.rm(path.join(dir, f), { force: true });
+    }
+    return true;
+  } catch {
+    return true;
+  }
 }
 
 const pad = (n: number): string => String(n).padStart(2, '0');

@@ -1,21 +1,23 @@
 /**
  * The Claude Code skill that Connect installs (`.claude/skills/checkpoint/SKILL.md`): the product's own text,
  * short. A unit test checks that every command and option it names exists in the CLI.
+ * `program`: the command as a shell word (the plugin's skill runs the CLI it carries).
  */
-export const SKILL_TEXT = `---
+export function skillText(program: string): string {
+  return `---
 name: checkpoint
 description: Save or resume a checkpoint of where work stopped (branch, plan step, what was done, what failed), shared with the user's editor. Use when the user says "save checkpoint", "checkpoint <name>", "save my place", "continue", "continue <name>" or "resume <name>".
 ---
 # Checkpoint
 
-A checkpoint is a short note of where work stopped. Use the \`checkpoint\` command; never write checkpoint files yourself.
+A checkpoint is a short note of where work stopped. Use the \`${program}\` command; never write checkpoint files yourself.
 
 ## Save: "save checkpoint [name]"
 
 Run this, with what you know from this session (what failed and why is your knowledge, not git's):
 
 \`\`\`sh
-checkpoint save <name> --left-off "<where work stopped and the next step>" --done "<something done>" --failed "<approach> — <why it failed>" --decision "<decision> — <why>" --question "<open question>"
+${program} save <name> --left-off "<where work stopped and the next step>" --done "<something done>" --failed "<approach> — <why it failed>" --decision "<decision> — <why>" --question "<open question>"
 \`\`\`
 
 - Repeat \`--done\`, \`--failed\`, \`--decision\` and \`--question\` once per item; leave out those with nothing to say.
@@ -25,8 +27,12 @@ checkpoint save <name> --left-off "<where work stopped and the next step>" --don
 
 ## Resume: "continue [name]"
 
-1. No name given: \`checkpoint pending --json\` names the one to resume; if it prints \`null\`, run \`checkpoint list\` and ask which.
-2. \`checkpoint show <name>\` prints it: read Left Off, Done, Failed Approaches, Decisions, Open Questions and the plan.
-3. \`checkpoint resume <name> --json\` marks it resumed. If \`branchMismatch\` is true, tell the user and ask before switching branch.
+1. No name given: \`${program} pending --json\` names the one to resume; if it prints \`null\`, run \`${program} list\` and ask which.
+2. \`${program} show <name>\` prints it: read Left Off, Done, Failed Approaches, Decisions, Open Questions and the plan.
+3. \`${program} resume <name> --json\` marks it resumed. If \`branchMismatch\` is true, tell the user and ask before switching branch.
 4. Never retry anything in \`failedApproaches\`. Summarize where the work stands, then continue from Left Off or wait for the user.
 `;
+}
+
+/** The skill Connect installs: it runs `checkpoint` from PATH. */
+export const SKILL_TEXT = skillText('checkpoint');

@@ -70,6 +70,8 @@ export interface ClaudeRunOptions {
   configDir?: string;
   /** More environment for the client (and so for its hooks). */
   env?: NodeJS.ProcessEnv;
+  /** More arguments for `claude -p continue` (e.g. `--plugin-dir`). */
+  args?: string[];
   timeoutMs?: number;
 }
 
@@ -144,16 +146,9 @@ function parseSession(lines: TranscriptLine[], transcript: string, output: strin
   return { memory, instructions, hookContexts, memoryDir, transcript, output };
 }
 
-/**
- * Starts `claude -p continue` in `cwd` with a private HOME, a dummy API key and no network, waits until its
- * transcript shows the first model request (the session's context is complete then), stops it, and returns
- * what it loaded. Rejects with the client's output when no such transcript appears in time.
- */
-export async function runClaude(opts: ClaudeRunOptions): Promise<ClaudeSession> {
-  const { bin } = await claudeCode();
-  const configDir = opts.configDir ?? path.join(opts.home, '.claude');
-  const session = randomUUID();
-  const env: NodeJS.ProcessEnv = {
+/** The client's environment: a private HOME, a dummy API key, model requests to a closed port. */
+function clientEnv(opts: Omit<ClaudeRunOptions, 'args'>): NodeJS.ProcessEnv {
+  return {
     PATH: process.env.PATH,
     LANG: 'C.UTF-8',
     HOME: opts.home,
@@ -167,7 +162,34 @@ export async function runClaude(opts: ClaudeRunOptions): Promise<ClaudeSession> 
     DISABLE_ERROR_REPORTING: '1',
     ...opts.env,
   };
-  const args = ['-p', 'continue', '--session-id', session];
+}
+
+/** `claude <args>` (e.g. `plugin validate`, `plugin install`) with a private HOME and no network (but loopback when asked): exit code and output. */
+export async function claudeCommand(
+  args: string[],
+  opts: Omit<ClaudeRunOptions, 'args'> & { /** Loopback reachable (a local registry): no empty network namespace. */ loopback?: boolean },
+): Promise<{ code: number; output: string }> {
+  const { bin } = await claudeCode();
+  const [cmd, cmdArgs] = canUnshareNetwork() && !opts.loopback ? ['unshare', ['-n', '--', bin, ...args]] : [bin, args];
+  return new Promise((resolve) => {
+    execFile(cmd, cmdArgs, { cwd: opts.cwd, env: clientEnv(opts), encoding: 'utf8', timeout: opts.timeoutMs ?? SESSION_TIMEOUT }, (err, out, errOut) => {
+      const code = err ? (typeof (err as { code?: unknown }).code === 'number' ? ((err as { code: number }).code) : 1) : 0;
+      resolve({ code, output: `${out}${errOut}` });
+    });
+  });
+}
+
+/**
+ * Starts `claude -p continue` in `cwd` with a private HOME, a dummy API key and no network, waits until its
+ * transcript shows the first model request (the session's context is complete then), stops it, and returns
+ * what it loaded. Rejects with the client's output when no such transcript appears in time.
+ */
+export async function runClaude(opts: ClaudeRunOptions): Promise<ClaudeSession> {
+  const { bin } = await claudeCode();
+  const configDir = opts.configDir ?? path.join(opts.home, '.claude');
+  const session = randomUUID();
+  const env = clientEnv(opts);
+  const args = ['-p', 'continue', '--session-id', session, ...(opts.args ?? [])];
   const timeout = opts.timeoutMs ?? SESSION_TIMEOUT;
   // Its own process group, so stopping it also stops the hooks it started.
   const spawnOpts: SpawnOptionsWithStdioTuple<'ignore', 'pipe', 'pipe'> = {

@@ -12,6 +12,7 @@ import {
   hookProgram,
   isProductCommand,
   plannedHooks,
+  pluginEnabledIn,
 } from '../../src/core/claudeSettings';
 import { SKILL_TEXT } from '../../src/core/skill';
 import { removeDir, tempDir } from '../support/fixtures';
@@ -151,4 +152,21 @@ test('connectClaude writes the settings and the skill; disconnectClaude removes 
 test('user scope: Claude Code\'s configuration folder ($CLAUDE_CONFIG_DIR, else ~/.claude)', () => {
   assert.equal(claudeTargets('user', '/w', { HOME: '/h' }).settingsFile, path.join('/h', '.claude', 'settings.json'));
   assert.equal(claudeTargets('user', '/w', { HOME: '/h', CLAUDE_CONFIG_DIR: '/c' }).skillFile, path.join('/c', 'skills', 'checkpoint', 'SKILL.md'));
+});
+
+test('the Checkpoint plugin enabled in Claude Code\'s settings is found; a later settings file that turns it off wins', async () => {
+  const home = tempDir('checkpoint-plugin-home-');
+  const folder = tempDir('checkpoint-plugin-folder-');
+  temps.push(home, folder);
+  const env = { HOME: home, CLAUDE_CONFIG_DIR: path.join(home, '.claude') };
+  assert.equal(await pluginEnabledIn(folder, env), undefined);
+  mkdirSync(path.join(home, '.claude'));
+  const user = path.join(home, '.claude', 'settings.json');
+  writeFileSync(user, JSON.stringify({ enabledPlugins: { 'other@x': true, 'checkpoint@checkpoint': true } }));
+  assert.equal(await pluginEnabledIn(folder, env), user);
+  mkdirSync(path.join(folder, '.claude'));
+  writeFileSync(path.join(folder, '.claude', 'settings.local.json'), '{ // off here\n "enabledPlugins": { "checkpoint@checkpoint": false } }');
+  assert.equal(await pluginEnabledIn(folder, env), undefined);
+  writeFileSync(path.join(folder, '.claude', 'settings.local.json'), 'not json');
+  assert.equal(await pluginEnabledIn(folder, env), user, 'a file that cannot be parsed says nothing');
 });

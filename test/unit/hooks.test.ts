@@ -57,7 +57,8 @@ test('session-start: the pending checkpoint as additionalContext, for every sour
   git(repo, 'checkout', '-q', 'main');
   for (const name of ['session-start.startup.json', 'session-start.compact.json']) {
     for (const source of ['startup', 'resume', 'clear', 'compact']) {
-      const r = hook('session-start', { ...fixture(name), cwd: repo, source }, { cwd: repo, env });
+      // A session of its own each time: one session start is answered once (see the test after next).
+      const r = hook('session-start', { ...fixture(name), session_id: `${name}-${source}`, cwd: repo, source }, { cwd: repo, env });
       assert.equal(r.code, 0, r.err);
       assert.equal(r.err, '');
       const context = sessionStartContext(r.out);
@@ -85,6 +86,26 @@ test('session-start: no output at all when nothing is pending; a resume clears i
   const context = sessionStartContext(hook('session-start', input, { cwd: repo, env }).out);
   assert.match(context, /"second"/);
   assert.doesNotMatch(context, /"first"/);
+});
+
+test('session-start: two hooks of one session start (the plugin\'s and Connect\'s) tell the checkpoint once; another session is told too', async () => {
+  const { repo, env } = setup();
+  assert.equal(cli(['save', 'twice', '--left-off', 'told once'], { cwd: repo, env }).code, 0);
+  const input = JSON.stringify({ ...fixture('session-start.startup.json'), session_id: `both-${path.basename(repo)}`, cwd: repo });
+  // Claude Code runs the matching hooks side by side.
+  const run = (): Promise<string> =>
+    new Promise((resolve) => {
+      const child = spawn(process.execPath, [CLI, 'hook', 'session-start'], { cwd: repo, env });
+      let out = '';
+      child.stdout.on('data', (d: Buffer) => (out += d.toString('utf8')));
+      child.on('close', () => resolve(out));
+      child.stdin.end(input);
+    });
+  const outs = await Promise.all([run(), run()]);
+  assert.equal(outs.filter((o) => /twice/.test(o)).length, 1, `one of the two hooks answers: ${JSON.stringify(outs)}`);
+  assert.equal(outs.filter((o) => o === '').length, 1);
+  const other = hook('session-start', { ...fixture('session-start.startup.json'), session_id: `other-${path.basename(repo)}`, cwd: repo }, { cwd: repo, env });
+  assert.match(sessionStartContext(other.out), /"twice"/);
 });
 
 test('session-start: the session cwd from stdin chooses the folder (the hook may run elsewhere)', () => {

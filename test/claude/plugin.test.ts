@@ -1,0 +1,133 @@
+// The Claude Code plugin, judged by the real client: `claude plugin validate --strict --profile directory` on the
+// folder `npm run package:plugin` makes; a session started with `--plugin-dir <zip>` from a PATH with Node but no
+// `checkpoint` gets the pending checkpoint from the plugin's SessionStart hook; the plugin installed from this
+// repository's `.claude-plugin/marketplace.json` (its entry names the npm package, served from 127.0.0.1) does the
+// same, and Claude Code's settings then list it as enabled (what Connect Claude Code looks for); with Connect's hooks
+// too, the session is told once.
+import { after, before, describe, test } from 'node:test';
+import * as assert from 'node:assert/strict';
+import { execFileSync, spawnSync } from 'node:child_process';
+import { copyFileSync, existsSync, mkdirSync, readFileSync, realpathSync, statSync, symlinkSync } from 'node:fs';
+import * as path from 'node:path';
+import { claudeTargets, connectClaude, hookProgram, pluginEnabledIn } from '../../src/core/claudeSettings';
+import { writeLaunchers } from '../../src/core/launcher';
+import { shellQuote } from '../../src/core/escaping';
+import { claudeCommand, runClaude } from '../support/claudeCode';
+import { CLI, makeRepo, removeDir, runCli, tempDir } from '../support/fixtures';
+import { packPackage, serveRegistry } from '../support/npmPackage';
+
+const ROOT = path.resolve(__dirname, '..', '..', '..');
+const temps: string[] = [];
+after(() => temps.forEach(removeDir));
+const temp = (prefix: string): string => {
+  const dir = realpathSync(tempDir(prefix));
+  temps.push(dir);
+  return dir;
+};
+
+/** The plugin as a user gets it: the folder and its zip, made from the built CLI (`node scripts/build.mjs`). */
+let pluginDir = '';
+let pluginZip = '';
+before(() => {
+  const out = temp('checkpoint-plugin-');
+  pluginDir = path.join(out, 'checkpoint');
+  pluginZip = path.join(out, 'checkpoint-plugin.zip');
+  execFileSync(process.execPath, [path.join(ROOT, 'scripts', 'package-plugin.mjs'), '--no-build', '--dir', pluginDir, '-o', pluginZip], { timeout: 120_000 });
+});
+
+/** A PATH with Node and the system's tools, and no `checkpoint` (nothing of VS Code, no installed CLI). */
+function pathWithoutCheckpoint(): string {
+  const bin = path.join(temp('checkpoint-node-bin-'), 'bin');
+  mkdirSync(bin);
+  symlinkSync(process.execPath, path.join(bin, 'node'));
+  const dirs = [bin, '/usr/bin', '/bin'];
+  assert.ok(!dirs.some((d) => existsSync(path.join(d, 'checkpoint'))), `a checkpoint command is on ${dirs.join(':')}`);
+  return dirs.join(path.delimiter);
+}
+
+function makeHome(): string {
+  const home = temp('checkpoint-plugin-home-');
+  mkdirSync(path.join(home, '.claude'));
+  return home;
+}
+
+/** A repository with a pending checkpoint, saved with the CLI as an agent or the editor would. */
+async function repoWithPending(home: string, name: string, leftOff: string): Promise<string> {
+  const project = makeRepo({ dir: path.join(temp('checkpoint-plugin-repo-'), 'project') });
+  const r = await runCli(['save', name, '--left-off', leftOff], { cwd: project, env: { PATH: process.env.PATH, HOME: home, LANG: 'C.UTF-8' } });
+  assert.equal(r.code, 0, r.err);
+  return project;
+}
+
+describe('The Claude Code plugin', () => {
+  test('passes `claude plugin validate --strict --profile directory`, and its zip is at most 1.5 MB', async () => {
+    const r = await claudeCommand(['plugin', 'validate', pluginDir, '--strict', '--profile', 'directory'], { cwd: pluginDir, home: makeHome() });
+    assert.equal(r.code, 0, r.output);
+    assert.match(r.output, /Validation passed/);
+    assert.ok(statSync(pluginZip).size <= 1.5 * 1024 * 1024, `${statSync(pluginZip).size} bytes`);
+  });
+
+  test('a session started with --plugin-dir <zip>, from a PATH with Node and no checkpoint command, is told about the pending checkpoint', async () => {
+    const home = makeHome();
+    const project = await repoWithPending(home, 'plugin-zip', 'Loaded from the zip');
+    const s = await runClaude({ cwd: project, home, args: ['--plugin-dir', pluginZip], env: { PATH: pathWithoutCheckpoint() } });
+    const context = s.hookContexts.join('\n');
+    assert.match(context, /"plugin-zip"/, `no pending checkpoint in the session's context:\n${context || '(no hook context)'}\n${s.output}`);
+    assert.match(context, /Loaded from the zip/);
+  });
+
+  test('installed from this repository\'s marketplace (its entry: the npm package), it tells the session; Claude Code lists it as enabled', async () => {
+    const home = makeHome();
+    // The marketplace as the repository has it; the npm package it names comes from a registry on 127.0.0.1 that
+    // serves what `npm pack` makes (npm's registry setting, as a user's npm configuration would give it).
+    const market = path.join(temp('checkpoint-market-'), 'market');
+    mkdirSync(path.join(market, '.claude-plugin'), { recursive: true });
+    copyFileSync(path.join(ROOT, '.claude-plugin', 'marketplace.json'), path.join(market, '.claude-plugin', 'marketplace.json'));
+    const manifest = JSON.parse(readFileSync(path.join(market, '.claude-plugin', 'marketplace.json'), 'utf8')) as { name: string; plugins: { name: string; source: unknown }[] };
+    assert.deepEqual(manifest.plugins.find((p) => p.name === 'checkpoint')?.source, { source: 'npm', package: 'checkpoint' });
+    const pkg = JSON.parse(readFileSync(path.join(ROOT, 'package.json'), 'utf8')) as { name: string; version: string };
+    const packed = packPackage(temp('checkpoint-pack-'), temp('checkpoint-tgz-'));
+    const registry = await serveRegistry(packed.tarball, pkg.name, pkg.version);
+
+    const project = await repoWithPending(home, 'from-market', 'Installed from the marketplace');
+    try {
+      const opts = { cwd: project, home, env: { npm_config_registry: registry.url }, loopback: true };
+      const added = await claudeCommand(['plugin', 'marketplace', 'add', market], opts);
+      assert.equal(added.code, 0, added.output);
+      const installed = await claudeCommand(['plugin', 'install', `checkpoint@${manifest.name}`], opts);
+      assert.equal(installed.code, 0, installed.output);
+    } finally {
+      await registry.close();
+    }
+    // What Connect Claude Code reads to offer nothing twice.
+    assert.equal(await pluginEnabledIn(project, { HOME: home }), path.join(home, '.claude', 'settings.json'));
+
+    const s = await runClaude({ cwd: project, home, env: { PATH: pathWithoutCheckpoint() } });
+    const context = s.hookContexts.join('\n');
+    assert.match(context, /"from-market"/, `no pending checkpoint in the session's context:\n${context || '(no hook context)'}\n${s.output}`);
+  });
+
+  test('with the plugin and Connect\'s hooks both in place, the session is told about the checkpoint once', async () => {
+    const home = makeHome();
+    const project = await repoWithPending(home, 'told-once', 'Two hooks, one message');
+    const launchers = await writeLaunchers(path.join(temp('checkpoint-claude-bin-'), 'bin'), { execPath: process.execPath, cliPath: CLI });
+    await connectClaude(claudeTargets('workspace', project, { HOME: home }), hookProgram('workspace', shellQuote(launchers.posix)));
+    const s = await runClaude({ cwd: project, home, args: ['--plugin-dir', pluginZip], env: { PATH: `${launchers.dir}${path.delimiter}${process.env.PATH ?? ''}` } });
+    const told = s.hookContexts.filter((c) => c.includes('"told-once"'));
+    assert.equal(told.length, 1, `the session's hook context:\n${s.hookContexts.join('\n---\n') || '(none)'}`);
+  });
+
+  test('without Node on PATH its hook does nothing and exits 0; its other commands say what is missing', () => {
+    const bin = path.join(temp('checkpoint-no-node-'), 'bin');
+    mkdirSync(bin);
+    symlinkSync('/bin/sh', path.join(bin, 'sh'));
+    const wrapper = path.join(pluginDir, 'bin', 'checkpoint');
+    const hook = spawnSync('/bin/sh', [wrapper, 'hook', 'session-start'], { env: { PATH: bin }, input: '{}', encoding: 'utf8', timeout: 30_000 });
+    assert.equal(hook.status, 0, hook.stderr);
+    assert.equal(hook.stdout, '');
+    assert.match(hook.stderr, /Node\.js 20 or later is needed on PATH/);
+    const save = spawnSync('/bin/sh', [wrapper, 'save', 'x', '--left-off', 'y'], { env: { PATH: bin }, encoding: 'utf8', timeout: 30_000 });
+    assert.notEqual(save.status, 0);
+    assert.match(save.stderr, /Node\.js 20 or later is needed on PATH/);
+  });
+});

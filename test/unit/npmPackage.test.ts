@@ -1,0 +1,59 @@
+// The npm package, as a user installs it: `npm pack` (what .npmignore and the prepack step leave in it), then
+// `npm install -g` of the tarball into a temporary prefix, offline (the bundles carry their libraries, so the package
+// has no dependencies), then the installed `checkpoint` runs (test/support/npmPackage.ts packs it).
+import { after, test } from 'node:test';
+import * as assert from 'node:assert/strict';
+import { execFileSync, spawnSync } from 'node:child_process';
+import { existsSync, readFileSync } from 'node:fs';
+import * as path from 'node:path';
+import { isolatedEnv, makeRepo, removeDir, tempDir } from '../support/fixtures';
+import { NPM, npmEnv, packPackage } from '../support/npmPackage';
+
+const ROOT = path.resolve(__dirname, '..', '..', '..');
+const temps: string[] = [];
+after(() => temps.forEach(removeDir));
+const temp = (prefix: string): string => {
+  const dir = tempDir(prefix);
+  temps.push(dir);
+  return dir;
+};
+
+test('npm pack: the built CLI, the plugin, README, LICENSE and CHANGELOG (and the .vsix none of the plugin); installed globally, `checkpoint --version` and a save work', () => {
+  const pkg = JSON.parse(readFileSync(path.join(ROOT, 'package.json'), 'utf8')) as { version: string; dependencies?: object };
+  assert.equal(pkg.dependencies, undefined, 'the bundles carry their libraries: nothing to install at run time');
+
+  const { stage, tarball, files } = packPackage(temp('checkpoint-pack-'), temp('checkpoint-tgz-'));
+  for (const f of ['.claude-plugin/plugin.json', '.mcp.json', 'bin/checkpoint', 'dist/cli.js', 'dist/hook.js', 'dist/cli-main.js', 'hooks/hooks.json', 'skills/checkpoint/SKILL.md', 'README.md', 'LICENSE', 'CHANGELOG.md']) {
+    assert.ok(files.includes(f), `${f} is in the package: ${files.join(', ')}`);
+  }
+  const unwanted = files.filter((f) => /^(src|test|scripts|docs|out|node_modules)\/|\.map$|^dist\/ext|^dist\/extension\.js$|marketplace\.json$/.test(f));
+  assert.deepEqual(unwanted, [], 'no sources, tests, scripts, screenshots, source maps or the editor\'s bundles');
+
+  // The .vsix (vsce follows .vscodeignore) takes none of the plugin's files, even while npm pack has them in place.
+  const vsce = path.join(ROOT, 'node_modules', '@vscode', 'vsce', 'vsce');
+  const vsix = execFileSync(process.execPath, [vsce, 'ls', '--no-dependencies'], { cwd: stage, encoding: 'utf8', timeout: 120_000 }).split('\n').filter(Boolean);
+  assert.deepEqual(
+    vsix.filter((f) => !/^(dist\/[\w-]+\.js|media\/(checkpoint\.svg|icon\.png|walkthrough\/\w+\.md)|package\.json|README\.md|CHANGELOG\.md|LICENSE)$/.test(f)),
+    [],
+    'the .vsix has only the bundles, its media, README, CHANGELOG, LICENSE and package.json',
+  );
+
+  const prefix = temp('checkpoint-prefix-');
+  execFileSync(NPM, ['install', '-g', '--prefix', prefix, '--offline', '--no-audit', '--no-fund', tarball], {
+    env: npmEnv(),
+    encoding: 'utf8',
+    timeout: 120_000,
+  });
+  const bin = process.platform === 'win32' ? path.join(prefix, 'checkpoint.cmd') : path.join(prefix, 'bin', 'checkpoint');
+  const home = temp('checkpoint-pack-home-');
+  const env = isolatedEnv(home);
+  const version = spawnSync(bin, ['--version'], { env, encoding: 'utf8', timeout: 30_000, shell: process.platform === 'win32' });
+  assert.equal(version.stdout.trim(), pkg.version, version.stderr);
+
+  const repo = makeRepo({ dir: path.join(temp('checkpoint-pack-repo-'), 'project') });
+  const saved = spawnSync(bin, ['save', 'from-npm', '--left-off', 'Installed from the tarball', '--json'], { cwd: repo, env, encoding: 'utf8', timeout: 30_000, shell: process.platform === 'win32' });
+  assert.equal(saved.status, 0, saved.stderr);
+  const file = (JSON.parse(saved.stdout) as { path: string }).path;
+  assert.ok(existsSync(file), file);
+  assert.match(readFileSync(file, 'utf8'), /Installed from the tarball/);
+});
