@@ -191,15 +191,35 @@ export interface ConnectPlan extends ClaudeTargets {
   summary: string[];
 }
 
+/** Where Connect keeps a skill of the same name that it did not write; Disconnect puts it back. */
+const SKILL_BACKUP_SUFFIX = '.before-checkpoint';
+
+const pathExists = (file: string): Promise<boolean> => fs.lstat(file).then(() => true, () => false);
+
+/** A free backup name for a SKILL.md that Connect replaces: `SKILL.md.before-checkpoint`, else `…-2`, `…-3`, … */
+async function freeBackupPath(skillFile: string): Promise<string> {
+  for (let n = 1; ; n++) {
+    const candidate = `${skillFile}${SKILL_BACKUP_SUFFIX}${n === 1 ? '' : `-${n}`}`;
+    if (!(await pathExists(candidate))) return candidate;
+  }
+}
+
 /** What Connect would do, without writing (throws when the settings file cannot be merged). */
-export async function planConnect(targets: ClaudeTargets, program: string, opts: { sessionEnd?: boolean } = {}): Promise<ConnectPlan & { change: SettingsChange; skillCurrent: boolean }> {
+export async function planConnect(
+  targets: ClaudeTargets,
+  program: string,
+  opts: { sessionEnd?: boolean } = {},
+): Promise<ConnectPlan & { change: SettingsChange; skillCurrent: boolean; skillBackup?: string }> {
   const hooks = plannedHooks(program, opts);
   const text = await readIfExists(targets.settingsFile);
   const change = connectSettingsText(text, hooks, targets.settingsFile);
-  const skillCurrent = (await readIfExists(targets.skillFile).catch(() => undefined)) === SKILL_TEXT;
+  const skill = await readIfExists(targets.skillFile).catch(() => undefined);
+  const skillCurrent = skill === SKILL_TEXT;
+  // A SKILL.md of the same name that the product did not write (a team's own procedure, a changed copy) is kept.
+  const skillBackup = !skillCurrent && (skill !== undefined || (await pathExists(targets.skillFile))) ? await freeBackupPath(targets.skillFile) : undefined;
   const summary = change.added.map((h) => `${h.event}${h.matcher ? ` (${h.matcher})` : ''}: ${h.command}`);
-  if (!skillCurrent) summary.push(`Skill: ${targets.skillFile}`);
-  return { ...targets, hooks, summary, change, skillCurrent };
+  if (!skillCurrent) summary.push(`Skill: ${targets.skillFile}${skillBackup ? ` (the SKILL.md there now is kept as ${path.basename(skillBackup)}; Disconnect puts it back)` : ''}`);
+  return { ...targets, hooks, summary, change, skillCurrent, skillBackup };
 }
 
 export interface ConnectResult {
@@ -217,7 +237,13 @@ export async function connectClaude(targets: ClaudeTargets, program: string, opt
   }
   if (!plan.skillCurrent) {
     await fs.mkdir(path.dirname(targets.skillFile), { recursive: true });
-    await writeFileAtomic(targets.skillFile, SKILL_TEXT);
+    if (plan.skillBackup) await fs.rename(targets.skillFile, plan.skillBackup);
+    try {
+      await writeFileAtomic(targets.skillFile, SKILL_TEXT);
+    } catch (err) {
+      if (plan.skillBackup) await fs.rename(plan.skillBackup, targets.skillFile).catch(() => undefined);
+      throw err;
+    }
   }
   return { settingsChanged: plan.change.changed, skillWritten: !plan.skillCurrent, added: plan.change.added };
 }
@@ -242,8 +268,13 @@ export async function disconnectClaude(targets: ClaudeTargets): Promise<Disconne
   }
   const skill = await readIfExists(targets.skillFile).catch(() => undefined);
   if (skill === SKILL_TEXT) {
-    await fs.rm(targets.skillFile);
-    await fs.rmdir(path.dirname(targets.skillFile)).catch(() => undefined);
+    // The skill Connect wrote, unchanged: removed, and the one it replaced (if any) put back.
+    const backup = `${targets.skillFile}${SKILL_BACKUP_SUFFIX}`;
+    if (await pathExists(backup)) await fs.rename(backup, targets.skillFile);
+    else {
+      await fs.rm(targets.skillFile);
+      await fs.rmdir(path.dirname(targets.skillFile)).catch(() => undefined);
+    }
     result.skillRemoved = true;
   } else if (skill !== undefined) {
     result.skillKept = `${targets.skillFile} was changed after it was installed; it was left as it is.`;

@@ -12,6 +12,7 @@ import {
   hookProgram,
   isProductCommand,
   plannedHooks,
+  planConnect,
 } from '../../src/core/claudeSettings';
 import { SKILL_TEXT } from '../../src/core/skill';
 import { removeDir, tempDir } from '../support/fixtures';
@@ -151,4 +152,29 @@ test('connectClaude writes the settings and the skill; disconnectClaude removes 
 test('user scope: Claude Code\'s configuration folder ($CLAUDE_CONFIG_DIR, else ~/.claude)', () => {
   assert.equal(claudeTargets('user', '/w', { HOME: '/h' }).settingsFile, path.join('/h', '.claude', 'settings.json'));
   assert.equal(claudeTargets('user', '/w', { HOME: '/h', CLAUDE_CONFIG_DIR: '/c' }).skillFile, path.join('/c', 'skills', 'checkpoint', 'SKILL.md'));
+});
+
+test('Connect keeps a person\'s own checkpoint skill as a backup and Disconnect puts it back; a skill it did not write is never deleted', async () => {
+  const folder = tempDir();
+  temps.push(folder);
+  const targets = claudeTargets('workspace', folder);
+  mkdirSync(path.dirname(targets.skillFile), { recursive: true });
+  const own = '---\nname: checkpoint\ndescription: my team\'s own checkpoint procedure\n---\n# Checkpoint\nWrite checkpoint-<name>.md by hand.\n';
+  writeFileSync(targets.skillFile, own);
+  const plan = await planConnect(targets, 'checkpoint');
+  assert.ok(plan.summary.some((l) => l.includes('SKILL.md.before-checkpoint')), `the confirmation says where the person's skill goes: ${plan.summary.join(' | ')}`);
+  await connectClaude(targets, 'checkpoint');
+  assert.equal(readFileSync(targets.skillFile, 'utf8'), SKILL_TEXT);
+  const backup = `${targets.skillFile}.before-checkpoint`;
+  assert.equal(readFileSync(backup, 'utf8'), own, 'the person\'s skill is kept, byte for byte');
+  await connectClaude(targets, 'checkpoint');
+  assert.equal(readFileSync(backup, 'utf8'), own, 'connecting again does not overwrite the backup');
+  const off = await disconnectClaude(targets);
+  assert.equal(readFileSync(targets.skillFile, 'utf8'), own, 'Disconnect puts the person\'s skill back');
+  assert.equal(existsSync(backup), false);
+  assert.equal(off.skillRemoved, true);
+  // A skill Connect did not write: Disconnect leaves it.
+  const again = await disconnectClaude(targets);
+  assert.equal(again.skillRemoved, false);
+  assert.equal(readFileSync(targets.skillFile, 'utf8'), own);
 });
