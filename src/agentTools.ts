@@ -3,6 +3,7 @@ import type * as z from 'zod/mini';
 import type { Checkpoint } from './core/checkpoint';
 import { formatLocalDateTime, formatRelative } from './core/dates';
 import { CheckpointError } from './core/errors';
+import { oneLine, shellQuote } from './core/escaping';
 import { printable } from './core/names';
 import { resumeSummary } from './core/resumeText';
 import type * as ToolSchemas from './toolSchemas';
@@ -79,7 +80,7 @@ export const saveTool = describeTool({
   confirmation: (input, memoryDir) => ({
     title: 'Save checkpoint?',
     message:
-      `Save checkpoint "${printable(input.name, 64)}" (left off: "${printable(input.leftOff, 120)}") to ${memoryDir}, with the current branch ` +
+      `Save checkpoint "${printable(oneLine(input.name), 64)}" (left off: "${printable(oneLine(input.leftOff), 120)}") to ${oneLine(memoryDir)}, with the current branch ` +
       `and modified files, and add it to MEMORY.md there.${input.force ? ' An existing checkpoint of that name goes to the trash.' : ''}`,
   }),
   run: async (target, input) => {
@@ -103,14 +104,14 @@ export const saveTool = describeTool({
     }
     const cp = r.checkpoint;
     const files = cp.modifiedFiles.length;
-    const facts = [cp.branch ? `branch ${cp.branch}` : 'no git branch', `${files} modified file${files === 1 ? '' : 's'}`];
-    if (cp.plan) facts.push(`plan ${cp.plan}${cp.planStep !== undefined && cp.planSteps !== undefined ? `, ${formatStep(cp.planStep, cp.planSteps)}` : ''}`);
+    const facts = [cp.branch ? `branch ${oneLine(cp.branch)}` : 'no git branch', `${files} modified file${files === 1 ? '' : 's'}`];
+    if (cp.plan) facts.push(`plan ${oneLine(cp.plan)}${cp.planStep !== undefined && cp.planSteps !== undefined ? `, ${formatStep(cp.planStep, cp.planSteps)}` : ''}`);
     const lines = [
-      `Saved checkpoint "${cp.name}" (${facts.join(', ')})${r.overwritten ? ', replacing the previous one (now in the trash)' : ''}.`,
-      `File: ${r.path}`,
-      `To pick it up later: checkpoint_resume with name "${cp.name}", or tell the agent: continue ${cp.name}`,
+      `Saved checkpoint "${oneLine(cp.name)}" (${facts.join(', ')})${r.overwritten ? ', replacing the previous one (now in the trash)' : ''}.`,
+      `File: ${oneLine(r.path)}`,
+      `To pick it up later: checkpoint_resume with name "${oneLine(cp.name)}", or tell the agent: continue ${oneLine(cp.name)}`,
     ];
-    for (const w of r.warnings) lines.push(`Warning: ${w}`);
+    for (const w of r.warnings) lines.push(`Warning: ${oneLine(w)}`);
     return lines.join('\n');
   },
 });
@@ -130,8 +131,8 @@ export const listTool = describeTool({
   destructive: false,
   run: async (target) => {
     const items = await target.list();
-    if (items.length === 0) return `${NO_CHECKPOINTS} (Memory folder: ${target.memoryDir})`;
-    const lines = [`${items.length} checkpoint${items.length === 1 ? '' : 's'}, newest first (memory folder: ${target.memoryDir}):`];
+    if (items.length === 0) return `${NO_CHECKPOINTS} (Memory folder: ${oneLine(target.memoryDir)})`;
+    const lines = [`${items.length} checkpoint${items.length === 1 ? '' : 's'}, newest first (memory folder: ${oneLine(target.memoryDir)}):`];
     for (const c of items) lines.push(listLine(c));
     return lines.join('\n');
   },
@@ -152,7 +153,7 @@ export const showTool = describeTool({
   destructive: false,
   run: async (target, input) => {
     const cp = await target.show(input.name);
-    return `${resumeSummary(cp, { currentBranch: await target.currentBranch() })}\n\nFile: ${cp.path}`;
+    return `${resumeSummary(cp, { currentBranch: await target.currentBranch() })}\n\nFile: ${oneLine(cp.path)}`;
   },
 });
 
@@ -173,7 +174,7 @@ export const resumeTool = describeTool({
   destructive: true,
   confirmation: (input, memoryDir) => ({
     title: 'Resume checkpoint?',
-    message: `Resume checkpoint ${input.name ? `"${printable(input.name, 64)}"` : '(the only one)'} from ${memoryDir}${
+    message: `Resume checkpoint ${input.name ? `"${printable(oneLine(input.name), 64)}"` : '(the only one)'} from ${oneLine(memoryDir)}${
       input.keep ? ' and keep it.' : ', then move it to the trash there and remove its line from MEMORY.md (it can be restored).'
     }`,
   }),
@@ -182,7 +183,7 @@ export const resumeTool = describeTool({
     try {
       r = await target.resume(input.name, { keep: input.keep === true });
     } catch (err) {
-      if (err instanceof OrphanRemovedError) return `${err.message} Nothing to resume under that name; checkpoint_list shows the others.`;
+      if (err instanceof OrphanRemovedError) return `${oneLine(err.message)} Nothing to resume under that name; checkpoint_list shows the others.`;
       if (err instanceof AmbiguousCheckpointError) {
         throw new CheckpointError(
           `There are ${err.candidates.length} checkpoints; call checkpoint_resume again with one name:\n${err.candidates.map(listLine).join('\n')}`,
@@ -193,8 +194,8 @@ export const resumeTool = describeTool({
     const cp = r.checkpoint;
     const lines = [resumeSummary(cp, r), ''];
     if (cp.failed.length) lines.push('Do not retry the previously failed approaches above.');
-    if (r.consumed) lines.push(`The checkpoint was consumed: moved to ${r.trashPath} (restore it with: checkpoint restore ${cp.name}).`);
-    else lines.push(`The checkpoint was kept: ${r.path}`);
+    if (r.consumed) lines.push(`The checkpoint was consumed: moved to ${oneLine(r.trashPath ?? '')} (restore it with: checkpoint restore ${shellQuote(cp.name)}).`);
+    else lines.push(`The checkpoint was kept: ${oneLine(r.path)}`);
     return lines.join('\n');
   },
 });
@@ -202,14 +203,17 @@ export const resumeTool = describeTool({
 /** The four tools, in the order they are listed. */
 export const AGENT_TOOLS: readonly AgentTool[] = [saveTool, listTool, showTool, resumeTool] as unknown as AgentTool[];
 
-/** One checkpoint as a line of a list the model reads. */
+/**
+ * One checkpoint as a line of a list the model reads. Every value comes from a file that someone else may have
+ * written (a pulled checkpoint, an agent): each is one escaped line, so no value starts a line of its own.
+ */
 function listLine(c: CheckpointSummary): string {
-  if (c.unreadable) return `- ${c.name} (unreadable: ${printable(c.unreadable, 200)}) ${c.path}`;
+  if (c.unreadable) return `- ${oneLine(c.name)} (unreadable: ${printable(oneLine(c.unreadable), 200)}) ${oneLine(c.path)}`;
   const saved = new Date(c.saved);
-  const facts = [c.branch || 'no branch', `saved ${formatLocalDateTime(saved)} (${formatRelative(c.saved)})`];
-  if (c.plan) facts.push(`plan ${c.plan}${c.planStep !== undefined && c.planSteps !== undefined ? ` ${formatStep(c.planStep, c.planSteps)}` : ''}`);
+  const facts = [oneLine(c.branch) || 'no branch', `saved ${formatLocalDateTime(saved)} (${formatRelative(c.saved)})`];
+  if (c.plan) facts.push(`plan ${oneLine(c.plan)}${c.planStep !== undefined && c.planSteps !== undefined ? ` ${formatStep(c.planStep, c.planSteps)}` : ''}`);
   if (c.source === 'json') facts.push('plan history, read-only');
-  return `- ${c.name} [${facts.join('; ')}] ${c.description || '(no summary)'}`;
+  return `- ${oneLine(c.name)} [${facts.join('; ')}] ${oneLine(c.description) || '(no summary)'}`;
 }
 
 /**

@@ -8,8 +8,9 @@ export const combineCommand = defineCommand({
   summary: 'combine checkpoints into one hand-off (--trash-sources: then trash them)',
   help: `Usage: checkpoint combine <new-name> <a> <b> [<c>…] [--trash-sources] [options]
 
-Combines saved checkpoints into one: Left Off, branch and plan from the newest; Done This Session, Decisions,
-Open Questions and Modified Files merged without duplicates (newest first); every source's Failed Approaches;
+Combines saved checkpoints into one: Left Off lists where each source left off (newest first, each with its
+name); branch and plan from the newest; Done This Session, Decisions, Open Questions and Modified Files merged
+without duplicates (newest first); every source's Failed Approaches;
 front matter "sources" and a "## Sources" table (name, saved, branch, plan step). The same sources give the same
 file except its saved time. An existing <new-name> is moved to the trash first.
   --trash-sources   move the sources to <memory dir>/.trash/<date>/ once combined`,

@@ -1,8 +1,8 @@
 import { promises as fs } from 'node:fs';
 import * as path from 'node:path';
 import { CheckpointError } from './errors';
-import { writeFileAtomic } from './files';
-import { editJson, parseJsonObject, type JsonPath } from './jsonEdit';
+import { isInside, writeFileAtomic } from './files';
+import { duplicateKey, editJson, hasComments, parseJsonObject, type JsonPath } from './jsonEdit';
 import { claudeConfigDir, homeFrom } from './paths';
 import { SKILL_TEXT } from './skill';
 
@@ -37,17 +37,38 @@ export function plannedHooks(program: string, opts: { sessionEnd?: boolean } = {
   return hooks;
 }
 
-/** True for a hook command of this product: `checkpoint hook <event>`, the program possibly a quoted path to a launcher. */
+/**
+ * True for a hook command exactly as Connect writes it: `<program> hook <event>`, where the program is one shell word
+ * (`checkpoint`, or a launcher's path, possibly quoted) named `checkpoint`. A command with anything more — an
+ * environment assignment, `env`, a wrapper, another option — is a person's own hook, never touched.
+ */
 export function isProductCommand(command: unknown, event?: ClaudeHookEvent): boolean {
   if (typeof command !== 'string') return false;
   const c = command.trim();
   const events = event ? [EVENT_ARGS[event]] : Object.values(EVENT_ARGS);
   const arg = events.find((e) => c.endsWith(` hook ${e}`));
   if (!arg) return false;
-  let program = c.slice(0, c.length - ` hook ${arg}`.length).trim();
-  if (program.length >= 2 && (program[0] === "'" || program[0] === '"') && program[program.length - 1] === program[0]) program = program.slice(1, -1);
+  const program = oneShellWord(c.slice(0, c.length - ` hook ${arg}`.length).trim());
+  if (program === undefined) return false;
   const base = program.slice(Math.max(program.lastIndexOf('/'), program.lastIndexOf('\\')) + 1).toLowerCase();
   return base === 'checkpoint' || base === 'checkpoint.cmd';
+}
+
+/** POSIX single-quoted pieces and `\'`, as shellQuote writes a word with a `'` in it (each piece starts differently). */
+const SINGLE_QUOTED = /^(?:'[^']*'|\\')+$/;
+
+/**
+ * The word a shell reads from `text` when it is exactly one word as Connect writes one — plain (no white space or
+ * quote), single-quoted by shellQuote, or double-quoted (a Windows path) — else undefined.
+ */
+function oneShellWord(text: string): string | undefined {
+  if (SINGLE_QUOTED.test(text)) {
+    let word = '';
+    for (const m of text.matchAll(/'([^']*)'|\\'/g)) word += m[1] ?? "'";
+    return word;
+  }
+  if (/^"[^"]+"$/.test(text)) return text.slice(1, -1);
+  return /^[^\s'"]+$/.test(text) ? text : undefined;
 }
 
 interface Found {
@@ -65,6 +86,15 @@ function parseSettings(text: string, file: string): Record<string, unknown> {
   const hooks = parsed.value.hooks;
   if (hooks !== undefined && (hooks === null || typeof hooks !== 'object' || Array.isArray(hooks))) {
     throw new CheckpointError(`${file}: "hooks" is not an object; the file was left as it is.`);
+  }
+  // A key written twice: Claude Code reads the last one, an edit would land in the first.
+  for (const [at, where] of [[[], 'the file'], [['hooks'], '"hooks"']] as const) {
+    const dup = duplicateKey(text, [...at]);
+    if (dup !== undefined) {
+      throw new CheckpointError(
+        `${file} has ${JSON.stringify(dup)} twice in ${where}; Claude Code reads only the last one. Merge them into one, then try again; the file was left as it is.`,
+      );
+    }
   }
   return parsed.value;
 }
@@ -114,6 +144,12 @@ export function connectSettingsText(text: string | undefined, planned: PlannedHo
     group.hooks = [{ type: 'command', command: hook.command, timeout: hook.timeout }];
     const hooks = settings.hooks as Record<string, unknown> | undefined;
     const existing = asArray(hooks?.[hook.event]);
+    if (hooks && hook.event in hooks && !existing) {
+      // null or an object: what the person wrote is not replaced.
+      throw new CheckpointError(
+        `${file}: "hooks"."${hook.event}" is not a list (it is ${JSON.stringify(hooks[hook.event])?.slice(0, 60)}); the file was left as it is. Make it a list, or remove it, then try again.`,
+      );
+    }
     if (!hooks) current = editJson(current, ['hooks'], { [hook.event]: [group] });
     else if (!existing) current = editJson(current, ['hooks', hook.event], [group]);
     else current = editJson(current, ['hooks', hook.event, existing.length], group);
@@ -123,8 +159,18 @@ export function connectSettingsText(text: string | undefined, planned: PlannedHo
   return { text: current, added, changed: current !== (text ?? '') };
 }
 
-/** Removes the product's hooks from a settings text: their entries, then groups, event lists and `hooks` left empty. */
-export function disconnectSettingsText(text: string, file = 'settings.json'): { text: string; removed: number } {
+/** What Disconnect keeps when the product's entries were all an event list or `hooks` held. */
+interface KeepEmpty {
+  /** Event lists kept when left empty. */
+  events: ReadonlySet<string>;
+  hooks: boolean;
+}
+
+/**
+ * Removes the product's hooks from a settings text: their entries, then the groups, event lists and `hooks` they
+ * leave empty — unless those were there before Connect (see {@link disconnectSettingsText}) or hold a comment.
+ */
+function removeOurs(text: string, file: string, keep: KeepEmpty): { text: string; removed: number } {
   let current = text;
   let removed = 0;
   for (;;) {
@@ -140,11 +186,50 @@ export function disconnectSettingsText(text: string, file = 'settings.json'): { 
       removed++;
     }
     const after = parseSettings(current, file).hooks as Record<string, unknown>;
-    if (asArray(after[event])?.length === 0) current = editJson(current, ['hooks', event], undefined);
+    if (!keep.events.has(event) && asArray(after[event])?.length === 0 && !hasComments(current, ['hooks', event])) current = editJson(current, ['hooks', event], undefined);
     const hooks = parseSettings(current, file).hooks as Record<string, unknown>;
-    if (Object.keys(hooks).length === 0) current = editJson(current, ['hooks'], undefined);
+    if (!keep.hooks && Object.keys(hooks).length === 0 && !hasComments(current, ['hooks'])) current = editJson(current, ['hooks'], undefined);
   }
   return { text: current, removed };
+}
+
+/**
+ * Removes the product's hooks from a settings text. An empty event list or `hooks` object that was there before
+ * Connect stays: of the possible texts before Connect (without them, with an empty `hooks`, with both), the first
+ * that Connect turns into this very text is the one given back, so Connect then Disconnect is byte-identical.
+ */
+export function disconnectSettingsText(text: string, file = 'settings.json'): { text: string; removed: number } {
+  const ours = findOurs(parseSettings(text, file));
+  const dropped = removeOurs(text, file, { events: new Set(), hooks: false });
+  if (!ours.length) return dropped;
+  const hooks = parseSettings(text, file).hooks as Record<string, unknown>;
+  // The hooks Connect would have added to give these entries, in its order.
+  const replay: PlannedHook[] = (Object.keys(EVENT_ARGS) as ClaudeHookEvent[]).flatMap((event) =>
+    ours
+      .filter((f) => f.at[1] === event)
+      .map((f) => {
+        const group = (asArray(hooks[event]) ?? [])[f.at[2] as number] as { matcher?: unknown; hooks: { timeout?: unknown }[] };
+        const timeout = group.hooks[f.at[4] as number]?.timeout;
+        return { event, matcher: typeof group.matcher === 'string' ? group.matcher : undefined, command: f.command, timeout: typeof timeout === 'number' ? timeout : HOOK_TIMEOUT_S };
+      }),
+  );
+  // Every choice of empty event lists and `hooks` kept, fewest first (at most 3 events: 16 choices).
+  const events = [...new Set(replay.map((h) => h.event))];
+  const choices: KeepEmpty[] = [];
+  for (let mask = 0; mask < 1 << events.length; mask++) {
+    const kept = new Set(events.filter((_, i) => mask & (1 << i)));
+    choices.push({ events: kept, hooks: false }, { events: kept, hooks: true });
+  }
+  choices.sort((a, b) => a.events.size + Number(a.hooks) - (b.events.size + Number(b.hooks)));
+  for (const keep of choices) {
+    try {
+      const candidate = removeOurs(text, file, keep);
+      if (connectSettingsText(candidate.text, replay, file).text === text) return candidate;
+    } catch {
+      // Not a text Connect could have started from.
+    }
+  }
+  return dropped;
 }
 
 export type ConnectScope = 'workspace' | 'user';
@@ -166,12 +251,44 @@ export function hookProgram(scope: ConnectScope, launcher: string): string {
 export interface ClaudeTargets {
   settingsFile: string;
   skillFile: string;
+  /** The workspace folder both files must stay inside (workspace scope): a `.claude` symlink out of it is refused. */
+  root?: string;
 }
 
 /** Where Connect writes: the folder's `.claude/` (workspace) or Claude Code's configuration folder (user). */
 export function claudeTargets(scope: ConnectScope, folder: string, env: NodeJS.ProcessEnv = process.env): ClaudeTargets {
   const base = scope === 'workspace' ? path.join(folder, '.claude') : claudeConfigDir(env, homeFrom(env));
-  return { settingsFile: path.join(base, 'settings.json'), skillFile: path.join(base, 'skills', 'checkpoint', 'SKILL.md') };
+  const targets: ClaudeTargets = { settingsFile: path.join(base, 'settings.json'), skillFile: path.join(base, 'skills', 'checkpoint', 'SKILL.md') };
+  if (scope === 'workspace') targets.root = folder;
+  return targets;
+}
+
+/**
+ * Refuses targets that lead out of the workspace folder: the nearest existing folder of each file, symbolic links
+ * resolved, must be inside the folder (a `.claude` or `skills` link elsewhere would make Connect write there).
+ */
+async function assertInsideRoot(targets: ClaudeTargets): Promise<void> {
+  if (!targets.root) return;
+  const root = await fs.realpath(targets.root);
+  for (const file of [targets.settingsFile, targets.skillFile]) {
+    let dir = path.dirname(file);
+    for (;;) {
+      const real = await fs.realpath(dir).catch((err: NodeJS.ErrnoException) => {
+        if (err.code === 'ENOENT' && path.dirname(dir) !== dir) return undefined;
+        throw err;
+      });
+      if (real === undefined) {
+        dir = path.dirname(dir);
+        continue;
+      }
+      if (!isInside(root, real)) {
+        throw new CheckpointError(
+          `${dir} leads outside the workspace folder (to ${real}, through a symbolic link); nothing was written. Connect writes only inside the workspace's own .claude folder.`,
+        );
+      }
+      break;
+    }
+  }
 }
 
 async function readIfExists(file: string): Promise<string | undefined> {
@@ -191,15 +308,36 @@ export interface ConnectPlan extends ClaudeTargets {
   summary: string[];
 }
 
+/** Where Connect keeps a skill of the same name that it did not write; Disconnect puts it back. */
+const SKILL_BACKUP_SUFFIX = '.before-checkpoint';
+
+const pathExists = (file: string): Promise<boolean> => fs.lstat(file).then(() => true, () => false);
+
+/** A free backup name for a SKILL.md that Connect replaces: `SKILL.md.before-checkpoint`, else `…-2`, `…-3`, … */
+async function freeBackupPath(skillFile: string): Promise<string> {
+  for (let n = 1; ; n++) {
+    const candidate = `${skillFile}${SKILL_BACKUP_SUFFIX}${n === 1 ? '' : `-${n}`}`;
+    if (!(await pathExists(candidate))) return candidate;
+  }
+}
+
 /** What Connect would do, without writing (throws when the settings file cannot be merged). */
-export async function planConnect(targets: ClaudeTargets, program: string, opts: { sessionEnd?: boolean } = {}): Promise<ConnectPlan & { change: SettingsChange; skillCurrent: boolean }> {
+export async function planConnect(
+  targets: ClaudeTargets,
+  program: string,
+  opts: { sessionEnd?: boolean } = {},
+): Promise<ConnectPlan & { change: SettingsChange; skillCurrent: boolean; skillBackup?: string }> {
+  await assertInsideRoot(targets);
   const hooks = plannedHooks(program, opts);
   const text = await readIfExists(targets.settingsFile);
   const change = connectSettingsText(text, hooks, targets.settingsFile);
-  const skillCurrent = (await readIfExists(targets.skillFile).catch(() => undefined)) === SKILL_TEXT;
+  const skill = await readIfExists(targets.skillFile).catch(() => undefined);
+  const skillCurrent = skill === SKILL_TEXT;
+  // A SKILL.md of the same name that the product did not write (a team's own procedure, a changed copy) is kept.
+  const skillBackup = !skillCurrent && (skill !== undefined || (await pathExists(targets.skillFile))) ? await freeBackupPath(targets.skillFile) : undefined;
   const summary = change.added.map((h) => `${h.event}${h.matcher ? ` (${h.matcher})` : ''}: ${h.command}`);
-  if (!skillCurrent) summary.push(`Skill: ${targets.skillFile}`);
-  return { ...targets, hooks, summary, change, skillCurrent };
+  if (!skillCurrent) summary.push(`Skill: ${targets.skillFile}${skillBackup ? ` (the SKILL.md there now is kept as ${path.basename(skillBackup)}; Disconnect puts it back)` : ''}`);
+  return { ...targets, hooks, summary, change, skillCurrent, skillBackup };
 }
 
 export interface ConnectResult {
@@ -217,7 +355,13 @@ export async function connectClaude(targets: ClaudeTargets, program: string, opt
   }
   if (!plan.skillCurrent) {
     await fs.mkdir(path.dirname(targets.skillFile), { recursive: true });
-    await writeFileAtomic(targets.skillFile, SKILL_TEXT);
+    if (plan.skillBackup) await fs.rename(targets.skillFile, plan.skillBackup);
+    try {
+      await writeFileAtomic(targets.skillFile, SKILL_TEXT);
+    } catch (err) {
+      if (plan.skillBackup) await fs.rename(plan.skillBackup, targets.skillFile).catch(() => undefined);
+      throw err;
+    }
   }
   return { settingsChanged: plan.change.changed, skillWritten: !plan.skillCurrent, added: plan.change.added };
 }
@@ -231,6 +375,7 @@ export interface DisconnectResult {
 
 /** Disconnects: removes the product's hooks, and the skill when it is still the product's own text. */
 export async function disconnectClaude(targets: ClaudeTargets): Promise<DisconnectResult> {
+  await assertInsideRoot(targets);
   const result: DisconnectResult = { removedHooks: 0, skillRemoved: false };
   const text = await readIfExists(targets.settingsFile);
   if (text !== undefined) {
@@ -242,8 +387,13 @@ export async function disconnectClaude(targets: ClaudeTargets): Promise<Disconne
   }
   const skill = await readIfExists(targets.skillFile).catch(() => undefined);
   if (skill === SKILL_TEXT) {
-    await fs.rm(targets.skillFile);
-    await fs.rmdir(path.dirname(targets.skillFile)).catch(() => undefined);
+    // The skill Connect wrote, unchanged: removed, and the one it replaced (if any) put back.
+    const backup = `${targets.skillFile}${SKILL_BACKUP_SUFFIX}`;
+    if (await pathExists(backup)) await fs.rename(backup, targets.skillFile);
+    else {
+      await fs.rm(targets.skillFile);
+      await fs.rmdir(path.dirname(targets.skillFile)).catch(() => undefined);
+    }
     result.skillRemoved = true;
   } else if (skill !== undefined) {
     result.skillKept = `${targets.skillFile} was changed after it was installed; it was left as it is.`;

@@ -1,5 +1,6 @@
 import { describe, oneLine, type Checkpoint, type CheckpointSource } from './checkpoint';
 import { CheckpointError } from './errors';
+import type { FileIdentity } from './files';
 import { isLookupName, printable, validateName } from './names';
 import type { CheckpointStore } from './store';
 
@@ -49,8 +50,9 @@ function sourceRow(cp: Checkpoint): CheckpointSource {
 }
 
 /**
- * One checkpoint from several (`sources` in the order the user named them): Left Off, branch and plan from the newest
- * source (the plan from the newest one that has a plan); Done This Session, Decisions, Open Questions and Modified
+ * One checkpoint from several (`sources` in the order the user named them): Left Off lists where each source left off,
+ * newest first, one line each under its name; branch and plan from the newest source (the plan from the newest one
+ * that has a plan); Done This Session, Decisions, Open Questions and Modified
  * Files merged without duplicates, newest source first, each source's order kept; every source's Failed Approaches;
  * `sources` lists them all with their saved time, branch and plan step, so a source on another branch shows there.
  */
@@ -59,12 +61,18 @@ export function combineCheckpoints(name: string, sources: Checkpoint[], saved: s
   const ordered = newestFirst(sources);
   const newest = ordered[0];
   const lists = (key: 'done' | 'failed' | 'decisions' | 'questions' | 'modifiedFiles'): string[][] => ordered.map((c) => c[key]);
+  // Where each source left off, newest first, under its name (seed 001: no source's next step is lost).
+  const leftOff = ordered
+    .map((c) => ({ name: oneLine(c.name), text: oneLine(c.leftOff) }))
+    .filter((c) => c.text !== '')
+    .map((c) => `${c.name}: ${c.text}`)
+    .join('\n');
   const cp: Checkpoint = {
     name,
-    description: describe(newest.leftOff),
+    description: describe(leftOff),
     branch: newest.branch,
     saved,
-    leftOff: newest.leftOff,
+    leftOff,
     done: mergeLists(lists('done')),
     failed: mergeLists(lists('failed')),
     decisions: mergeLists(lists('decisions')),
@@ -136,16 +144,17 @@ export async function combine(store: CheckpointStore, newName: string, names: st
       `Combining needs at least two different checkpoints (got ${found.length}). Checkpoints you can combine: ${nameList(await valid())}.`,
     );
   }
-  const sources: Checkpoint[] = [];
+  // Each source whole, as show and resume read it: one over their size limit is refused, never merged in part.
+  const versions: { path: string; identity: FileIdentity; checkpoint: Checkpoint }[] = [];
   for (const f of found) {
     try {
-      sources.push(await store.read(f.path));
+      versions.push({ path: f.path, ...(await store.readVersion(f.path)) });
     } catch (err) {
-      throw new CheckpointError(`Cannot combine: ${f.path} is unreadable: ${err instanceof Error ? err.message : String(err)}`);
+      throw new CheckpointError(`Cannot combine: ${err instanceof Error ? err.message : String(err)}. Nothing was written.`);
     }
   }
-  const cp = combineCheckpoints(name, sources, store.now().toISOString());
-  const written = await store.saveCombined(cp, { trash: opts.trashSources ? found.map((f) => f.path) : [] });
+  const cp = combineCheckpoints(name, versions.map((v) => v.checkpoint), store.now().toISOString());
+  const written = await store.saveCombined(cp, { trash: opts.trashSources ? versions.map(({ path, identity }) => ({ path, identity })) : [] });
   return {
     checkpoint: cp,
     path: written.path,

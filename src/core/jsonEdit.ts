@@ -38,6 +38,48 @@ export function parseJsonObject(text: string, opts: { emptyIsObject?: boolean } 
   return { ok: true, value: value as Record<string, unknown> };
 }
 
+/**
+ * The first key that appears twice in the object at `jsonPath` of a text checked with {@link parseJsonObject}
+ * (JSON.parse and Claude Code keep the last; an edit would change the first), or undefined.
+ */
+export function duplicateKey(text: string, jsonPath: JsonPath): string | undefined {
+  const src = text.charCodeAt(0) === 0xfeff ? text.slice(1) : text;
+  if (src.trim() === '') return undefined;
+  const { parseTree, findNodeAtLocation } = jsonc();
+  const root = parseTree(src, [], { allowTrailingComma: true, disallowComments: false });
+  const node = root && findNodeAtLocation(root, jsonPath);
+  if (node?.type !== 'object') return undefined;
+  const seen = new Set<string>();
+  for (const prop of node.children ?? []) {
+    const key = prop.children?.[0]?.value as string;
+    if (seen.has(key)) return key;
+    seen.add(key);
+  }
+  return undefined;
+}
+
+/** The comments of a text between JSON values, with the white space around them; '' when it has none (commas go). */
+function commentsAround(text: string): string {
+  const { createScanner } = jsonc();
+  const scanner = createScanner(text, false);
+  let out = '';
+  let comments = false;
+  for (let kind = scanner.scan(); kind !== 17 /* EOF */; kind = scanner.scan()) {
+    if (kind === 12 /* LineCommentTrivia */ || kind === 13 /* BlockCommentTrivia */) comments = true;
+    if (kind === 12 || kind === 13 || kind === 14 /* LineBreakTrivia */ || kind === 15 /* Trivia */) out += scanner.getTokenValue();
+  }
+  return comments ? out : '';
+}
+
+/** Whether the value at `jsonPath` of a text checked with {@link parseJsonObject} holds a comment. */
+export function hasComments(text: string, jsonPath: JsonPath): boolean {
+  const src = text.charCodeAt(0) === 0xfeff ? text.slice(1) : text;
+  const { parseTree, findNodeAtLocation } = jsonc();
+  const root = parseTree(src, [], { allowTrailingComma: true, disallowComments: false });
+  const node = root && findNodeAtLocation(root, jsonPath);
+  return node !== undefined && commentsAround(src.slice(node.offset, node.offset + node.length)) !== '';
+}
+
 /** The indentation unit of a JSON text (a tab, or the first indentation's spaces) and its line ending. */
 function styleOf(text: string): { unit: string; eol: string } {
   const eol = text.includes('\r\n') ? '\r\n' : '\n';
@@ -90,12 +132,21 @@ export function editJson(text: string, jsonPath: JsonPath, value: unknown): stri
   if (value === undefined) {
     if (!entry) return bom + src;
     const i = children.indexOf(entry);
+    const end = entry.offset + entry.length;
     let from: number;
     let to: number;
-    if (i > 0) [from, to] = [children[i - 1].offset + children[i - 1].length, entry.offset + entry.length];
+    if (i > 0) [from, to] = [children[i - 1].offset + children[i - 1].length, end];
     else if (children.length > 1) [from, to] = [entry.offset, children[1].offset];
-    else [from, to] = [parent.offset + 1, parent.offset + parent.length - 1];
-    return bom + splice(src, from, to - from, '');
+    else {
+      // The only entry: what an insertion into the empty container added — the line break and indent before it, and
+      // the line break and the container's indent after it — so `{ }` or `{\n}` comes back as it was.
+      [from, to] = [parent.offset + 1, end];
+      const close = styleOf(src).eol + lineIndent(src, parent.offset);
+      if (src.startsWith(close, end)) to = end + close.length;
+    }
+    // Comments beside the entry (not inside it) are a person's: they stay, with the white space around them.
+    const kept = commentsAround(src.slice(from, entry.offset)) + commentsAround(src.slice(end, to));
+    return bom + splice(src, from, to - from, kept);
   }
   if (node) return bom + splice(src, node.offset, node.length, JSON.stringify(value));
   const { unit, eol } = styleOf(src);

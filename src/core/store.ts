@@ -193,10 +193,14 @@ export class CheckpointStore extends CheckpointReader {
    * it is undone — the previous version and the sources back, the trash copy and the trash folders made removed
    * (exit 1 means nothing written).
    */
-  async saveCombined(cp: Checkpoint, opts: { trash?: string[] } = {}): Promise<{ path: string; replaced?: string; trashed: string[]; warnings: string[] }> {
+  async saveCombined(
+    cp: Checkpoint,
+    opts: { trash?: { path: string; identity?: FileIdentity }[] } = {},
+  ): Promise<{ path: string; replaced?: string; trashed: string[]; warnings: string[] }> {
     const name = validateName(cp.name);
     const file = this.pathFor(name);
-    const others = (opts.trash ?? []).map((p) => path.resolve(p)).filter((p) => p !== file);
+    const sources = (opts.trash ?? []).map((t) => ({ ...t, path: path.resolve(t.path) })).filter((t) => t.path !== file);
+    const others = sources.map((t) => t.path);
     for (const p of others) assertInside(this.memoryDir, p);
     const content = renderCheckpoint({ ...cp, name });
     const bullet = formatBullet({ ...cp, name });
@@ -209,6 +213,14 @@ export class CheckpointStore extends CheckpointReader {
       await this.assertReplaceable(this.indexPath);
       const existing = await exists(file);
       if (existing) await this.assertReplaceable(file);
+      // A source saved again since it was read: the combination holds only its old version, so it is not trashed,
+      // and nothing is written (combine it again to include the new version).
+      for (const t of sources) {
+        const st = t.identity ? await fs.lstat(t.path).catch(() => undefined) : undefined;
+        if (t.identity && st && !sameIdentity(t.identity, identityOf(st))) {
+          throw new CheckpointError(`Checkpoint ${t.path} was saved again while it was being combined; nothing was written. Combine again to include its new version.`);
+        }
+      }
       await lock.assertHeld();
       const created: string[] = [];
       const replaced = existing ? await this.trashFile(file, path.basename(file), created, { keep: true }) : undefined;

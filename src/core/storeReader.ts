@@ -263,6 +263,15 @@ export class CheckpointReader {
     return { ...checkpoint, path: found.path, text };
   }
 
+  /**
+   * A checkpoint file read whole, as `show` reads it (a file over SHOW_READ_BYTES is refused, never cut), with the
+   * identity of the version read: combine merges only what it read, and trashes a source only while it is that version.
+   */
+  async readVersion(file: string): Promise<{ checkpoint: Checkpoint; identity: FileIdentity }> {
+    const { checkpoint, identity } = await this.readFullOrExplain(file);
+    return { checkpoint, identity };
+  }
+
   protected async readFullOrExplain(file: string): Promise<{ checkpoint: Checkpoint; text: string; identity: FileIdentity }> {
     try {
       return await this.readFull(file);

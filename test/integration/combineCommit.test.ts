@@ -54,8 +54,9 @@ suite('Checkpoint: Combine… and Save and Commit', {}, (t) => {
     assert.equal(path.dirname(file), t.dir);
     assert.match(path.basename(file), /^checkpoint-pal-[abc]-combined\.md$/);
     const name = path.basename(file).replace(/^checkpoint-|\.md$/g, '');
-    const newest = ['pal-c', 'pal-b', 'pal-a'].find((n) => sources.includes(n));
-    assert.match(readFileSync(file, 'utf8'), new RegExp(`## Left Off\\n${newest!.replace('pal-', 'palette ')}\\n`));
+    // Left Off: where each source left off, newest first, under its name.
+    const leftOff = ['pal-c', 'pal-b', 'pal-a'].filter((n) => sources.includes(n)).map((n) => `${n}: ${n.replace('pal-', 'palette ')}\\n`);
+    assert.match(readFileSync(file, 'utf8'), new RegExp(`## Left Off\\n${leftOff.join('')}## Done`));
     assert.match(readFileSync(file, 'utf8'), /## Sources\n\| Name \| Saved \| Branch \| Plan step \|/);
     assert.ok((await labels(t.api, t.folder)).includes(name), 'the tree shows it (the write path updated the listing)');
     assert.equal(t.api.model.folder(t.folder).active()?.name, name, 'it is the active checkpoint');
@@ -73,7 +74,7 @@ suite('Checkpoint: Combine… and Save and Commit', {}, (t) => {
     const file = await answer(() => vscode.commands.executeCommand<string | undefined>('checkpoint.combine', nodes[0], nodes), [ACCEPT]);
     assert.ok(file, 'the command completed with a file');
     assert.deepEqual(sourcesOf(file).sort(), ['it-one', 'it-two']);
-    assert.match(readFileSync(file, 'utf8'), /## Left Off\ntwo left off\n## Done This Session\n- x\n- y\n/);
+    assert.match(readFileSync(file, 'utf8'), /## Left Off\nit-two: two left off\nit-one: one left off\n## Done This Session\n- x\n- y\n/);
     assert.ok(existsSync(path.join(t.dir, 'checkpoint-it-one.md')) && existsSync(path.join(t.dir, 'checkpoint-it-two.md')), 'sources stay unless the trash box is checked');
     const name = path.basename(file).replace(/^checkpoint-|\.md$/g, '');
     assert.ok((await labels(t.api, t.folder)).includes(name));

@@ -1,6 +1,6 @@
 import { after, test } from 'node:test';
 import * as assert from 'node:assert/strict';
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, readdirSync, symlinkSync, writeFileSync } from 'node:fs';
 import * as path from 'node:path';
 import { parse } from 'jsonc-parser';
 import {
@@ -13,7 +13,9 @@ import {
   isProductCommand,
   plannedHooks,
   pluginEnabledIn,
+  planConnect,
 } from '../../src/core/claudeSettings';
+import { shellQuote } from '../../src/core/escaping';
 import { SKILL_TEXT } from '../../src/core/skill';
 import { removeDir, tempDir } from '../support/fixtures';
 
@@ -169,4 +171,112 @@ test('the Checkpoint plugin enabled in Claude Code\'s settings is found; a later
   assert.equal(await pluginEnabledIn(folder, env), undefined);
   writeFileSync(path.join(folder, '.claude', 'settings.local.json'), 'not json');
   assert.equal(await pluginEnabledIn(folder, env), user, 'a file that cannot be parsed says nothing');
+});
+
+test('Connect keeps a person\'s own checkpoint skill as a backup and Disconnect puts it back; a skill it did not write is never deleted', async () => {
+  const folder = tempDir();
+  temps.push(folder);
+  const targets = claudeTargets('workspace', folder);
+  mkdirSync(path.dirname(targets.skillFile), { recursive: true });
+  const own = '---\nname: checkpoint\ndescription: my team\'s own checkpoint procedure\n---\n# Checkpoint\nWrite checkpoint-<name>.md by hand.\n';
+  writeFileSync(targets.skillFile, own);
+  const plan = await planConnect(targets, 'checkpoint');
+  assert.ok(plan.summary.some((l) => l.includes('SKILL.md.before-checkpoint')), `the confirmation says where the person's skill goes: ${plan.summary.join(' | ')}`);
+  await connectClaude(targets, 'checkpoint');
+  assert.equal(readFileSync(targets.skillFile, 'utf8'), SKILL_TEXT);
+  const backup = `${targets.skillFile}.before-checkpoint`;
+  assert.equal(readFileSync(backup, 'utf8'), own, 'the person\'s skill is kept, byte for byte');
+  await connectClaude(targets, 'checkpoint');
+  assert.equal(readFileSync(backup, 'utf8'), own, 'connecting again does not overwrite the backup');
+  const off = await disconnectClaude(targets);
+  assert.equal(readFileSync(targets.skillFile, 'utf8'), own, 'Disconnect puts the person\'s skill back');
+  assert.equal(existsSync(backup), false);
+  assert.equal(off.skillRemoved, true);
+  // A skill Connect did not write: Disconnect leaves it.
+  const again = await disconnectClaude(targets);
+  assert.equal(again.skillRemoved, false);
+  assert.equal(readFileSync(targets.skillFile, 'utf8'), own);
+});
+
+test('a person\'s own hook that runs `checkpoint hook …` with their own environment is not the product\'s: Connect adds its own beside it, Disconnect leaves it', () => {
+  const own = `{
+  "hooks": {
+    "SessionStart": [
+      { "hooks": [{ "type": "command", "command": "CHECKPOINT_MEMORY_DIR=/notes /usr/local/bin/checkpoint hook session-start" }] }
+    ],
+    "PreCompact": [
+      { "hooks": [{ "type": "command", "command": "env CHECKPOINT_MEMORY_DIR=/notes checkpoint hook pre-compact" }] }
+    ]
+  }
+}
+`;
+  for (const c of ['CHECKPOINT_MEMORY_DIR=/notes /usr/local/bin/checkpoint hook session-start', 'env X=1 checkpoint hook pre-compact', 'nice /usr/bin/checkpoint hook pre-compact', "'/a b/checkpoint' x hook pre-compact"]) {
+    assert.ok(!isProductCommand(c), c);
+  }
+  // What Connect writes stays its own, whatever the launcher's path holds (a `'` is quoted as shellQuote does).
+  for (const dir of ['/home/o\'brien/bin', '/opt/my tools', 'C:\\Users\\me\\bin']) {
+    const program = shellQuote(`${dir}/checkpoint`);
+    assert.ok(isProductCommand(`${program} hook pre-compact`), program);
+  }
+  const on = connectSettingsText(own, plannedHooks('checkpoint'));
+  assert.ok(on.text.includes('CHECKPOINT_MEMORY_DIR=/notes /usr/local/bin/checkpoint hook session-start'), 'their hook is not rewritten');
+  const data = parse(on.text) as { hooks: Record<string, { hooks: { command: string }[] }[]> };
+  assert.deepEqual(data.hooks.SessionStart.flatMap((g) => g.hooks.map((h) => h.command)).at(-1), 'checkpoint hook session-start');
+  const off = disconnectSettingsText(on.text);
+  assert.equal(off.removed, 2);
+  assert.equal(off.text, own, 'their hooks stay, byte for byte');
+});
+
+test('Connect never follows a .claude symlink out of the workspace: a clear error, and nothing is written there', async () => {
+  const folder = tempDir();
+  const outside = tempDir();
+  temps.push(folder, outside);
+  symlinkSync(outside, path.join(folder, '.claude'));
+  const targets = claudeTargets('workspace', folder);
+  await assert.rejects(connectClaude(targets, 'checkpoint'), /\.claude.*outside the workspace folder.*nothing was written/);
+  await assert.rejects(disconnectClaude(targets), /outside the workspace folder/);
+  assert.deepEqual(readdirSync(outside), []);
+});
+
+test('Disconnect keeps a comment placed beside the product\'s entry', () => {
+  const text = `{
+  "hooks": {
+    "PreToolUse": [{ "hooks": [{ "type": "command", "command": "./guard.sh" }] }]
+  }
+}
+`;
+  const on = connectSettingsText(text, plannedHooks('checkpoint')).text;
+  const commented = on
+    .replace('"PreCompact": [', '"PreCompact": [\n      // compaction hook: ask Ana before removing')
+    .replace('    ],\n    "PreCompact"', '    ] /* checkpoint start */,\n    "PreCompact"');
+  assert.notEqual(commented, on);
+  const off = disconnectSettingsText(commented).text;
+  assert.match(off, /\/\/ compaction hook: ask Ana before removing/);
+  assert.match(off, /\/\* checkpoint start \*\//);
+  assert.doesNotMatch(off, /checkpoint hook/);
+  assert.ok(parse(off), 'still valid');
+});
+
+test('a duplicated "SessionStart" key: Connect refuses with a clear message (Claude Code reads only the last), the file untouched', () => {
+  const dup = '{\n  "hooks": {\n    "SessionStart": [],\n    "SessionStart": [{ "hooks": [{ "type": "command", "command": "echo mine" }] }]\n  }\n}\n';
+  assert.throws(() => connectSettingsText(dup, plannedHooks('checkpoint')), /"SessionStart" twice.*only the last/);
+  assert.throws(() => connectSettingsText('{ "hooks": {}, "hooks": {} }', plannedHooks('checkpoint')), /"hooks" twice/);
+});
+
+test('`{ }`, `{\\n}` and an empty `hooks` object come back byte-identical after Connect and Disconnect', () => {
+  for (const text of ['{ }', '{\n}', '{}', '{}\n', '{ "hooks": {} }', '{"hooks":{}}', '{ "hooks": { "SessionStart": [] } }', '{\n\t"model": "opus"\n}\n']) {
+    const on = connectSettingsText(text, plannedHooks('checkpoint', { sessionEnd: true })).text;
+    assert.ok(on.includes('checkpoint hook session-start'), on);
+    assert.equal(disconnectSettingsText(on).text, text, JSON.stringify(text));
+  }
+});
+
+test('`null` or object event values are not lost: Connect refuses to replace them, with a clear message', () => {
+  for (const value of ['null', '{ "matcher": "x" }']) {
+    const text = `{ "hooks": { "SessionStart": ${value} } }`;
+    assert.throws(() => connectSettingsText(text, plannedHooks('checkpoint')), /"hooks"\."SessionStart" is not a list.*left as it is/);
+  }
+  // An event the product does not use keeps whatever it holds.
+  const other = '{ "hooks": { "Stop": null } }';
+  assert.equal(disconnectSettingsText(connectSettingsText(other, plannedHooks('checkpoint')).text).text, other);
 });

@@ -174,7 +174,7 @@ test('combine: one checkpoint from several, --json shape, --trash-sources, error
     assert.equal(out.trashedSources.length, 2);
     const text = readFileSync(out.path, 'utf8');
     assert.match(text, /^sources: \[alpha, beta\]$/m);
-    assert.match(text, /## Left Off\nbeta left off\n## Done This Session\n- a1\n- b1\n## Failed Approaches\n- fa\n/);
+    assert.match(text, /## Left Off\nbeta: beta left off\nalpha: alpha left off\n## Done This Session\n- a1\n- b1\n## Failed Approaches\n- fa\n/);
     assert.match(text, /\| alpha \| [^|]+ \| main \| — \|\n\| beta \| [^|]+ \| feature\/b \| — \|\n$/);
     const shown = JSON.parse(cli(['show', 'merged', '--json', '--dir', mem], { cwd: repo }).out);
     assert.deepEqual(shown.sources.map((s: { name: string }) => s.name), ['alpha', 'beta']);

@@ -45,22 +45,22 @@ const cases: MergeCase[] = [
       cp('b', T2, { done: ['added tests', 'fixed lint'], modifiedFiles: ['src/b.ts', 'src/c.ts'], decisions: ['use zod', 'no cache'] }),
     ],
     expect: {
-      leftOff: 'left off in b',
+      leftOff: 'b: left off in b\na: left off in a',
       done: ['added tests', 'fixed lint', 'wrote parser'],
       modifiedFiles: ['src/b.ts', 'src/c.ts', 'src/a.ts'],
       decisions: ['use zod', 'no cache'],
     },
   },
   {
-    name: 'conflicting entries: Left Off, branch and plan come from the newest source whatever the order named',
+    name: 'conflicting entries: branch and plan come from the newest source whatever the order named; Left Off lists every source’s, newest first',
     sources: [
       cp('new', T3, { leftOff: 'token refresh works; wire the UI', branch: 'feature/ui' }),
       cp('old', T1, { leftOff: 'token refresh still failing', branch: 'feature/oauth', plan: '/plans/auth.md', planStep: 2, planSteps: 5 }),
       cp('mid', T2, { branch: 'main', plan: '/plans/ui.md', planStep: 4, planSteps: 6 }),
     ],
     expect: {
-      leftOff: 'token refresh works; wire the UI',
-      description: 'token refresh works; wire the UI',
+      leftOff: 'new: token refresh works; wire the UI\nmid: left off in mid\nold: token refresh still failing',
+      description: 'new: token refresh works; wire the UI',
       branch: 'feature/ui',
       plan: '/plans/ui.md',
       planStep: 4,
@@ -83,12 +83,12 @@ const cases: MergeCase[] = [
   {
     name: 'missing sections stay empty and a source without any says nothing',
     sources: [cp('a', T1, { leftOff: '' }), cp('b', T1, { questions: ['rotate keys?'] })],
-    expect: { leftOff: '', description: 'None', done: [], failed: [], decisions: [], questions: ['rotate keys?'], modifiedFiles: [] },
+    expect: { leftOff: 'b: left off in b', description: 'b: left off in b', done: [], failed: [], decisions: [], questions: ['rotate keys?'], modifiedFiles: [] },
   },
   {
     name: 'equal saved times: the first named is the newest; a capped list’s “… and N more” is not a path',
     sources: [cp('x', T2, { leftOff: 'from x', modifiedFiles: ['a.ts', '… and 3 more'] }), cp('y', T2, { leftOff: 'from y', modifiedFiles: ['b.ts'] })],
-    expect: { leftOff: 'from x', modifiedFiles: ['a.ts', 'b.ts'] },
+    expect: { leftOff: 'x: from x\ny: from y', modifiedFiles: ['a.ts', 'b.ts'] },
   },
 ];
 
@@ -175,14 +175,14 @@ test('combine writes an ordinary checkpoint with its index bullet; the sources s
     const r = await combine(store, 'Hand Off', ['alpha', 'beta']);
     assert.equal(r.path, path.join(mem, 'checkpoint-hand-off.md'));
     const back = await store.show('hand-off');
-    assert.equal(back.leftOff, 'beta stopped here');
+    assert.equal(back.leftOff, 'beta: beta stopped here\nalpha: alpha stopped here');
     assert.equal(back.branch, 'main');
     assert.deepEqual(back.done, ['shared', 'b1', 'a1']);
     assert.deepEqual(back.failed, ['fb', 'fa']);
     assert.deepEqual(back.modifiedFiles, ['b.ts', 'a.ts']);
     assert.deepEqual(back.sources?.map((s) => [s.name, s.branch]), [['alpha', 'feature/a'], ['beta', 'main']]);
     const index = readFileSync(path.join(mem, 'MEMORY.md'), 'utf8');
-    assert.match(index, /- \*\*hand-off\*\* \(main, [A-Z][a-z]{2} \d\d\) — beta stopped here/);
+    assert.match(index, /- \*\*hand-off\*\* \(main, [A-Z][a-z]{2} \d\d\) — beta: beta stopped here/);
     assert.match(index, /\*\*alpha\*\*/);
     assert.ok(existsSync(path.join(mem, 'checkpoint-alpha.md')) && existsSync(path.join(mem, 'checkpoint-beta.md')));
     assert.deepEqual(r.trashedSources, []);
@@ -284,10 +284,49 @@ test('combine reads hand-written sources (no front matter)', async () => {
     setNow(NOW);
     await combine(store, 'merged', ['beta', 'agent']);
     const back = await store.show('merged');
-    assert.equal(back.leftOff, 'Agent stopped mid-refactor');
+    assert.equal(back.leftOff, 'agent: Agent stopped mid-refactor\nbeta: beta stopped here');
     assert.equal(back.branch, 'feature/agent');
     assert.deepEqual(back.done, ['b1', 'agent work', 'shared']);
     assert.deepEqual(back.failed, ['regex parser — too slow', 'fb']);
     assert.deepEqual(back.sources?.map((s) => [s.name, s.branch]), [['beta', 'main'], ['agent', 'feature/agent']]);
+  });
+});
+
+test('merge: Left Off keeps where each source left off, newest first, each under its name (a multi-line one as one line; none: None)', () => {
+  const out = combineCheckpoints('merged', [cp('old', T1, { leftOff: 'parser half done\nnext: the lexer' }), cp('empty', T3, { leftOff: '' }), cp('new', T2, { leftOff: 'UI wired' })], NOW);
+  assert.equal(out.leftOff, 'new: UI wired\nold: parser half done next: the lexer');
+  assert.equal(combineCheckpoints('merged', [cp('a', T1, { leftOff: '' }), cp('b', T2, { leftOff: ' ' })], NOW).leftOff, '');
+});
+
+test('combine refuses a source over the size show and resume refuse: nothing cut, nothing written, nothing trashed', async () => {
+  await withStore(async (store, mem, setNow) => {
+    await seed(store, setNow);
+    const big = path.join(mem, 'checkpoint-beta.md');
+    const items = Array.from({ length: 120_000 }, (_, i) => `- done item number ${i} of a very long session`).join('\n');
+    writeFileSync(big, `${readFileSync(big, 'utf8').replace('## Done This Session', `## Done This Session\n${items}`)}`);
+    const before = snapshot(mem);
+    await assert.rejects(combine(store, 'hand-off', ['alpha', 'beta'], { trashSources: true }), (err: Error) => {
+      assert.ok(err instanceof CheckpointError);
+      assert.match(err.message, /checkpoint-beta\.md.*bytes/);
+      return true;
+    });
+    assert.deepEqual(snapshot(mem), before, 'nothing written, nothing trashed');
+  });
+});
+
+test('a source saved again while combine runs is not trashed: the combination held only its old version, and nothing is written', async () => {
+  await withStore(async (store, mem, setNow) => {
+    await seed(store, setNow);
+    const saveCombined = store.saveCombined.bind(store);
+    // Between combine's read of the sources and its write, an agent saves beta again.
+    store.saveCombined = async (...args) => {
+      setNow(T3);
+      await store.save({ name: 'beta', leftOff: 'beta moved on', force: true, git: { branch: 'main', modifiedFiles: [] } });
+      return saveCombined(...args);
+    };
+    await assert.rejects(combine(store, 'hand-off', ['alpha', 'beta'], { trashSources: true }), /saved again while it was being combined/);
+    assert.equal((await store.show('beta')).leftOff, 'beta moved on', 'the new version is live');
+    assert.equal((await store.show('alpha')).leftOff, 'alpha stopped here', 'the other source stays too');
+    assert.ok(!existsSync(path.join(mem, 'checkpoint-hand-off.md')));
   });
 });
