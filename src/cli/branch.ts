@@ -1,5 +1,5 @@
 import { shellQuote } from '../core/escaping';
-import { branchFromSnapshot, checkpointSnapshot } from '../core/snapshot';
+import { branchFromSnapshot, checkpointSnapshot } from '../core/snapshotUse';
 import { defineCommand } from './command';
 
 export const branchCommand = defineCommand({

@@ -1,5 +1,6 @@
 import { oneLine } from '../core/escaping';
-import { changesSince, checkpointSnapshot, diffSince, DEFAULT_FILE_LIMIT_BYTES } from '../core/snapshot';
+import { DEFAULT_FILE_LIMIT_BYTES } from '../core/snapshot';
+import { changesSince, checkpointSnapshot, diffSince } from '../core/snapshotUse';
 import { defineCommand } from './command';
 
 export const diffCommand = defineCommand({

@@ -7,7 +7,8 @@ import { oneLine } from './escaping';
 import { isInside } from './files';
 import { fileNameFor, printable, sanitizeName, validateName } from './names';
 import { SHOW_READ_BYTES, type CheckpointStore } from './store';
-import { checkedRef, commitTree, FILES_REFS, GIT_QUICK_MS, hasCommit, keepSnapshot, repoTop, runGit, SNAPSHOT_REFS } from './snapshot';
+import { checkedRef, commitTree, FILES_REFS, GIT_QUICK_MS, hasCommit, keepSnapshot, runGit, SNAPSHOT_REFS } from './snapshot';
+import { repoTop } from './snapshotUse';
 
 // The hand-off to another machine through the repository's own git remote: checkpoint files travel as commits on
 // refs/checkpoints/files/<name>, their snapshots on refs/checkpoints/snapshots/<name> (two namespaces, so no

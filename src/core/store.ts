@@ -15,7 +15,8 @@ import { readPlanProgress, resolvePlanPath } from './plans';
 import { recordLastCheckpoint } from './stateIndex';
 import { branchDiffers } from './git';
 import { NO_CHECKPOINTS } from './wording';
-import { collectGarbage, keepSnapshot, takeSnapshot, TRASH_PURGE_DAYS } from './snapshot';
+import { keepSnapshot, takeSnapshot } from './snapshot';
+import { collectGarbage, TRASH_PURGE_DAYS } from './snapshotUse';
 import { CheckpointReader, indexMismatch, trashedCopy } from './storeReader';
 import { createIgnoredDir, removeTrashCopy, replaceWithUndo, undoMoves, type Move } from './transaction';
 import {

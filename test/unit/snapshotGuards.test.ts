@@ -5,7 +5,8 @@ import { mkdirSync, readdirSync, writeFileSync } from 'node:fs';
 import * as path from 'node:path';
 import { CheckpointStore } from '../../src/core/store';
 import { renderCheckpoint } from '../../src/core/checkpoint';
-import { collectGarbage, commitTree, keepSnapshot, takeSnapshot, workTreeNow } from '../../src/core/snapshot';
+import { commitTree, keepSnapshot, takeSnapshot, workTreeNow } from '../../src/core/snapshot';
+import { collectGarbage } from '../../src/core/snapshotUse';
 import { pullCheckpoints, pushCheckpoints } from '../../src/core/handoff';
 import { git, makeRepo, remotePair, tempDirs } from '../support/fixtures';
 

@@ -1,0 +1,152 @@
+// Using a code snapshot: compare it with now or with its HEAD, read a file of it, restore it to a branch, and drop
+// the refs of snapshots no checkpoint names any more. Taking one is snapshot.ts's.
+import { promises as fs } from 'node:fs';
+import { isObjectId, type Checkpoint } from './checkpoint';
+import { CheckpointError, errorMessage } from './errors';
+import { NO_HOOKS, runGitBytes } from './git';
+import { checkedRef, GIT_QUICK_MS, hasCommit, KEPT_REFS, repoPaths, runGit, SNAPSHOT_REFS, SNAPSHOT_TIME_LIMIT_MS, splitZ, workTreeNow } from './snapshot';
+
+/**
+ * What the snapshot code asks of a store (the store, store.ts, calls this module: it is named by its shape, so the
+ * two modules do not import each other).
+ */
+interface SnapshotStore {
+  readonly cwd: string;
+  show(name: string): Promise<Checkpoint>;
+  purgeTrash(olderThanDays: number): Promise<{ purged: { file: string; snapshot?: string }[]; stillNamed: Set<string> }>;
+  list(opts: { includeJson?: boolean }): Promise<{ name: string; path: string; unreadable?: string }[]>;
+}
+
+/** The snapshot commit a checkpoint names; throws when it has none or the repository lacks it. */
+export async function checkpointSnapshot(store: SnapshotStore, name: string): Promise<{ checkpoint: Checkpoint; commit: string }> {
+  const checkpoint = await store.show(name);
+  if (!checkpoint.snapshot) {
+    throw new CheckpointError(`Checkpoint "${checkpoint.name}" has no code snapshot (it was saved outside git, with --no-snapshot, or over the size limit).`);
+  }
+  if (!(await hasCommit(store.cwd, checkpoint.snapshot))) {
+    throw new CheckpointError(
+      `The snapshot of "${checkpoint.name}" (${checkpoint.snapshot.slice(0, 12)}) is not in the repository at ${store.cwd}; if it was saved on another machine, run checkpoint pull.`,
+    );
+  }
+  return { checkpoint, commit: checkpoint.snapshot };
+}
+
+/** One file that differs between a snapshot and now: Added, Modified, Deleted since the snapshot, or Type changed. */
+export interface SnapshotChange {
+  status: 'A' | 'M' | 'D' | 'T';
+  /** Relative to the repository's top folder, `/`-separated. */
+  path: string;
+}
+
+/** The files that differ between two commits or trees (`from` '': the empty tree), paths relative to the top. */
+export async function changesBetween(top: string, from: string, to: string): Promise<SnapshotChange[]> {
+  const args = from ? ['diff-tree', '-r', '--no-renames', '--name-status', '-z', from, to] : ['ls-tree', '-r', '-z', '--name-only', to];
+  const parts = splitZ(await runGit(top, args, { timeoutMs: SNAPSHOT_TIME_LIMIT_MS }));
+  if (!from) return parts.map((p) => ({ status: 'A', path: p }));
+  const changes: SnapshotChange[] = [];
+  for (let i = 0; i + 1 < parts.length; i += 2) {
+    const status = parts[i][0];
+    if (status === 'A' || status === 'M' || status === 'D' || status === 'T') changes.push({ status, path: parts[i + 1] });
+  }
+  return changes;
+}
+
+/** The files that differ between a snapshot and the work tree now (untracked files included, ignored ones not). */
+export async function changesSince(cwd: string, commit: string, opts: { memoryDir?: string } = {}): Promise<{ top: string; tree: string; changes: SnapshotChange[]; skipped: string[] }> {
+  const { top, tree, skipped } = await workTreeNow(cwd, opts);
+  return { top, tree, skipped, changes: await changesBetween(top, commit, tree) };
+}
+
+/** The repository's top folder (where snapshot paths start), or undefined outside a work tree. */
+export async function repoTop(cwd: string): Promise<string | undefined> {
+  return (await repoPaths(cwd, GIT_QUICK_MS))?.top;
+}
+
+/**
+ * A file's bytes in a commit (`file` relative to the top, `/`-separated), as `git show <commit>:<file>` gives them
+ * but with no textconv filter (the repository's config could name any command); throws when the commit has none.
+ */
+export async function fileAt(top: string, commit: string, file: string): Promise<Buffer> {
+  if (!isObjectId(commit)) throw new CheckpointError(`"${commit}" is not a commit id.`);
+  // `<commit>:<path>` starts with the object id: it can never be read as an option.
+  return runGitBytes(top, [...NO_HOOKS, 'cat-file', 'blob', `${commit}:${file}`], { timeoutMs: SNAPSHOT_TIME_LIMIT_MS });
+}
+
+/** The patch (or with `stat`, the summary) from a snapshot to the work tree now; '' when nothing changed. */
+export async function diffSince(cwd: string, commit: string, opts: { stat?: boolean; memoryDir?: string } = {}): Promise<{ text: string; skipped: string[] }> {
+  const { top, tree, skipped } = await workTreeNow(cwd, { memoryDir: opts.memoryDir });
+  // No external diff program and no textconv filter runs: the repository's config could name any command.
+  const args = ['diff', '--no-ext-diff', '--no-textconv', '--no-color', ...(opts.stat ? ['--stat'] : []), commit, tree];
+  return { text: await runGit(top, args, { timeoutMs: SNAPSHOT_TIME_LIMIT_MS }), skipped };
+}
+
+/** Where `checkpoint branch` puts a snapshot: `checkpoint/<name>`. */
+export const BRANCH_PREFIX = 'checkpoint/';
+
+/**
+ * Creates the branch `checkpoint/<name>` at a snapshot. Never moves an existing branch, never touches the work
+ * tree, the index or HEAD. Returns the branch name.
+ */
+export async function branchFromSnapshot(cwd: string, name: string, commit: string): Promise<string> {
+  const ref = await checkedRef(cwd, `refs/heads/${BRANCH_PREFIX}`, name);
+  const branch = ref.slice('refs/heads/'.length);
+  try {
+    // An empty old value: the ref must not exist yet.
+    await runGit(cwd, ['update-ref', '-m', `checkpoint: branch from the snapshot of ${name}`, ref, commit, ''], { timeoutMs: GIT_QUICK_MS });
+  } catch (err) {
+    if (/reference already exists/i.test(errorMessage(err))) {
+      throw new CheckpointError(`A branch named ${branch} exists already; rename or delete it first (nothing was changed).`);
+    }
+    throw new CheckpointError(`git could not create ${branch}: ${errorMessage(err).trim().split('\n')[0]}`);
+  }
+  return branch;
+}
+
+/** Trashed checkpoints older than this many days are purged on save, with the snapshot refs only they named. */
+export const TRASH_PURGE_DAYS = 30;
+
+/**
+ * Deletes the refs under refs/checkpoints/snapshots/ and refs/checkpoints/kept/ that point at one of `shas`.
+ * Returns the refs deleted. A ref moved meanwhile is left alone (the deletion checks its old value).
+ */
+export async function removeSnapshotRefs(cwd: string, shas: ReadonlySet<string>, timeoutMs = GIT_QUICK_MS, keepNames: ReadonlySet<string> = new Set()): Promise<string[]> {
+  if (shas.size === 0) return [];
+  const out = await runGit(cwd, ['for-each-ref', '--format=%(objectname) %(refname)', SNAPSHOT_REFS, KEPT_REFS], { timeoutMs });
+  const doomed = out
+    .split('\n')
+    .map((l) => [l.slice(0, l.indexOf(' ')), l.slice(l.indexOf(' ') + 1)] as const)
+    .filter(([sha, ref]) => shas.has(sha) && ref.startsWith('refs/checkpoints/') && !(ref.startsWith(SNAPSHOT_REFS) && keepNames.has(ref.slice(SNAPSHOT_REFS.length))));
+  if (doomed.length === 0) return [];
+  await runGit(cwd, ['update-ref', '-z', '--stdin'], { input: doomed.map(([sha, ref]) => `delete ${ref}\0${sha}\0`).join(''), timeoutMs });
+  return doomed.map(([, ref]) => ref);
+}
+
+/**
+ * Purges trashed checkpoints dated `olderThanDays` days ago or earlier (0: the whole trash), and the snapshot refs
+ * that only they named: a snapshot goes only when no live or trashed checkpoint names it any more, so Undo and
+ * restore never find a checkpoint without its snapshot. `git: false` (Restricted Mode) leaves refs alone.
+ */
+export async function collectGarbage(
+  store: SnapshotStore,
+  olderThanDays: number,
+  opts: { git?: boolean } = {},
+): Promise<{ purged: string[]; refsRemoved: string[]; warnings: string[] }> {
+  const { purged, stillNamed } = await store.purgeTrash(olderThanDays);
+  const gone = new Set(purged.map((p) => p.snapshot).filter((s): s is string => isObjectId(s) && !stillNamed.has(s)));
+  const warnings: string[] = [];
+  let refsRemoved: string[] = [];
+  // A live checkpoint that cannot be parsed may still name a snapshot: its name's ref, and any object id in its
+  // text, stay (the file may be fixed by hand).
+  const unreadable = gone.size ? (await store.list({ includeJson: false })).filter((c) => c.unreadable !== undefined) : [];
+  for (const c of unreadable) {
+    const text = await fs.readFile(c.path, 'latin1').catch(() => '');
+    for (const id of text.slice(0, 1024 * 1024).match(/[0-9a-f]+/g) ?? []) if (isObjectId(id)) gone.delete(id);
+  }
+  if (gone.size && opts.git !== false) {
+    refsRemoved = await removeSnapshotRefs(store.cwd, gone, GIT_QUICK_MS, new Set(unreadable.map((c) => c.name))).catch((err: unknown) => {
+      warnings.push(`The snapshot refs of purged checkpoints were not removed: ${errorMessage(err).trim().split('\n')[0]}`);
+      return [];
+    });
+  }
+  return { purged: purged.map((p) => p.file), refsRemoved, warnings };
+}
