@@ -49,10 +49,11 @@ export interface AgentTool<S extends z.ZodMiniObject = z.ZodMiniObject> {
   /** What the model reads to decide when and how to call the tool. */
   description: string;
   input: S;
-  /** Only reads: MCP `readOnlyHint`; no confirmation in VS Code. */
-  readOnly: boolean;
-  /** Moves a file out of the list (resume consumes): MCP `destructiveHint`. */
-  destructive: boolean;
+  /**
+   * What a call does to the folder: `reads` (MCP `readOnlyHint`; no confirmation in VS Code), `writes`, or `consumes`
+   * (moves a file out of the list, as resume does: MCP `destructiveHint`).
+   */
+  effect: 'reads' | 'writes' | 'consumes';
   /** What the user confirms before a writing tool runs: what will be written or consumed, and where. */
   confirmation?: (input: z.infer<S>, memoryDir: string) => { title: string; message: string };
   /** Runs the tool; returns the text the model reads. A CheckpointError's message is the tool error to show. */
@@ -72,11 +73,8 @@ export const saveTool = describeTool({
     '(and what comes next), what was done, approaches that failed and why, decisions, open questions and the plan being followed. ' +
     'The git branch, the time and the modified files are recorded automatically. It writes checkpoint-<name>.md in the project\'s ' +
     'agent memory folder and its line in MEMORY.md there. An existing checkpoint of the same name is only replaced with force: true.',
-  get input() {
-    return schemas().SaveToolInput;
-  },
-  readOnly: false,
-  destructive: false,
+  get input() { return schemas().SaveToolInput; }, // zod's code loads on first use
+  effect: 'writes',
   confirmation: (input, memoryDir) => ({
     title: 'Save checkpoint?',
     message:
@@ -124,11 +122,8 @@ export const listTool = describeTool({
   description:
     'List the saved checkpoints of the project, newest first: name, git branch, when it was saved, the plan step and the one-line ' +
     'summary of where work stopped. Use it to find a checkpoint to show or resume. Changes nothing.',
-  get input() {
-    return schemas().ListToolInput;
-  },
-  readOnly: true,
-  destructive: false,
+  get input() { return schemas().ListToolInput; }, // zod's code loads on first use
+  effect: 'reads',
   run: async (target) => {
     const items = await target.list();
     if (items.length === 0) return `${NO_CHECKPOINTS} (Memory folder: ${oneLine(target.memoryDir)})`;
@@ -146,11 +141,8 @@ export const showTool = describeTool({
   description:
     'Show one checkpoint in full without consuming it: where work stopped, what was done, approaches that failed, decisions, open ' +
     'questions, the plan and its step, the modified files, and whether the current git branch differs from the saved one. Changes nothing.',
-  get input() {
-    return schemas().ShowToolInput;
-  },
-  readOnly: true,
-  destructive: false,
+  get input() { return schemas().ShowToolInput; }, // zod's code loads on first use
+  effect: 'reads',
   run: async (target, input) => {
     const cp = await target.show(input.name);
     return `${resumeSummary(cp, { currentBranch: await target.currentBranch() })}\n\nFile: ${oneLine(cp.path)}`;
@@ -167,11 +159,8 @@ export const resumeTool = describeTool({
     'the plan and its current step, the files that were in flight, and a warning when the current git branch differs from the one it ' +
     'was saved on. The checkpoint is then consumed: moved to the trash of the memory folder and taken out of MEMORY.md (the user can ' +
     'restore it) unless keep is true. Without a name it resumes the only checkpoint; when there are several, the error lists them.',
-  get input() {
-    return schemas().ResumeToolInput;
-  },
-  readOnly: false,
-  destructive: true,
+  get input() { return schemas().ResumeToolInput; }, // zod's code loads on first use
+  effect: 'consumes',
   confirmation: (input, memoryDir) => ({
     title: 'Resume checkpoint?',
     message: `Resume checkpoint ${input.name ? `"${printable(oneLine(input.name), 64)}"` : '(the only one)'} from ${oneLine(memoryDir)}${

@@ -81,7 +81,7 @@ export async function runMcpServer(opts: McpServerOptions): Promise<number> {
         title: tool.title,
         description: tool.description,
         inputSchema: tool.input,
-        annotations: { title: tool.title, readOnlyHint: tool.readOnly, destructiveHint: tool.destructive, idempotentHint: tool.readOnly, openWorldHint: false },
+        annotations: { title: tool.title, readOnlyHint: tool.effect === 'reads', destructiveHint: tool.effect === 'consumes', idempotentHint: tool.effect === 'reads', openWorldHint: false },
       },
       // The SDK has validated the arguments against tool.input; a thrown error becomes a tool error with its message.
       async (args: Record<string, unknown>) => {
