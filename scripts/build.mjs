@@ -11,7 +11,10 @@ const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const args = new Set(process.argv.slice(2));
 const production = args.has('--production');
 const watch = args.has('--watch');
-const { version } = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8'));
+const manifest = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8'));
+const { version } = manifest;
+/** The agent tools' declarations, without their schemas (src/agentTools.ts takes their texts from them). */
+const toolDeclarations = manifest.contributes.languageModelTools.map(({ inputSchema: _schema, ...texts }) => texts);
 
 const common = {
   bundle: true,
@@ -24,7 +27,8 @@ const common = {
   logLevel: 'warning',
   absWorkingDir: root,
   external: ['vscode'],
-  define: { CHECKPOINT_VERSION: JSON.stringify(version) },
+  // The agent tools' texts are written once, in package.json (where VS Code reads them): the bundles carry them.
+  define: { CHECKPOINT_VERSION: JSON.stringify(version), CHECKPOINT_TOOLS_DECLARED: JSON.stringify(toolDeclarations) },
   // Prefer CommonJS builds of dependencies; their ESM entries pull in extra code.
   mainFields: ['main', 'module'],
   // jsonc-parser's CommonJS build is a UMD wrapper whose require() calls esbuild cannot follow: use its ESM build.

@@ -1,3 +1,5 @@
+import { readFileSync } from 'node:fs';
+import * as path from 'node:path';
 import { NO_CHECKPOINTS, formatStep } from './core/wording';
 import type * as z from 'zod/mini';
 import type { Checkpoint } from './core/checkpoint';
@@ -60,19 +62,31 @@ export interface AgentTool<S extends z.ZodMiniObject = z.ZodMiniObject> {
   run: (target: ToolTarget, input: z.infer<S>) => Promise<string>;
 }
 
-const describeTool = <S extends z.ZodMiniObject>(tool: AgentTool<S>): AgentTool<S> => tool;
+/** The texts of a tool a person and a model read. */
+type ToolTexts = Pick<AgentTool, 'referenceName' | 'title' | 'userDescription' | 'description'>;
 
-export const saveTool = describeTool({
-  name: 'checkpoint_save',
-  referenceName: 'checkpoint',
-  title: 'Save Checkpoint',
-  userDescription: 'Save where work stopped (left off, done, failed approaches, plan step) as a checkpoint.',
-  description:
-    'Save a checkpoint: a short note of where work stopped, so that this or a later agent session (or the user) can pick it up again. ' +
-    'Call it before the context is compacted, when a session ends, or before switching task or branch. Give what was left off ' +
-    '(and what comes next), what was done, approaches that failed and why, decisions, open questions and the plan being followed. ' +
-    'The git branch, the time and the modified files are recorded automatically. It writes checkpoint-<name>.md in the project\'s ' +
-    'agent memory folder and its line in MEMORY.md there. An existing checkpoint of the same name is only replaced with force: true.',
+/** package.json's `contributes.languageModelTools`, set by the bundler (scripts/build.mjs); absent in the tsc output. */
+declare const CHECKPOINT_TOOLS_DECLARED: Record<string, string>[] | undefined;
+
+const declaredTools = (): Record<string, string>[] =>
+  typeof CHECKPOINT_TOOLS_DECLARED === 'object'
+    ? CHECKPOINT_TOOLS_DECLARED
+    : (JSON.parse(readFileSync(path.join(__dirname, '..', '..', 'package.json'), 'utf8')) as { contributes: { languageModelTools: Record<string, string>[] } }).contributes
+        .languageModelTools;
+
+/**
+ * Each tool's texts, by name. They are written once, in package.json's `contributes.languageModelTools` (where VS Code
+ * reads them): the bundles carry them, and the tsc output (the tests) reads the manifest.
+ */
+const TOOL_TEXTS: Record<string, ToolTexts> = Object.fromEntries(
+  declaredTools().map((t) => [t.name, { referenceName: t.toolReferenceName, title: t.displayName, userDescription: t.userDescription, description: t.modelDescription }]),
+);
+
+/** A tool: its name and texts, then what it does (copied as descriptors: `input` stays a getter, loaded on first use). */
+const describeTool = <S extends z.ZodMiniObject>(name: string, tool: Omit<AgentTool<S>, 'name' | keyof ToolTexts>): AgentTool<S> =>
+  Object.defineProperties({ name, ...TOOL_TEXTS[name] }, Object.getOwnPropertyDescriptors(tool)) as AgentTool<S>;
+
+export const saveTool = describeTool('checkpoint_save', {
   get input() { return schemas().SaveToolInput; }, // zod's code loads on first use
   effect: 'writes',
   confirmation: (input, memoryDir) => ({
@@ -114,14 +128,7 @@ export const saveTool = describeTool({
   },
 });
 
-export const listTool = describeTool({
-  name: 'checkpoint_list',
-  referenceName: 'checkpoints',
-  title: 'List Checkpoints',
-  userDescription: 'List the saved checkpoints of the project, newest first.',
-  description:
-    'List the saved checkpoints of the project, newest first: name, git branch, when it was saved, the plan step and the one-line ' +
-    'summary of where work stopped. Use it to find a checkpoint to show or resume. Changes nothing.',
+export const listTool = describeTool('checkpoint_list', {
   get input() { return schemas().ListToolInput; }, // zod's code loads on first use
   effect: 'reads',
   run: async (target) => {
@@ -133,14 +140,7 @@ export const listTool = describeTool({
   },
 });
 
-export const showTool = describeTool({
-  name: 'checkpoint_show',
-  referenceName: 'checkpointShow',
-  title: 'Show Checkpoint',
-  userDescription: 'Show one checkpoint in full, without consuming it.',
-  description:
-    'Show one checkpoint in full without consuming it: where work stopped, what was done, approaches that failed, decisions, open ' +
-    'questions, the plan and its step, the modified files, and whether the current git branch differs from the saved one. Changes nothing.',
+export const showTool = describeTool('checkpoint_show', {
   get input() { return schemas().ShowToolInput; }, // zod's code loads on first use
   effect: 'reads',
   run: async (target, input) => {
@@ -149,16 +149,7 @@ export const showTool = describeTool({
   },
 });
 
-export const resumeTool = describeTool({
-  name: 'checkpoint_resume',
-  referenceName: 'checkpointResume',
-  title: 'Resume Checkpoint',
-  userDescription: 'Pick up a checkpoint: left off, failed approaches, plan step, files; then consume it.',
-  description:
-    'Resume a checkpoint to pick up where work stopped: returns what was left off, approaches that failed before (do not retry them), ' +
-    'the plan and its current step, the files that were in flight, and a warning when the current git branch differs from the one it ' +
-    'was saved on. The checkpoint is then consumed: moved to the trash of the memory folder and taken out of MEMORY.md (the user can ' +
-    'restore it) unless keep is true. Without a name it resumes the only checkpoint; when there are several, the error lists them.',
+export const resumeTool = describeTool('checkpoint_resume', {
   get input() { return schemas().ResumeToolInput; }, // zod's code loads on first use
   effect: 'consumes',
   confirmation: (input, memoryDir) => ({
