@@ -36,18 +36,18 @@ export class ResumeOffer {
     if (!vscode.workspace.getConfiguration('checkpoint', folder).get<boolean>('offerResumeOnOpen', true)) return;
     const store = await this.s.model.folder(folder).store();
     const pending = (await findPending(store)).checkpoints;
-    const c = pending[0];
-    if (!c) return;
+    // The first pending checkpoint not offered before; none when that is one this window saved (or resumed) itself.
     const own = this.s.model.folder(folder).recorded();
-    if (own && own.name === c.name && own.saved === c.saved) return; // saved (or resumed) in this window
-    const key = `${store.memoryDir}\u0000${c.name}\u0000${c.saved}`;
+    const key = (p: { name: string; saved: string }): string => `${store.memoryDir}\u0000${p.name}\u0000${p.saved}`;
     const offered = this.memento.get<string[]>(OFFERED_KEY, []);
-    if (offered.includes(key)) return;
-    await this.memento.update(OFFERED_KEY, [...offered, key].slice(-MAX_REMEMBERED));
+    const c = pending.find((p) => !offered.includes(key(p)));
+    if (!c || (own && own.name === c.name && own.saved === c.saved)) return;
+    await this.memento.update(OFFERED_KEY, [...offered, key(c)].slice(-MAX_REMEMBERED));
     const where = this.s.model.folders().length > 1 ? ` in ${folder.name}` : '';
     // The first pending checkpoint by name, and up to two more (the session-start hook names the same ones).
-    const others = pending.slice(1, 3).map((o) => `'${agentLine(o.name, 40)}'`);
-    const more = others.length ? ` (also pending: ${others.join(', ')}${pending.length > 3 ? ` and ${pending.length - 3} more` : ''})` : '';
+    const rest = pending.filter((p) => p !== c);
+    const others = rest.slice(0, 2).map((o) => `'${agentLine(o.name, 40)}'`);
+    const more = others.length ? ` (also pending: ${others.join(', ')}${rest.length > 2 ? ` and ${rest.length - 2} more` : ''})` : '';
     const message = `Resume '${agentLine(c.name, 64)}'${where} — saved ${formatRelative(c.saved)}${c.branch ? ` on ${agentLine(c.branch, 80)}` : ''}${more}`;
     this.shown.push(message);
     this.s.log.info(`Offered to resume ${c.path}`);

@@ -93,7 +93,8 @@ suite('Checkpoint: Combine… and Save and Commit', {}, (t) => {
     assert.equal(file, path.join(t.dir, 'checkpoint-it-combined.md'));
     const text = readFileSync(file, 'utf8');
     assert.match(text, /^sources: \[it-alpha, it-beta\]$/m);
-    assert.match(text, /## Left Off\nbeta left off\n## Done This Session\n- shared\n- b1\n- a1\n## Failed Approaches\n- fb\n- fa\n/);
+    // Left Off says where each source left off, newest first, each under its name.
+    assert.match(text, /## Left Off\nit-beta: beta left off\nit-alpha: alpha left off\n## Done This Session\n- shared\n- b1\n- a1\n## Failed Approaches\n- fb\n- fa\n/);
     assert.ok(!existsSync(path.join(t.dir, 'checkpoint-it-alpha.md')) && !existsSync(path.join(t.dir, 'checkpoint-it-beta.md')));
     const trash = path.join(t.dir, '.trash');
     const inTrash = readdirSync(trash).flatMap((day) => readdirSync(path.join(trash, day)));
