@@ -354,8 +354,9 @@ export const flows = [
     slug: 'resume-offer',
     resumeOffer: true,
     async run({ wb, memoryDir, screenshot }) {
-      // The demo's checkpoints were saved by the CLI before the window opened; db-migration (on main) is the newest.
-      const offer = /^Resume 'db-migration' — saved .+ on main$/;
+      // The demo's checkpoints were saved by the CLI before the window opened; db-migration (on main) is the newest,
+      // and the others not resumed since they were saved are named after it.
+      const offer = /^Resume 'db-migration' — saved .+ on main \(also pending: '[^']+'.*\)$/;
       // The extension activates when start-up has finished (onStartupFinished): allow a slow machine its time.
       const resume = await wb.visible(wb.notificationButton(offer, 'Resume'), 'the start-up offer with Resume', { timeout: 60_000 });
       await wb.visible(wb.notificationButton(offer, 'Later'), 'the start-up offer with Later');
