@@ -18,7 +18,7 @@ import { NO_CHECKPOINTS } from './wording';
 import { keepSnapshot, takeSnapshot } from './snapshot';
 import { collectGarbage, TRASH_PURGE_DAYS } from './snapshotUse';
 import { CheckpointReader, indexMismatch, trashedCopy } from './storeReader';
-import { createIgnoredDir, removeTrashCopy, replaceWithUndo, undoMoves, type Move } from './transaction';
+import { createIgnoredDir, removeTrashCopy, replaceWithUndo, undoMoves, type Move, type Placed } from './transaction';
 import {
   AmbiguousCheckpointError,
   CheckpointExistsError,
@@ -130,49 +130,16 @@ export class CheckpointStore extends CheckpointReader {
     const bullet = formatBullet(cp);
     const large = sizeWarning(cp, content, git.modifiedFiles.length);
     if (large) warnings.push(large);
-    // Kept across a retry after a lost lock: the file is written once.
-    let written: { overwritten: boolean; replaced?: string; created: string[]; undo: () => Promise<void>; commit: () => Promise<void> } | undefined;
-    const result = await this.locked(async (lock): Promise<SaveResult> => {
-      await cleanStaleTempFiles(this.memoryDir);
-      await assertNotSymlink(file);
-      await assertNotSymlink(this.indexPath);
-      const index = await this.readIndex();
-      await this.assertReplaceable(this.indexPath);
-      if (!written) {
-        const existing = await exists(file);
-        if (existing && !input.force) {
-          throw new CheckpointExistsError(await this.read(file, LIST_READ_BYTES).catch(() => undefined), file, name);
-        }
-        if (existing) await this.assertReplaceable(file);
-        await lock.assertHeld();
-        // No save destroys a checkpoint: the previous version is linked into the trash first, then the new version
-        // replaces it in one rename (readers never miss the file). If the write fails, the trash copy goes again.
-        const created: string[] = [];
-        const replaced = existing ? await this.trashFile(file, path.basename(file), created, { keep: true }) : undefined;
-        try {
-          written = { overwritten: existing, replaced, created, ...(await replaceWithUndo(file, content)) };
-        } catch (err) {
-          await removeTrashCopy(replaced, created);
-          throw err;
-        }
-      }
-      let edit;
-      try {
-        edit = await this.writeIndex(lock, index, (text, known) => upsertIndex(text, name, bullet, known));
-      } catch (err) {
-        if (!(err instanceof LockLostError)) {
-          await written.undo();
-          await removeTrashCopy(written.replaced, written.created);
-          written = undefined;
-        }
-        throw err;
-      }
-      await written.commit();
-      if (edit.budgetWarning) warnings.push(edit.budgetWarning);
-      const saved: SaveResult = { checkpoint: cp, path: file, overwritten: written.overwritten, warnings };
-      if (written.replaced) saved.replaced = written.replaced;
-      return saved;
+    const written = await this.writeCheckpoint(file, {
+      put: () => writeFileAtomic(file, content),
+      check: async (existing) => {
+        if (existing && !input.force) throw new CheckpointExistsError(await this.read(file, LIST_READ_BYTES).catch(() => undefined), file, name);
+      },
+      index: (text, known) => upsertIndex(text, name, bullet, known),
     });
+    if (written.edit.budgetWarning) warnings.push(written.edit.budgetWarning);
+    const result: SaveResult = { checkpoint: cp, path: file, overwritten: written.overwritten, warnings };
+    if (written.replaced) result.replaced = written.replaced;
     if (cp.snapshot) {
       await keepSnapshot(this.cwd, name, cp.snapshot, undefined, snap?.snapshot?.previous).catch((err: unknown) =>
         warnings.push(`The code snapshot ${cp.snapshot!.slice(0, 12)} is saved but no ref keeps it (${errorMessage(err).trim().split('\n')[0]}); git may prune it.`),
@@ -206,58 +173,93 @@ export class CheckpointStore extends CheckpointReader {
     const content = renderCheckpoint({ ...cp, name });
     const bullet = formatBullet({ ...cp, name });
     const trashedNames = others.map((p) => nameFromFileName(path.basename(p))).filter((n): n is string => n !== undefined);
+    const written = await this.writeCheckpoint(file, {
+      put: () => writeFileAtomic(file, content),
+      // A source saved again since it was read: the combination holds only its old version, so it is not trashed,
+      // and nothing is written (combine it again to include the new version).
+      check: async () => {
+        for (const t of sources) {
+          const st = t.identity ? await fs.lstat(t.path).catch(() => undefined) : undefined;
+          if (t.identity && st && !sameIdentity(t.identity, identityOf(st))) {
+            throw new CheckpointError(`Checkpoint ${t.path} was saved again while it was being combined; nothing was written. Combine again to include its new version.`);
+          }
+        }
+      },
+      then: async (lock, moves) => {
+        for (const p of others) {
+          if (!(await exists(p))) continue;
+          await lock.assertHeld();
+          const made: string[] = [];
+          moves.push({ from: p, to: await this.trashFile(p, path.basename(p), made), created: made });
+        }
+      },
+      index: (text, known) => {
+        const e = upsertIndex(text, name, bullet, known);
+        return trashedNames.length ? { ...e, text: removeFromIndex(e.text, trashedNames, known) } : e;
+      },
+    });
+    const warnings: string[] = [];
+    if (written.edit.budgetWarning) warnings.push(written.edit.budgetWarning);
+    return { path: file, replaced: written.replaced, trashed: written.moves.map((m) => m.to), warnings };
+  }
+
+  /**
+   * The write transaction of every operation that puts a checkpoint file in place — save, combine and restore —
+   * written once. Under the memory directory's lock: MEMORY.md is read and checked (a regular file, UTF-8,
+   * replaceable) before anything is written; `check` may refuse (nothing written yet); an existing version is linked
+   * into the trash (no write destroys a checkpoint) and the new one put in place in one rename (`put`; readers never
+   * miss the file); `then` does the rest (combine: its sources to the trash, pushing each move); the index is merged
+   * (`index`), the lock checked still ours before each write. When a step fails, every earlier one is undone — exit 1
+   * means nothing written. When another writer took the lock over, what is done stays and the rest runs again under a
+   * new lock: the index is read again and merged, `then` skips what it already did.
+   */
+  private async writeCheckpoint(
+    file: string,
+    steps: {
+      put: () => Promise<void>;
+      retract?: () => Promise<void>;
+      check?: (existing: boolean) => Promise<void>;
+      then?: (lock: DirLock, moves: Move[]) => Promise<void>;
+      index: (text: string | undefined, known: Set<string>) => IndexEdit;
+    },
+  ): Promise<{ edit: IndexEdit; overwritten: boolean; replaced?: string; moves: Move[] }> {
+    // Kept across a retry after a lost lock: the file is put in place once.
+    let done: { overwritten: boolean; replaced?: string; created: string[]; placed: Placed; moves: Move[] } | undefined;
     return this.locked(async (lock) => {
       await cleanStaleTempFiles(this.memoryDir);
       await assertNotSymlink(file);
       await assertNotSymlink(this.indexPath);
       const index = await this.readIndex();
       await this.assertReplaceable(this.indexPath);
-      const existing = await exists(file);
-      if (existing) await this.assertReplaceable(file);
-      // A source saved again since it was read: the combination holds only its old version, so it is not trashed,
-      // and nothing is written (combine it again to include the new version).
-      for (const t of sources) {
-        const st = t.identity ? await fs.lstat(t.path).catch(() => undefined) : undefined;
-        if (t.identity && st && !sameIdentity(t.identity, identityOf(st))) {
-          throw new CheckpointError(`Checkpoint ${t.path} was saved again while it was being combined; nothing was written. Combine again to include its new version.`);
+      if (!done) {
+        const existing = await exists(file);
+        await steps.check?.(existing);
+        if (existing) await this.assertReplaceable(file);
+        await lock.assertHeld();
+        const created: string[] = [];
+        const replaced = existing ? await this.trashFile(file, path.basename(file), created, { keep: true }) : undefined;
+        try {
+          done = { overwritten: existing, replaced, created, placed: await replaceWithUndo(file, steps.put, steps.retract), moves: [] };
+        } catch (err) {
+          await removeTrashCopy(replaced, created);
+          throw err;
         }
       }
-      await lock.assertHeld();
-      const created: string[] = [];
-      const replaced = existing ? await this.trashFile(file, path.basename(file), created, { keep: true }) : undefined;
-      let written: { undo: () => Promise<void>; commit: () => Promise<void> };
-      try {
-        written = await replaceWithUndo(file, content);
-      } catch (err) {
-        await removeTrashCopy(replaced, created);
-        throw err;
-      }
-      const trashed: string[] = [];
-      const moves: Move[] = [];
       let edit: IndexEdit;
       try {
-        for (const p of others) {
-          if (!(await exists(p))) continue;
-          await lock.assertHeld();
-          const made: string[] = [];
-          const to = await this.trashFile(p, path.basename(p), made);
-          trashed.push(to);
-          moves.push({ from: p, to, created: made });
-        }
-        edit = await this.writeIndex(lock, index, (text, known) => {
-          const e = upsertIndex(text, name, bullet, known);
-          return trashedNames.length ? { ...e, text: removeFromIndex(e.text, trashedNames, known) } : e;
-        });
+        await steps.then?.(lock, done.moves);
+        edit = await this.writeIndex(lock, index, steps.index);
       } catch (err) {
-        await undoMoves(moves);
-        await written.undo();
-        await removeTrashCopy(replaced, created);
+        if (!(err instanceof LockLostError)) {
+          await undoMoves(done.moves);
+          await done.placed.undo();
+          await removeTrashCopy(done.replaced, done.created);
+          done = undefined;
+        }
         throw err;
       }
-      await written.commit();
-      const warnings: string[] = [];
-      if (edit.budgetWarning) warnings.push(edit.budgetWarning);
-      return { path: file, replaced, trashed, warnings };
+      await done.placed.commit();
+      return { edit, overwritten: done.overwritten, replaced: done.replaced, moves: done.moves };
     });
   }
 
@@ -378,31 +380,21 @@ export class CheckpointStore extends CheckpointReader {
     const name = nameFromFileName(path.basename(trashPath).replace(/~\d+(\.md)$/, '$1'));
     if (!name) throw new CheckpointError(`${trashPath} is not a checkpoint file.`);
     const file = this.pathFor(name);
-    return this.locked(async (lock) => {
-      const live = await exists(file);
-      if (live && !opts.replaceLive) throw new CheckpointError(`Cannot restore "${name}": a checkpoint of that name exists again.`);
-      await assertNotSymlink(file);
-      await assertNotSymlink(this.indexPath);
-      const index = await this.readIndex();
-      await this.assertReplaceable(this.indexPath);
-      if (live) await this.assertReplaceable(file);
-      const cp: Checkpoint & { replaced?: string } = { ...(await this.read(trashPath)), name };
-      await lock.assertHeld();
-      // The live one is linked into the trash and then replaced in one rename: the file is never missing.
-      const created: string[] = [];
-      if (live) cp.replaced = await this.trashFile(file, path.basename(file), created, { keep: true });
-      await fs.rename(trashPath, file);
-      await syncDir(this.memoryDir);
-      try {
-        await this.writeIndex(lock, index, (text, known) => upsertIndex(text, name, formatBullet(cp), known));
-      } catch (err) {
-        await fs.rename(file, trashPath).catch(() => undefined);
-        if (cp.replaced) await fs.rename(cp.replaced, file).catch(() => undefined);
-        for (const dir of [...created].reverse()) await fs.rmdir(dir).catch(() => undefined);
-        throw err;
-      }
-      return cp;
+    const cp: Checkpoint & { replaced?: string } = { ...(await this.read(trashPath)), name };
+    const written = await this.writeCheckpoint(file, {
+      // The trashed copy goes back in one rename (a live one was linked into the trash first: never missing).
+      put: async () => {
+        await fs.rename(trashPath, file);
+        await syncDir(this.memoryDir);
+      },
+      retract: () => fs.rename(file, trashPath),
+      check: async (live) => {
+        if (live && !opts.replaceLive) throw new CheckpointError(`Cannot restore "${name}": a checkpoint of that name exists again.`);
+      },
+      index: (text, known) => upsertIndex(text, name, formatBullet(cp), known),
     });
+    if (written.replaced) cp.replaced = written.replaced;
+    return cp;
   }
 
   /**

@@ -2,7 +2,7 @@
 // undone, and the fallback folder created ignored by git.
 import { constants as fsConstants, promises as fs } from 'node:fs';
 import * as path from 'node:path';
-import { exists, identityOf, sameIdentity, syncDir, TEMP_PREFIX, writeFileAtomic } from './files';
+import { exists, identityOf, sameIdentity, syncDir, TEMP_PREFIX } from './files';
 
 export interface Move {
   from: string;
@@ -23,12 +23,19 @@ export async function undoMoves(moved: Move[]): Promise<void> {
   }
 }
 
+/** A checkpoint file put in place, with how to take it back (a later step failed) and how to make it final. */
+export interface Placed {
+  undo: () => Promise<void>;
+  commit: () => Promise<void>;
+}
+
 /**
- * Writes `content` to `file` atomically, and returns how to undo that (remove the new file, or put the previous
- * version back) and how to make it final. The previous version is kept under a temp name (a hard link, so no
- * space is needed; a copy where links are not possible) until `commit`.
+ * Puts a new version of `file` in place with `put` (one atomic write or rename), and returns how to undo that (take
+ * the new version back with `retract` — by default it is dropped — and put the previous version back) and how to make
+ * it final. The previous version is kept under a temp name (a hard link, so no space is needed; a copy where links
+ * are not possible) until `commit`.
  */
-export async function replaceWithUndo(file: string, content: string): Promise<{ undo: () => Promise<void>; commit: () => Promise<void> }> {
+export async function replaceWithUndo(file: string, put: () => Promise<void>, retract?: () => Promise<void>): Promise<Placed> {
   const dir = path.dirname(file);
   const previous = await fs.lstat(file).catch(() => undefined);
   let backup: string | undefined;
@@ -37,19 +44,20 @@ export async function replaceWithUndo(file: string, content: string): Promise<{ 
     await fs.link(file, backup).catch(() => fs.copyFile(file, backup!, fsConstants.COPYFILE_EXCL));
   }
   try {
-    await writeFileAtomic(file, content);
+    await put();
   } catch (err) {
     if (backup) await fs.rm(backup, { force: true });
     throw err;
   }
-  const written = identityOf(await fs.lstat(file));
+  const placed = identityOf(await fs.lstat(file));
   return {
     undo: async () => {
       // Only our own version is taken back.
       const now = await fs.lstat(file).catch(() => undefined);
-      if (now && !sameIdentity(written, identityOf(now))) return;
+      if (now && !sameIdentity(placed, identityOf(now))) return;
+      if (retract) await retract();
       if (backup) await fs.rename(backup, file);
-      else await fs.rm(file, { force: true });
+      else if (!retract) await fs.rm(file, { force: true });
       await syncDir(dir);
     },
     commit: async () => {
