@@ -1,4 +1,4 @@
-import { constants as fsConstants, promises as fs } from 'node:fs';
+import { promises as fs } from 'node:fs';
 import * as path from 'node:path';
 import { CheckpointError, errorMessage } from './errors';
 import { describe, renderCheckpoint, type Checkpoint } from './checkpoint';
@@ -17,7 +17,9 @@ import { branchDiffers } from './git';
 import { NO_CHECKPOINTS } from './wording';
 import { keepSnapshot, takeSnapshot } from './snapshot';
 import { collectGarbage, TRASH_PURGE_DAYS } from './snapshotUse';
-import { CheckpointReader, indexMismatch, trashedCopy } from './storeReader';
+import { CheckpointReader } from './storeReader';
+import { healIndex } from './indexRepair';
+import { moveToTrashDay, trashedCopy } from './trash';
 import { createIgnoredDir, removeTrashCopy, replaceWithUndo, undoMoves, type Move, type Placed } from './transaction';
 import {
   AmbiguousCheckpointError,
@@ -456,7 +458,7 @@ export class CheckpointStore extends CheckpointReader {
   /**
    * Writes MEMORY.md with `change` applied to `read` (its text as read and checked at the start of the critical
    * section) and the index healed: a bullet is added for each checkpoint file that has none (a save killed between
-   * its two writes; at most {@link HEAL_LIMIT} per write, so the critical section stays bounded), and a bullet the
+   * its two writes; at most HEAL_LIMIT (indexRepair.ts) per write, so the critical section stays bounded), and a bullet the
    * product wrote whose file is gone is dropped. A user's own bullets are never touched. Writes nothing when nothing
    * changes; checks the lock is still ours right before the write.
    */
@@ -477,15 +479,8 @@ export class CheckpointStore extends CheckpointReader {
   }
 
   /** `text` with bullets added for checkpoint files that lack one and product bullets without a file removed. */
-  private async healIndex(text: string, known: Set<string>): Promise<string> {
-    const { missing, orphans } = indexMismatch(text, known);
-    let out = orphans.length ? removeFromIndex(text, orphans) : text;
-    for (const name of missing.slice(0, HEAL_LIMIT)) {
-      const entry = await this.summarize(this.pathFor(name), { details: false }).catch(() => undefined);
-      if (!entry || entry.unreadable !== undefined) continue;
-      out = upsertIndex(out, name, formatBullet(entry), known).text;
-    }
-    return out;
+  private healIndex(text: string, known: Set<string>): Promise<string> {
+    return healIndex(text, known, (name) => this.summarize(this.pathFor(name), { details: false }));
   }
 
   /**
@@ -509,21 +504,8 @@ export class CheckpointStore extends CheckpointReader {
   }
 
   /** Moves `file` to today's trash folder (`keep`: puts a hard link, or a copy, there and leaves the file). */
-  private async trashFile(file: string, baseName: string, created: string[] = [], opts: { keep?: boolean } = {}): Promise<string> {
-    const trash = path.join(this.memoryDir, TRASH_DIR);
-    const dir = path.join(trash, formatLocalDate(this.now()));
-    // A `.trash` (or day folder) that links elsewhere would move checkpoints out of the memory directory.
-    await assertNotSymlink(trash);
-    await assertNotSymlink(dir);
-    for (const d of [trash, dir]) if (!(await exists(d))) created.push(d);
-    await fs.mkdir(dir, { recursive: true });
-    let target = path.join(dir, baseName);
-    for (let n = 2; await exists(target); n++) target = path.join(dir, baseName.replace(/(\.\w+)$/, `~${n}$1`));
-    if (opts.keep) await fs.link(file, target).catch(() => fs.copyFile(file, target, fsConstants.COPYFILE_EXCL));
-    else await fs.rename(file, target);
-    await syncDir(dir);
-    await syncDir(this.memoryDir);
-    return target;
+  private trashFile(file: string, baseName: string, created: string[] = [], opts: { keep?: boolean } = {}): Promise<string> {
+    return moveToTrashDay(this.memoryDir, formatLocalDate(this.now()), file, baseName, created, opts);
   }
 
   /**
@@ -573,6 +555,4 @@ export class CheckpointStore extends CheckpointReader {
   }
 }
 
-/** At most this many missing bullets are added back per index write. */
-const HEAL_LIMIT = 50;
 

@@ -7,10 +7,12 @@ import { parseCheckpoint, parseCheckpointHeader, type Checkpoint, type Checkpoin
 import { assertInside, exists, isInside, readPrefix, readPrefixSync, readWhole, type FileIdentity } from './files';
 import { readBranch } from './git';
 import { readJsonCheckpoints, type JsonCheckpointFile } from './jsonCheckpoints';
-import { indexBullets, indexedNames, INDEX_FILE } from './memoryIndex';
+import { indexedNames, INDEX_FILE } from './memoryIndex';
 import { assertLookupName, fileNameFor, isLookupName, nameFromFileName, printable, resolveName, sanitizeName, validateName } from './names';
 import { homeFrom } from './paths';
 import { resolvePlanPath } from './plans';
+import { trashedCopy } from './trash';
+import { indexMismatch } from './indexRepair';
 import { newestFirst } from './order';
 import { LIST_READ_BYTES, SHOW_READ_BYTES, TRASH_DIR, type CheckpointSummary, type StoreOptions } from './storeTypes';
 
@@ -346,23 +348,6 @@ export class CheckpointReader {
 }
 
 const LINK_REFUSED = 'it is a symbolic link, and checkpoint files are never read through one';
-
-/** The checkpoint a file in a trash day folder is a copy of (`checkpoint-<name>~<n>.md`: the n-th of that day). */
-export function trashedCopy(file: string): { name: string; n: number } | undefined {
-  const m = /^(.*?)(?:~(\d+))?(\.md)$/.exec(file);
-  const name = m ? nameFromFileName(m[1] + m[3]) : undefined;
-  return name === undefined ? undefined : { name, n: m![2] ? Number(m![2]) : 1 };
-}
-
-/** Files without a bullet (by name) and product bullets without a file, for a MEMORY.md text. */
-export function indexMismatch(text: string | undefined, known: Set<string>): { missing: string[]; orphans: string[] } {
-  if (text === undefined) return { missing: [...known].sort(), orphans: [] };
-  const bullets = indexBullets(text, known);
-  const indexed = new Set(bullets.names);
-  const missing = [...known].filter((n) => !indexed.has(n)).sort();
-  const orphans = bullets.product.filter((n) => !known.has(n));
-  return { missing, orphans };
-}
 
 /** The listing entry of a readable file: the header only (`details: false`), else with the parsed checkpoint. */
 function listEntry(file: string, name: string, text: string, mtime: () => string, details: boolean | undefined): CheckpointSummary {

@@ -1,0 +1,36 @@
+// The trash of a memory directory (`.trash/<YYYY-MM-DD>/`): where resumed, deleted and overwritten checkpoints go,
+// and how a copy there is named. Nothing that goes to the trash is destroyed until it is purged.
+import { constants as fsConstants, promises as fs } from 'node:fs';
+import * as path from 'node:path';
+import { assertNotSymlink, exists, syncDir } from './files';
+import { nameFromFileName } from './names';
+import { TRASH_DIR } from './storeTypes';
+
+/**
+ * Moves `file` to the trash folder of `day` as `baseName` (`checkpoint-x~2.md` for the second of the day);
+ * `keep`: puts a hard link, or a copy, there and leaves the file. The folders it creates are pushed to `created`
+ * (an undo removes them again). Returns where the copy is.
+ */
+export async function moveToTrashDay(memoryDir: string, day: string, file: string, baseName: string, created: string[] = [], opts: { keep?: boolean } = {}): Promise<string> {
+  const trash = path.join(memoryDir, TRASH_DIR);
+  const dir = path.join(trash, day);
+  // A `.trash` (or day folder) that links elsewhere would move checkpoints out of the memory directory.
+  await assertNotSymlink(trash);
+  await assertNotSymlink(dir);
+  for (const d of [trash, dir]) if (!(await exists(d))) created.push(d);
+  await fs.mkdir(dir, { recursive: true });
+  let target = path.join(dir, baseName);
+  for (let n = 2; await exists(target); n++) target = path.join(dir, baseName.replace(/(\.\w+)$/, `~${n}$1`));
+  if (opts.keep) await fs.link(file, target).catch(() => fs.copyFile(file, target, fsConstants.COPYFILE_EXCL));
+  else await fs.rename(file, target);
+  await syncDir(dir);
+  await syncDir(memoryDir);
+  return target;
+}
+
+/** The checkpoint a file in a trash day folder is a copy of (`checkpoint-<name>~<n>.md`: the n-th of that day). */
+export function trashedCopy(file: string): { name: string; n: number } | undefined {
+  const m = /^(.*?)(?:~(\d+))?(\.md)$/.exec(file);
+  const name = m ? nameFromFileName(m[1] + m[3]) : undefined;
+  return name === undefined ? undefined : { name, n: m![2] ? Number(m![2]) : 1 };
+}
