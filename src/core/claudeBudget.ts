@@ -20,7 +20,7 @@ const isSpace = (c: string): boolean => c.trim() === '';
  * character is trimmed away (so leading blank lines do not count); a line's `\r` of a CRLF counts as a character.
  */
 export function linesClaudeLoads(lines: readonly BudgetLine[]): boolean[] {
-  const loaded = new Array<boolean>(lines.length).fill(true);
+  const loaded = new Array<boolean>(lines.length).fill(false);
   let offset = 0; // of the current line in the whole file
   let lead = -1; // offset of the first non-blank character
   let lineNo = 0; // 0-based line number in the trimmed text Claude Code splits
@@ -34,8 +34,12 @@ export function linesClaudeLoads(lines: readonly BudgetLine[]): boolean[] {
     if (lead >= 0) {
       // Claude Code's line ends at its `\n`: a CR of a CRLF is part of the line; a lone CR does not end one.
       const end = offset + text.length + (eol === '\r\n' ? 1 : 0) - lead;
-      loaded[i] = lineNo < CLAUDE_INDEX_MAX_LINES && end <= CLAUDE_INDEX_MAX_CHARS;
+      // Past either limit, every later line is too (both only grow).
+      if (lineNo >= CLAUDE_INDEX_MAX_LINES || end > CLAUDE_INDEX_MAX_CHARS) break;
+      loaded[i] = true;
       if (eol.endsWith('\n')) lineNo++;
+    } else {
+      loaded[i] = true;
     }
     offset += text.length + eol.length;
   }

@@ -14,20 +14,56 @@ export const RESUME_LINE = 'Resume any: `continue` or `continue {name}`';
 interface Line {
   text: string;
   eol: string;
+  /** Where the line starts in the text it was split from (set for files of `\n` line ends only). */
+  at?: number;
+  /** The text {@link Line.bullet} was read from (the line's text may be replaced since). */
+  read?: string;
+  /** The checkpoint name of the bullet this line is, or null (see {@link namer}). */
+  bullet?: string | null;
+  /** Whether that bullet has the product's shape. */
+  product?: boolean;
 }
 
 function splitLines(text: string): Line[] {
+  const pieces = text.split('\n');
   const lines: Line[] = [];
-  const re = /([^\r\n]*)(\r\n|\n|\r|$)/g;
-  let m: RegExpExecArray | null;
-  while ((m = re.exec(text)) !== null) {
-    if (m[0] === '') break;
-    lines.push({ text: m[1], eol: m[2] });
+  if (!text.includes('\r')) {
+    // Every line ends in `\n` (the usual file): one split, nothing more to look at.
+    let at = 0;
+    for (let k = 0; k < pieces.length; k++) {
+      const last = k === pieces.length - 1;
+      if (last && pieces[k] === '') break;
+      lines.push({ text: pieces[k], eol: last ? '' : '\n', at });
+      at += pieces[k].length + 1;
+    }
+    return lines;
+  }
+  for (let k = 0; k < pieces.length; k++) {
+    const last = k === pieces.length - 1;
+    let piece = pieces[k];
+    if (last && piece === '') break;
+    let eol = last ? '' : '\n';
+    if (piece.endsWith('\r') && !last) {
+      piece = piece.slice(0, -1);
+      eol = '\r\n';
+    }
+    // A lone `\r` ends a line too.
+    if (piece.includes('\r')) {
+      const parts = piece.split('\r');
+      for (let j = 0; j < parts.length - 1; j++) lines.push({ text: parts[j], eol: '\r' });
+      piece = parts[parts.length - 1];
+      if (last && piece === '') break;
+    }
+    lines.push({ text: piece, eol });
   }
   return lines;
 }
 
-const joinLines = (lines: Line[]): string => lines.map((l) => l.text + l.eol).join('');
+function joinLines(lines: Line[]): string {
+  let out = '';
+  for (const l of lines) out += l.text + l.eol;
+  return out;
+}
 
 function detectEol(lines: Line[]): string {
   return lines.find((l) => l.eol !== '')?.eol ?? '\n';
@@ -42,13 +78,24 @@ const BULLET_RE = /^[-*] \*\*(.+?)\*\*/;
 /**
  * The shape of a bullet the product writes (and the seed's agents write): `- **name** (branch, Mon DD) — summary`,
  * with the date as agents also write it (`Nov 05`, `2025-11-05`) and an en dash or `--` for the em dash. The name
- * holds no `*` and the date is the last `, <date>) <dash> ` of the line, so matching is linear.
+ * holds no `*`; any `, <date>) <dash> ` after it will do (the first is found, scanning forward once: linear, and
+ * quick on the long summaries that follow).
  */
-const PRODUCT_BULLET_RE = /^[-*] \*\*([^*]+)\*\* \(.*, (?:[A-Z][a-z]{2} \d{1,2}|\d{4}-\d{2}-\d{2})\) (?:—|–|--) /;
+const PRODUCT_BULLET_RE = /^[-*] \*\*([^*]+)\*\* \(.*?, (?:[A-Z][a-z]{2} \d{1,2}|\d{4}-\d{2}-\d{2})\) (?:—|–|--) /;
 const SETEXT_UNDERLINE_RE = /^ {0,3}(?:=+|-+)[ \t]*$/;
 const HTML_COMMENT_OPEN_RE = /^ {0,3}<!--/;
 const RESUME_RE = /^Resume any:/;
 const isBlank = (l: Line | undefined): boolean => l !== undefined && l.text.trim() === '';
+/**
+ * The first character after up to three spaces: what a heading (`#`), fence or comment starts with. Tested before
+ * the patterns, which most lines (bullets, prose) cannot match.
+ */
+function leadChar(text: string): string {
+  let i = 0;
+  while (i < 3 && text[i] === ' ') i++;
+  return text[i] ?? '';
+}
+const isHeadingLine = (text: string): boolean => leadChar(text) === '#';
 
 /** The index of the line that closes YAML front matter at the top, or -1 when there is none. */
 function frontMatterEnd(lines: Line[]): number {
@@ -68,6 +115,10 @@ function literalMask(lines: Line[]): boolean[] {
   let comment = false;
   for (; i < lines.length; i++) {
     const text = lines[i].text;
+    if (!comment && !fence) {
+      const c = leadChar(text);
+      if (c !== '<' && c !== '`' && c !== '~') continue;
+    }
     // An HTML comment block (`<!--` through the line holding `-->`) is not Markdown: a heading in it is no section.
     if (comment || (!fence && HTML_COMMENT_OPEN_RE.test(text))) {
       mask[i] = true;
@@ -100,7 +151,7 @@ interface Section {
  */
 function sectionFrom(lines: Line[], mask: boolean[], start: number): Section {
   let end = start + 1;
-  while (end < lines.length && (mask[end] || !TOP_HEADING_RE.test(lines[end].text))) {
+  while (end < lines.length && (mask[end] || !isHeadingLine(lines[end].text) || !TOP_HEADING_RE.test(lines[end].text))) {
     end++;
     if (!mask[end - 1] && RESUME_RE.test(lines[end - 1].text)) break;
   }
@@ -111,7 +162,7 @@ function sectionFrom(lines: Line[], mask: boolean[], start: number): Section {
 function findSections(lines: Line[], mask: boolean[]): Section[] {
   const sections: Section[] = [];
   for (let i = 0; i < lines.length; i++) {
-    if (mask[i] || !SECTION_RE.test(lines[i].text)) continue;
+    if (mask[i] || !isHeadingLine(lines[i].text) || !SECTION_RE.test(lines[i].text)) continue;
     const s = sectionFrom(lines, mask, i);
     sections.push(s);
     i = s.end - 1;
@@ -123,13 +174,31 @@ function findSection(lines: Line[], mask: boolean[]): Section | undefined {
   return findSections(lines, mask)[0];
 }
 
+/** The name of a bullet of the product's shape (see {@link PRODUCT_BULLET_RE}). */
+const productName = (line: Line): string | undefined => (isBulletStart(line.text) ? PRODUCT_BULLET_RE.exec(line.text)?.[1] : undefined);
+
+/** `- **` or `* **`: what every bullet with a bold name starts with (a test cheaper than the patterns). */
+const isBulletStart = (text: string): boolean => (text[0] === '-' || text[0] === '*') && text.startsWith(' **', 1);
+
+/** The checkpoint name of a line, or undefined when it is not a checkpoint's bullet (see {@link namer}). */
+type Namer = (line: Line) => string | undefined;
+
 /**
- * The checkpoint name of a bullet, or undefined when the line is not a checkpoint's bullet. A bullet is a
- * checkpoint's when the product wrote it (its shape), or when it names a checkpoint file that exists (`known`):
- * a user's own bold bullet (`- **todo** buy milk`) is neither, and no operation touches it.
+ * Reads checkpoint bullets for one operation over one file's lines. A bullet is a checkpoint's when the product wrote
+ * it (its shape), or when it names a checkpoint file that exists (`known`): a user's own bold bullet (`- **todo** buy
+ * milk`) is neither, and no operation touches it. Each line's text is read once, however often it is asked, and again
+ * only when it is replaced.
  */
-function bulletName(line: Line, known?: ReadonlySet<string>): string | undefined {
-  return PRODUCT_BULLET_RE.exec(line.text)?.[1] ?? knownBulletName(line, known);
+function namer(known?: ReadonlySet<string>): Namer {
+  return (line) => {
+    if (line.read !== line.text) {
+      const written = productName(line);
+      line.product = written !== undefined;
+      line.bullet = written ?? knownBulletName(line, known) ?? null;
+      line.read = line.text;
+    }
+    return line.bullet ?? undefined;
+  };
 }
 
 /** The name of a bullet of another shape that names a checkpoint file that exists (`known`). */
@@ -200,18 +269,27 @@ export function indexedNames(text: string, known?: ReadonlySet<string>): string[
  * One reading of the checkpoint section(s), in order: `names` as {@link indexedNames} with `known`, and `product`,
  * the names of the bullets the product wrote (what {@link indexedNames} finds without `known`).
  */
-export function indexBullets(text: string, known?: ReadonlySet<string>): { names: string[]; product: string[] } {
+export interface IndexBullets {
+  names: string[];
+  product: string[];
+}
+
+/** {@link IndexBullets} of a MEMORY.md text. */
+export function indexBullets(text: string, known?: ReadonlySet<string>): IndexBullets {
   const lines = splitLines(text.startsWith(BOM) ? text.slice(1) : text);
-  const mask = literalMask(lines);
+  return bulletsIn(lines, literalMask(lines), namer(known));
+}
+
+/** What {@link indexBullets} finds, in lines already read. */
+function bulletsIn(lines: Line[], mask: boolean[], bulletOf: Namer): IndexBullets {
   const names = new Set<string>();
   const product = new Set<string>();
   for (const s of findSections(lines, mask)) {
     for (let i = s.start + 1; i < s.end; i++) {
-      if (mask[i]) continue;
-      const written = PRODUCT_BULLET_RE.exec(lines[i].text)?.[1];
-      if (written !== undefined) product.add(written);
-      const n = written ?? knownBulletName(lines[i], known);
-      if (n !== undefined) names.add(n);
+      const n = mask[i] ? undefined : bulletOf(lines[i]);
+      if (n === undefined) continue;
+      names.add(n);
+      if (lines[i].product) product.add(n);
     }
   }
   return { names: [...names], product: [...product] };
@@ -223,24 +301,30 @@ export function indexBullets(text: string, known?: ReadonlySet<string>): { names
  * the first one's (a name already there is dropped) and its heading, resume line and blank lines go. The user's
  * own lines in a second section stay where they are.
  */
-function normalizeSections(lines: Line[], eol: string, known?: ReadonlySet<string>): void {
+function normalizeSections(lines: Line[], eol: string, bulletOf: Namer): { mask: boolean[]; changed: boolean } {
   const mask = literalMask(lines);
   const sections = findSections(lines, mask);
-  if (!sections.length) return;
+  if (!sections.length) return { mask, changed: false };
   const first = sections[0];
+  const rename = (): boolean => {
+    if (/Active/.test(lines[first.start].text)) return false;
+    lines[first.start].text = SECTION_HEADING;
+    return true;
+  };
+  if (sections.length === 1) return { mask, changed: rename() };
   const moved: string[] = [];
   for (let k = sections.length - 1; k >= 1; k--) {
     const s = sections[k];
     const bullets: string[] = [];
     let userText = false;
     for (let i = s.start + 1; i < s.end; i++) {
-      if (!mask[i] && bulletName(lines[i], known) !== undefined) bullets.push(lines[i].text);
+      if (!mask[i] && bulletOf(lines[i]) !== undefined) bullets.push(lines[i].text);
       else if (mask[i] || !(isBlank(lines[i]) || RESUME_RE.test(lines[i].text))) userText = true;
     }
     moved.unshift(...bullets);
     if (userText) {
       for (let i = s.end - 1; i >= s.start; i--) {
-        if (i === s.start || (!mask[i] && (bulletName(lines[i], known) !== undefined || RESUME_RE.test(lines[i].text)))) removeRange(lines, i, i + 1);
+        if (i === s.start || (!mask[i] && (bulletOf(lines[i]) !== undefined || RESUME_RE.test(lines[i].text)))) removeRange(lines, i, i + 1);
       }
     } else {
       let from = s.start;
@@ -253,24 +337,30 @@ function normalizeSections(lines: Line[], eol: string, known?: ReadonlySet<strin
   const have = new Set<string>();
   let last = first.start;
   for (let i = first.start + 1; i < first.end; i++) {
-    const n = mask[i] ? undefined : bulletName(lines[i], known);
+    const n = mask[i] ? undefined : bulletOf(lines[i]);
     if (n !== undefined) {
       have.add(n);
       last = i;
     }
   }
   const add = moved.filter((text) => {
-    const n = bulletName({ text, eol: '' }, known)!;
+    const n = bulletOf({ text, eol: '' })!;
     if (have.has(n)) return false;
     have.add(n);
     return true;
   });
   if (add.length) insertAfter(lines, last, add, eol);
-  if (!/Active/.test(lines[first.start].text)) lines[first.start].text = SECTION_HEADING;
+  rename();
+  return { mask: literalMask(lines), changed: true };
 }
 
 export interface IndexEdit {
   text: string;
+  /**
+   * The bullets of `of`, read with the same `known`: an index write checks them without reading the text again when
+   * `of` is still its `text` (a caller that changes `text` leaves a stale `of`).
+   */
+  bullets?: IndexBullets & { of: string };
   /** Set when the bullet would lie beyond what Claude Code reads of MEMORY.md. */
   budgetWarning?: string;
 }
@@ -307,34 +397,38 @@ const thousands = (n: number): string => {
 const BUDGET = `Claude Code loads only the first ${CLAUDE_INDEX_MAX_LINES} lines / ${thousands(CLAUDE_INDEX_MAX_CHARS)} characters of MEMORY.md`;
 const quote = (text: string, max = 60): string => JSON.stringify(text.length > max ? `${text.slice(0, max)}…` : text);
 
+/** The text of each non-blank line Claude Code loads, with how often it occurs (what an edit must not push out). */
+function loadedTexts(lines: Line[]): Map<string, number> {
+  const texts = new Map<string, number>();
+  linesClaudeLoads(lines).forEach((ok, i) => {
+    if (ok && !isBlank(lines[i])) texts.set(lines[i].text, (texts.get(lines[i].text) ?? 0) + 1);
+  });
+  return texts;
+}
+
 /**
  * Warns when, after an index write, Claude Code would not load a checkpoint bullet, or would no longer load a line
- * of the file it loaded before the write (`before`: the lines before it; undefined for a new file).
+ * of the file it loaded before the write (`wasLoaded`: what {@link loadedTexts} found before it).
  */
-function budgetWarning(before: Line[] | undefined, lines: Line[], known?: ReadonlySet<string>): string | undefined {
+function budgetWarning(wasLoaded: Map<string, number>, lines: Line[], bulletOf: Namer, mask = literalMask(lines)): string | undefined {
   const loaded = linesClaudeLoads(lines);
-  const mask = literalMask(lines);
   const s = findSection(lines, mask);
   const hidden: number[] = [];
-  if (s) for (let i = s.start + 1; i < s.end; i++) if (!mask[i] && !loaded[i] && bulletName(lines[i], known) !== undefined) hidden.push(i);
+  if (s) for (let i = s.start + 1; i < s.end; i++) if (!mask[i] && !loaded[i] && bulletOf(lines[i]) !== undefined) hidden.push(i);
   if (hidden.length) {
-    const names = hidden.slice(0, 3).map((i) => quote(oneLine(bulletName(lines[i], known) ?? ''))).join(', ');
+    const names = hidden.slice(0, 3).map((i) => quote(oneLine(bulletOf(lines[i]) ?? ''))).join(', ');
     const more = hidden.length > 3 ? ` and ${hidden.length - 3} more` : '';
     return (
       `The index entry for ${names}${more} is at line ${hidden[0] + 1} of MEMORY.md, past what the agent sees: ${BUDGET}. ` +
       'Move the checkpoint section up, trim MEMORY.md, or delete old checkpoints.'
     );
   }
-  if (!before) return undefined;
   // Lines the write pushed out: loaded before, not after (the text outside the section is the same, moved down).
-  const wasLoaded = new Map<string, number>();
-  linesClaudeLoads(before).forEach((ok, i) => {
-    if (ok && !isBlank(before[i])) wasLoaded.set(before[i].text, (wasLoaded.get(before[i].text) ?? 0) + 1);
-  });
   loaded.forEach((ok, i) => {
     const n = wasLoaded.get(lines[i].text);
     if (ok && n) wasLoaded.set(lines[i].text, n - 1);
   });
+  if (![...wasLoaded.values()].some((n) => n > 0)) return undefined;
   const pushed = lines.findIndex((l, i) => !loaded[i] && (wasLoaded.get(l.text) ?? 0) > 0);
   if (pushed < 0) return undefined;
   return (
@@ -358,22 +452,28 @@ export function upsertIndex(text: string | undefined, name: string, bullet: stri
     return { ...edit, text: BOM + edit.text };
   }
   const lines = splitLines(text);
-  const before = lines.map((l) => ({ ...l }));
+  const before = loadedTexts(lines);
   const eol = detectEol(lines);
-  normalizeSections(lines, eol, known);
-  const mask = literalMask(lines);
+  const bulletOf = namer(known);
+  const { mask, changed } = normalizeSections(lines, eol, bulletOf);
   const s = findSection(lines, mask);
   if (s) {
     const bullets: number[] = [];
     let resume = -1;
     for (let i = s.start + 1; i < s.end; i++) {
       if (mask[i]) continue;
-      if (bulletName(lines[i], known) !== undefined) bullets.push(i);
+      if (bulletOf(lines[i]) !== undefined) bullets.push(i);
       else if (resume < 0 && RESUME_RE.test(lines[i].text)) resume = i;
     }
-    const existing = bullets.find((i) => bulletName(lines[i], known) === name);
+    const existing = bullets.find((i) => bulletOf(lines[i]) === name);
     if (existing !== undefined) {
-      lines[existing].text = bullet;
+      const old = lines[existing];
+      // One bullet for another: the lines are where they were, and so is what is code or comment. When nothing
+      // else changed, the new text is the old one with that line replaced.
+      const out = !changed && old.at !== undefined ? text.slice(0, old.at) + bullet + text.slice(old.at + old.text.length) : undefined;
+      old.text = bullet;
+      const result = out ?? joinLines(lines);
+      return { text: result, budgetWarning: budgetWarning(before, lines, bulletOf, mask), bullets: { ...bulletsIn(lines, mask, bulletOf), of: result } };
     } else if (bullets.length) {
       lines.splice(bullets[0], 0, { text: bullet, eol: lines[bullets[0]].eol || eol });
       if (resume < 0) insertAfter(lines, bullets[bullets.length - 1] + 1, ['', RESUME_LINE], eol);
@@ -400,7 +500,9 @@ export function upsertIndex(text: string | undefined, name: string, bullet: stri
       lines.unshift(...block);
     }
   }
-  return { text: joinLines(lines), budgetWarning: budgetWarning(before, lines, known) };
+  const after = literalMask(lines);
+  const result = joinLines(lines);
+  return { text: result, budgetWarning: budgetWarning(before, lines, bulletOf, after), bullets: { ...bulletsIn(lines, after, bulletOf), of: result } };
 }
 
 /**
@@ -415,10 +517,10 @@ export function removeFromIndex(text: string, names: string[] | 'all', known?: R
   const doomed = (n: string | undefined): boolean => n !== undefined && (names === 'all' || names.includes(n));
   // A named checkpoint's bullets go whatever their shape (its file may already be in the trash); with 'all', the
   // bullets of checkpoints only (the product's shape, or a name whose file exists), never a user's own bold line.
-  const nameOf = (line: Line): string | undefined => (names === 'all' ? bulletName(line, known) : BULLET_RE.exec(line.text)?.[1]);
+  const bulletOf = namer(known);
+  const nameOf = (line: Line): string | undefined => (names === 'all' ? bulletOf(line) : BULLET_RE.exec(line.text)?.[1]);
   if (!(names === 'all' ? indexedNames(text, known) : boldNames(text)).some(doomed)) return text;
-  normalizeSections(lines, detectEol(lines), known);
-  const mask = literalMask(lines);
+  const { mask } = normalizeSections(lines, detectEol(lines), bulletOf);
   const s = findSection(lines, mask);
   if (!s) return text;
   let changed = false;
@@ -431,8 +533,8 @@ export function removeFromIndex(text: string, names: string[] | 'all', known?: R
     }
   }
   if (!changed) return text;
-  const managed = (i: number): boolean => !mask[i] && (bulletName(lines[i], known) !== undefined || RESUME_RE.test(lines[i].text));
-  if (lines.slice(s.start + 1, s.end).some((l, k) => !mask[s.start + 1 + k] && bulletName(l, known) !== undefined)) return joinLines(lines);
+  const managed = (i: number): boolean => !mask[i] && (bulletOf(lines[i]) !== undefined || RESUME_RE.test(lines[i].text));
+  if (lines.slice(s.start + 1, s.end).some((l, k) => !mask[s.start + 1 + k] && bulletOf(l) !== undefined)) return joinLines(lines);
   let lastManaged = s.start;
   let firstUser = -1;
   for (let i = s.start + 1; i < s.end; i++) {

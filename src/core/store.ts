@@ -7,7 +7,7 @@ import { formatLocalDate } from './dates';
 import { assertInside, assertNotSymlink, cleanStaleTempFiles, exists, identityOf, preloadAtomicWrite, sameIdentity, syncDir, writeFileAtomic, type FileIdentity } from './files';
 import { readGitState } from './git';
 import { LockLostError, preloadLock, withDirLock, type DirLock } from './lock';
-import { boldNames, formatBullet, removeFromIndex, upsertIndex, type IndexEdit } from './memoryIndex';
+import { boldNames, formatBullet, removeFromIndex, upsertIndex, type IndexBullets, type IndexEdit } from './memoryIndex';
 import { oneLine } from './escaping';
 import { assertLookupName, isLookupName, nameFromFileName, printable, resolveName, validateName } from './names';
 import { recordResume } from './pending';
@@ -465,13 +465,13 @@ export class CheckpointStore extends CheckpointReader {
   private async writeIndex(lock: DirLock, read: string | undefined, change: (text: string | undefined, known: Set<string>) => IndexEdit | string): Promise<IndexEdit> {
     const known = await this.knownNames();
     // After a lost lock, another writer may have changed the file: merge into what is there now.
-    const current = await this.readIndex();
+    const current = await this.indexSince(read);
     const base = current ?? read;
     const changed = change(base, known);
     let edit: IndexEdit = typeof changed === 'string' ? { text: changed } : changed;
     // No MEMORY.md and nothing to add to it: none is created.
     if (base === undefined && edit.text === '') return edit;
-    edit = { ...edit, text: await this.healIndex(edit.text, known) };
+    edit = { ...edit, text: await this.healIndex(edit.text, known, edit.bullets?.of === edit.text ? edit.bullets : undefined) };
     if (edit.text === base) return edit;
     await lock.assertHeld();
     await writeFileAtomic(this.indexPath, edit.text);
@@ -479,8 +479,8 @@ export class CheckpointStore extends CheckpointReader {
   }
 
   /** `text` with bullets added for checkpoint files that lack one and product bullets without a file removed. */
-  private healIndex(text: string, known: Set<string>): Promise<string> {
-    return healIndex(text, known, (name) => this.summarize(this.pathFor(name), { details: false }));
+  private healIndex(text: string, known: Set<string>, bullets?: IndexBullets): Promise<string> {
+    return healIndex(text, known, (name) => this.summarize(this.pathFor(name), { details: false }), bullets);
   }
 
   /**

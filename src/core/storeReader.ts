@@ -1,10 +1,11 @@
 // Reading a memory directory: the listing, one checkpoint, the lookup by name, MEMORY.md and the trash's copies.
 // Editor-free; the store (store.ts) adds the writes.
+import { isUtf8 } from 'node:buffer';
 import { promises as fs, lstatSync, readdirSync, statSync, type Dirent, type Stats } from 'node:fs';
 import * as path from 'node:path';
 import { CheckpointError, errorMessage } from './errors';
 import { parseCheckpoint, parseCheckpointHeader, type Checkpoint, type CheckpointHeader } from './checkpoint';
-import { assertInside, exists, isInside, readPrefix, readPrefixSync, readWhole, type FileIdentity } from './files';
+import { assertInside, exists, identityOf, isInside, readPrefix, readPrefixSync, readWhole, sameIdentity, type FileIdentity } from './files';
 import { readBranch } from './git';
 import { readJsonCheckpoints, type JsonCheckpointFile } from './jsonCheckpoints';
 import { indexedNames, INDEX_FILE } from './memoryIndex';
@@ -38,6 +39,8 @@ export class CheckpointReader {
   /** The clock (injected by tests). */
   readonly now: () => Date;
   protected readonly syncReads: boolean;
+  /** The last text read of MEMORY.md and the file's identity then (see {@link CheckpointReader.indexSince}). */
+  private indexRead?: { identity: FileIdentity; text: string };
   protected readonly gitTimeoutMs: number | undefined;
   protected readonly home: string;
 
@@ -284,20 +287,40 @@ export class CheckpointReader {
 
   /** MEMORY.md's text, or undefined when there is none. */
   async readIndex(): Promise<string | undefined> {
-    // A FIFO or a link to a device would block or never end: only a regular file is read.
+    const st = await this.statIndex();
+    if (!st) return undefined;
+    const bytes = await fs.readFile(this.indexPath);
+    // Editing decoded text would replace invalid bytes everywhere in the file, outside our section too.
+    if (!isUtf8(bytes)) {
+      throw new CheckpointError(`${this.indexPath} is not valid UTF-8 text; it is left as it is, and nothing was changed. Convert it to UTF-8 to index checkpoints in it.`);
+    }
+    const text = bytes.toString('utf8');
+    // Stat before reading: a write in between leaves an identity that no longer matches, and the file is read again.
+    this.indexRead = { identity: identityOf(st), text };
+    return text;
+  }
+
+  /**
+   * MEMORY.md as it is now, given `read`, the text this store read of it a moment ago: that text again when the
+   * file has not changed since (the same identity), without reading it a second time.
+   */
+  protected async indexSince(read: string | undefined): Promise<string | undefined> {
+    const last = this.indexRead;
+    if (read !== undefined && last?.text === read) {
+      const st = await this.statIndex();
+      if (st && sameIdentity(identityOf(st), last.identity)) return read;
+    }
+    return this.readIndex();
+  }
+
+  /** MEMORY.md's stat; undefined when there is none. A FIFO or a link to a device would block or never end: refused. */
+  private async statIndex(): Promise<Stats | undefined> {
     const st = await fs.stat(this.indexPath).catch((err: NodeJS.ErrnoException) => {
       if (err.code === 'ENOENT') return undefined;
       throw err;
     });
-    if (!st) return undefined;
-    if (!st.isFile()) throw new CheckpointError(`${this.indexPath} is not a regular file; nothing was changed.`);
-    const bytes = await fs.readFile(this.indexPath);
-    const text = bytes.toString('utf8');
-    // Editing decoded text would replace invalid bytes everywhere in the file, outside our section too.
-    if (!Buffer.from(text, 'utf8').equals(bytes)) {
-      throw new CheckpointError(`${this.indexPath} is not valid UTF-8 text; it is left as it is, and nothing was changed. Convert it to UTF-8 to index checkpoints in it.`);
-    }
-    return text;
+    if (st && !st.isFile()) throw new CheckpointError(`${this.indexPath} is not a regular file; nothing was changed.`);
+    return st;
   }
 
   /** Names of the checkpoint files in the memory directory (their bullets are checkpoints' whatever their shape). */

@@ -19,12 +19,17 @@ export async function moveToTrashDay(memoryDir: string, day: string, file: strin
   await assertNotSymlink(dir);
   for (const d of [trash, dir]) if (!(await exists(d))) created.push(d);
   await fs.mkdir(dir, { recursive: true });
-  let target = path.join(dir, baseName);
-  for (let n = 2; await exists(target); n++) target = path.join(dir, baseName.replace(/(\.\w+)$/, `~${n}$1`));
+  // The first free `~n` of the day, from one reading of the folder (a name saved often has many copies).
+  const taken = new Set(await fs.readdir(dir));
+  let copy = baseName;
+  for (let n = 2; taken.has(copy); n++) copy = baseName.replace(/(\.\w+)$/, `~${n}$1`);
+  const target = path.join(dir, copy);
   if (opts.keep) await fs.link(file, target).catch(() => fs.copyFile(file, target, fsConstants.COPYFILE_EXCL));
   else await fs.rename(file, target);
   await syncDir(dir);
-  await syncDir(memoryDir);
+  // The memory folder's own entries changed only when the file left it, or `.trash` was made in it.
+  if (!opts.keep || created.includes(trash)) await syncDir(memoryDir);
+  if (created.includes(dir)) await syncDir(trash);
   return target;
 }
 
