@@ -44,9 +44,11 @@ export function preloadAtomicWrite(): void {
  * A reader sees the old or the new file, never a torn one. Never writes through a symlink.
  */
 export async function writeFileAtomic(file: string, content: string | Uint8Array): Promise<void> {
-  await assertNotSymlink(file);
-  // The new file keeps the old one's permissions (a private 0600 MEMORY.md stays private).
-  const previousMode = await fs.stat(file).then((st) => st.mode & 0o777, () => undefined);
+  // One lstat: a symbolic link is refused, and otherwise its mode is the file's own. The new file keeps the old
+  // one's permissions (a private 0600 MEMORY.md stays private).
+  const st = await fs.lstat(file).catch(() => undefined);
+  if (st?.isSymbolicLink()) throw new CheckpointError(`Refusing to write ${file}: it is a symbolic link.`);
+  const previousMode = st ? st.mode & 0o777 : undefined;
   const dir = path.dirname(file);
   // node:crypto is loaded here, not at start-up: commands that only read never need it.
   const { randomBytes } = require('node:crypto') as typeof import('node:crypto');

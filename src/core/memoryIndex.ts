@@ -357,10 +357,10 @@ function normalizeSections(lines: Line[], eol: string, bulletOf: Namer): { mask:
 export interface IndexEdit {
   text: string;
   /**
-   * The bullets of `of`, read with the same `known`: an index write checks them without reading the text again when
-   * `of` is still its `text` (a caller that changes `text` leaves a stale `of`).
+   * The bullets of `of`, read with the same `known` from the lines already split: an index write checks them without
+   * reading the text again when `of` is still its `text` (a caller that changes `text` leaves a stale `of`).
    */
-  bullets?: IndexBullets & { of: string };
+  bullets?: { of: string; read: () => IndexBullets };
   /** Set when the bullet would lie beyond what Claude Code reads of MEMORY.md. */
   budgetWarning?: string;
 }
@@ -400,9 +400,8 @@ const quote = (text: string, max = 60): string => JSON.stringify(text.length > m
 /** The text of each non-blank line Claude Code loads, with how often it occurs (what an edit must not push out). */
 function loadedTexts(lines: Line[]): Map<string, number> {
   const texts = new Map<string, number>();
-  linesClaudeLoads(lines).forEach((ok, i) => {
-    if (ok && !isBlank(lines[i])) texts.set(lines[i].text, (texts.get(lines[i].text) ?? 0) + 1);
-  });
+  const loaded = linesClaudeLoads(lines);
+  for (let i = 0; i < lines.length && loaded[i]; i++) if (!isBlank(lines[i])) texts.set(lines[i].text, (texts.get(lines[i].text) ?? 0) + 1);
   return texts;
 }
 
@@ -411,10 +410,12 @@ function loadedTexts(lines: Line[]): Map<string, number> {
  * of the file it loaded before the write (`wasLoaded`: what {@link loadedTexts} found before it).
  */
 function budgetWarning(wasLoaded: Map<string, number>, lines: Line[], bulletOf: Namer, mask = literalMask(lines)): string | undefined {
-  const loaded = linesClaudeLoads(lines);
+  // What Claude Code loads is the file's first lines: lines [0, cut).
+  const cut = linesClaudeLoads(lines).indexOf(false);
+  if (cut < 0) return undefined;
   const s = findSection(lines, mask);
   const hidden: number[] = [];
-  if (s) for (let i = s.start + 1; i < s.end; i++) if (!mask[i] && !loaded[i] && bulletOf(lines[i]) !== undefined) hidden.push(i);
+  if (s) for (let i = Math.max(s.start + 1, cut); i < s.end; i++) if (!mask[i] && bulletOf(lines[i]) !== undefined) hidden.push(i);
   if (hidden.length) {
     const names = hidden.slice(0, 3).map((i) => quote(oneLine(bulletOf(lines[i]) ?? ''))).join(', ');
     const more = hidden.length > 3 ? ` and ${hidden.length - 3} more` : '';
@@ -424,13 +425,14 @@ function budgetWarning(wasLoaded: Map<string, number>, lines: Line[], bulletOf: 
     );
   }
   // Lines the write pushed out: loaded before, not after (the text outside the section is the same, moved down).
-  loaded.forEach((ok, i) => {
+  for (let i = 0; i < cut; i++) {
     const n = wasLoaded.get(lines[i].text);
-    if (ok && n) wasLoaded.set(lines[i].text, n - 1);
-  });
+    if (n) wasLoaded.set(lines[i].text, n - 1);
+  }
   if (![...wasLoaded.values()].some((n) => n > 0)) return undefined;
-  const pushed = lines.findIndex((l, i) => !loaded[i] && (wasLoaded.get(l.text) ?? 0) > 0);
-  if (pushed < 0) return undefined;
+  let pushed = cut;
+  while (pushed < lines.length && !wasLoaded.get(lines[pushed].text)) pushed++;
+  if (pushed === lines.length) return undefined;
   return (
     `Line ${pushed + 1} of MEMORY.md (${quote(oneLine(lines[pushed].text))}) is now past what the agent sees: ${BUDGET}. ` +
     'Trim MEMORY.md or delete old checkpoints.'
@@ -473,7 +475,7 @@ export function upsertIndex(text: string | undefined, name: string, bullet: stri
       const out = !changed && old.at !== undefined ? text.slice(0, old.at) + bullet + text.slice(old.at + old.text.length) : undefined;
       old.text = bullet;
       const result = out ?? joinLines(lines);
-      return { text: result, budgetWarning: budgetWarning(before, lines, bulletOf, mask), bullets: { ...bulletsIn(lines, mask, bulletOf), of: result } };
+      return { text: result, budgetWarning: budgetWarning(before, lines, bulletOf, mask), bullets: { of: result, read: () => bulletsIn(lines, mask, bulletOf) } };
     } else if (bullets.length) {
       lines.splice(bullets[0], 0, { text: bullet, eol: lines[bullets[0]].eol || eol });
       if (resume < 0) insertAfter(lines, bullets[bullets.length - 1] + 1, ['', RESUME_LINE], eol);
@@ -502,7 +504,7 @@ export function upsertIndex(text: string | undefined, name: string, bullet: stri
   }
   const after = literalMask(lines);
   const result = joinLines(lines);
-  return { text: result, budgetWarning: budgetWarning(before, lines, bulletOf, after), bullets: { ...bulletsIn(lines, after, bulletOf), of: result } };
+  return { text: result, budgetWarning: budgetWarning(before, lines, bulletOf, after), bullets: { of: result, read: () => bulletsIn(lines, after, bulletOf) } };
 }
 
 /**

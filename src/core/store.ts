@@ -471,7 +471,7 @@ export class CheckpointStore extends CheckpointReader {
     let edit: IndexEdit = typeof changed === 'string' ? { text: changed } : changed;
     // No MEMORY.md and nothing to add to it: none is created.
     if (base === undefined && edit.text === '') return edit;
-    edit = { ...edit, text: await this.healIndex(edit.text, known, edit.bullets?.of === edit.text ? edit.bullets : undefined) };
+    edit = { ...edit, text: await this.healIndex(edit.text, known, edit.bullets?.of === edit.text ? edit.bullets.read() : undefined) };
     if (edit.text === base) return edit;
     await lock.assertHeld();
     await writeFileAtomic(this.indexPath, edit.text);
