@@ -34,9 +34,20 @@ export async function exists(file: string): Promise<boolean> {
     .catch(() => false);
 }
 
-/** Loads what {@link writeFileAtomic} needs now (for a caller that is idle anyway), not on the first write. */
-export function preloadAtomicWrite(): void {
-  require('node:crypto');
+/**
+ * A new temp file in `dir`, created exclusively (O_EXCL) with a name of this process and a random part; a name
+ * another writer took is never opened, another is tried. Not node:crypto's random bytes: the exclusive create is
+ * what makes the name the writer's own, and that module costs ~4 ms to load in every command that writes.
+ */
+async function openTempFile(dir: string): Promise<{ tmp: string; handle: fs.FileHandle }> {
+  for (let attempt = 1; ; attempt++) {
+    const tmp = path.join(dir, `${TEMP_PREFIX}${process.pid}-${Date.now().toString(36)}${Math.random().toString(36).slice(2, 10)}`);
+    try {
+      return { tmp, handle: await fs.open(tmp, 'wx', 0o644) };
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code !== 'EEXIST' || attempt >= 5) throw err;
+    }
+  }
 }
 
 /**
@@ -50,10 +61,7 @@ export async function writeFileAtomic(file: string, content: string | Uint8Array
   if (st?.isSymbolicLink()) throw new CheckpointError(`Refusing to write ${file}: it is a symbolic link.`);
   const previousMode = st ? st.mode & 0o777 : undefined;
   const dir = path.dirname(file);
-  // node:crypto is loaded here, not at start-up: commands that only read never need it.
-  const { randomBytes } = require('node:crypto') as typeof import('node:crypto');
-  const tmp = path.join(dir, `${TEMP_PREFIX}${process.pid}-${randomBytes(6).toString('hex')}`);
-  const handle = await fs.open(tmp, 'wx', 0o644);
+  const { tmp, handle } = await openTempFile(dir);
   try {
     if (previousMode !== undefined) await handle.chmod(previousMode);
     await handle.writeFile(content, typeof content === 'string' ? 'utf8' : undefined);

@@ -1,4 +1,3 @@
-import { createHash } from 'node:crypto';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { promises as fs } from 'node:fs';
@@ -187,8 +186,25 @@ export async function sessionStartContext(store: CheckpointStore, opts: { resume
 
 /** Within this time a session start already answered with the same context is not answered again. */
 const ANSWERED_MS = 60_000;
-/** Markers older than this are removed by the next session start. */
-const ANSWERED_KEEP_MS = 24 * 3600_000;
+const DAY_MS = 24 * 3600_000;
+
+/**
+ * A marker's name for `text`: 64 bits of two FNV-1a-style lanes, as 16 hex digits. Not a secret and not a
+ * checksum of anything kept: only two starts of the same session must meet at one name. (node:crypto would cost
+ * about 4 ms to load at every session start, for this one name.)
+ */
+export function markerName(text: string): string {
+  let a = 0x811c9dc5;
+  let b = 0x9747b28c;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    a = Math.imul(a ^ c, 0x01000193);
+    b = Math.imul(b ^ c, 0x5bd1e995);
+    b ^= b >>> 15;
+  }
+  const hex = (n: number): string => (n >>> 0).toString(16).padStart(8, '0');
+  return hex(a) + hex(b);
+}
 
 /**
  * Whether this SessionStart hook is the first to give `context` to this session's start. The plugin's hooks and
@@ -203,8 +219,11 @@ export async function firstToAnswer(input: HookInput, memoryDir: string, context
   const now = opts.now ?? Date.now();
   const uid = typeof process.getuid === 'function' ? process.getuid() : 0;
   const dir = path.join(opts.tempDir ?? os.tmpdir(), `checkpoint-session-start-${uid}`);
-  const key = createHash('sha256').update(`${input.sessionId}\0${input.source ?? ''}\0${memoryDir}\0${context}`).digest('hex').slice(0, 32);
-  const marker = path.join(dir, key);
+  // A marker's name starts with its day: the ones of the days before yesterday are removed by name, without a stat
+  // of each (a day of session starts leaves many).
+  const today = Math.floor(now / DAY_MS);
+  const key = markerName(`${input.sessionId}\0${input.source ?? ''}\0${memoryDir}\0${context}`);
+  const marker = path.join(dir, `${today}-${key}`);
   try {
     await fs.mkdir(dir, { recursive: true, mode: 0o700 });
     const st = await fs.lstat(dir);
@@ -218,10 +237,11 @@ export async function firstToAnswer(input: HookInput, memoryDir: string, context
       if (now - seen.mtimeMs < ANSWERED_MS) return false;
       await fs.utimes(marker, now / 1000, now / 1000);
     }
-    for (const f of await fs.readdir(dir)) {
-      const at = await fs.lstat(path.join(dir, f)).catch(() => undefined);
-      if (at && now - at.mtimeMs > ANSWERED_KEEP_MS) await fs.rm(path.join(dir, f), { force: true });
-    }
+    const stale = (await fs.readdir(dir)).filter((f) => {
+      const day = /^(\d{1,9})-/.exec(f);
+      return !day || Number(day[1]) < today - 1;
+    });
+    await Promise.all(stale.map((f) => fs.rm(path.join(dir, f), { force: true })));
     return true;
   } catch {
     return true;

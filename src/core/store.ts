@@ -4,7 +4,7 @@ import { CheckpointError, errorMessage } from './errors';
 import { describe, renderCheckpoint, type Checkpoint } from './checkpoint';
 import { capModifiedFiles, sizeWarning } from './checkpointSize';
 import { formatLocalDate } from './dates';
-import { assertInside, assertNotSymlink, cleanStaleTempFiles, exists, identityOf, preloadAtomicWrite, sameIdentity, syncDir, writeFileAtomic, type FileIdentity } from './files';
+import { assertInside, assertNotSymlink, cleanStaleTempFiles, exists, identityOf, sameIdentity, syncDir, writeFileAtomic, type FileIdentity } from './files';
 import { readGitState } from './git';
 import { LockLostError, preloadLock, withDirLock, type DirLock } from './lock';
 import { boldNames, formatBullet, removeFromIndex, upsertIndex, type IndexBullets, type IndexEdit } from './memoryIndex';
@@ -88,7 +88,6 @@ export class CheckpointStore extends CheckpointReader {
         : undefined;
     // While git runs in its child process, load what the write needs, which would otherwise load after it.
     preloadLock();
-    preloadAtomicWrite();
     const git = await pendingGit;
     const leftOff = (input.leftOff ?? '').trim();
     const warnings: string[] = [];
