@@ -143,7 +143,7 @@ async function holdOnce<T>(dir: string, lockPath: string, fn: (lock: DirLock) =>
     }
     throw new CheckpointError(`Cannot take the lock ${lockPath}: ${errnoWords(e)}.`);
   }
-  const started = Date.now();
+  const started = performance.now();
   lockStats.held++;
   try {
     ours = identity(await fs.lstat(lockPath));
@@ -156,7 +156,7 @@ async function holdOnce<T>(dir: string, lockPath: string, fn: (lock: DirLock) =>
     return await fn(lock);
   } finally {
     lockStats.held--;
-    lockStats.lastHeldMs = Date.now() - started;
+    lockStats.lastHeldMs = performance.now() - started;
     await release().catch(() => undefined);
   }
 }
