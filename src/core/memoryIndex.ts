@@ -87,15 +87,17 @@ const HTML_COMMENT_OPEN_RE = /^ {0,3}<!--/;
 const RESUME_RE = /^Resume any:/;
 const isBlank = (l: Line | undefined): boolean => l !== undefined && l.text.trim() === '';
 /**
- * The first character after up to three spaces: what a heading (`#`), fence or comment starts with. Tested before
- * the patterns, which most lines (bullets, prose) cannot match.
+ * The code of the first character after up to three spaces (NaN for none): what a heading (`#`), fence or comment
+ * starts with. Tested before the patterns, which most lines (bullets, prose) cannot match.
  */
-function leadChar(text: string): string {
+function leadChar(text: string): number {
   let i = 0;
-  while (i < 3 && text[i] === ' ') i++;
-  return text[i] ?? '';
+  while (i < 3 && text.charCodeAt(i) === SPACE) i++;
+  return text.charCodeAt(i);
 }
-const isHeadingLine = (text: string): boolean => leadChar(text) === '#';
+const SPACE = 0x20;
+const [HASH, LESS_THAN, BACKTICK, TILDE] = ['#', '<', '`', '~'].map((c) => c.charCodeAt(0));
+const isHeadingLine = (text: string): boolean => leadChar(text) === HASH;
 
 /** The index of the line that closes YAML front matter at the top, or -1 when there is none. */
 function frontMatterEnd(lines: Line[]): number {
@@ -117,7 +119,7 @@ function literalMask(lines: Line[]): boolean[] {
     const text = lines[i].text;
     if (!comment && !fence) {
       const c = leadChar(text);
-      if (c !== '<' && c !== '`' && c !== '~') continue;
+      if (c !== LESS_THAN && c !== BACKTICK && c !== TILDE) continue;
     }
     // An HTML comment block (`<!--` through the line holding `-->`) is not Markdown: a heading in it is no section.
     if (comment || (!fence && HTML_COMMENT_OPEN_RE.test(text))) {
@@ -153,7 +155,7 @@ function sectionFrom(lines: Line[], mask: boolean[], start: number): Section {
   let end = start + 1;
   while (end < lines.length && (mask[end] || !isHeadingLine(lines[end].text) || !TOP_HEADING_RE.test(lines[end].text))) {
     end++;
-    if (!mask[end - 1] && RESUME_RE.test(lines[end - 1].text)) break;
+    if (!mask[end - 1] && lines[end - 1].text[0] === 'R' && RESUME_RE.test(lines[end - 1].text)) break;
   }
   return { start, end };
 }
@@ -175,7 +177,9 @@ function findSection(lines: Line[], mask: boolean[]): Section | undefined {
 }
 
 /** The name of a bullet of the product's shape (see {@link PRODUCT_BULLET_RE}). */
-const productName = (line: Line): string | undefined => (isBulletStart(line.text) ? PRODUCT_BULLET_RE.exec(line.text)?.[1] : undefined);
+const productName = (line: Line): string | undefined =>
+  // The name is what the pattern's group holds: from after `- **` to the first `*`. `test` allocates no match.
+  isBulletStart(line.text) && PRODUCT_BULLET_RE.test(line.text) ? line.text.slice(4, line.text.indexOf('*', 4)) : undefined;
 
 /** `- **` or `* **`: what every bullet with a bold name starts with (a test cheaper than the patterns). */
 const isBulletStart = (text: string): boolean => (text[0] === '-' || text[0] === '*') && text.startsWith(' **', 1);
@@ -281,10 +285,10 @@ export function indexBullets(text: string, known?: ReadonlySet<string>): IndexBu
 }
 
 /** What {@link indexBullets} finds, in lines already read. */
-function bulletsIn(lines: Line[], mask: boolean[], bulletOf: Namer): IndexBullets {
+function bulletsIn(lines: Line[], mask: boolean[], bulletOf: Namer, sections = findSections(lines, mask)): IndexBullets {
   const names = new Set<string>();
   const product = new Set<string>();
-  for (const s of findSections(lines, mask)) {
+  for (const s of sections) {
     for (let i = s.start + 1; i < s.end; i++) {
       const n = mask[i] ? undefined : bulletOf(lines[i]);
       if (n === undefined) continue;
@@ -301,7 +305,7 @@ function bulletsIn(lines: Line[], mask: boolean[], bulletOf: Namer): IndexBullet
  * the first one's (a name already there is dropped) and its heading, resume line and blank lines go. The user's
  * own lines in a second section stay where they are.
  */
-function normalizeSections(lines: Line[], eol: string, bulletOf: Namer): { mask: boolean[]; changed: boolean } {
+function normalizeSections(lines: Line[], eol: string, bulletOf: Namer): { mask: boolean[]; changed: boolean; section?: Section } {
   const mask = literalMask(lines);
   const sections = findSections(lines, mask);
   if (!sections.length) return { mask, changed: false };
@@ -311,7 +315,8 @@ function normalizeSections(lines: Line[], eol: string, bulletOf: Namer): { mask:
     lines[first.start].text = SECTION_HEADING;
     return true;
   };
-  if (sections.length === 1) return { mask, changed: rename() };
+  // One section: its lines stay where they are (a renamed heading is still one line).
+  if (sections.length === 1) return { mask, changed: rename(), section: first };
   const moved: string[] = [];
   for (let k = sections.length - 1; k >= 1; k--) {
     const s = sections[k];
@@ -409,11 +414,11 @@ function loadedTexts(lines: Line[]): Map<string, number> {
  * Warns when, after an index write, Claude Code would not load a checkpoint bullet, or would no longer load a line
  * of the file it loaded before the write (`wasLoaded`: what {@link loadedTexts} found before it).
  */
-function budgetWarning(wasLoaded: Map<string, number>, lines: Line[], bulletOf: Namer, mask = literalMask(lines)): string | undefined {
+function budgetWarning(wasLoaded: Map<string, number>, lines: Line[], bulletOf: Namer, mask = literalMask(lines), section?: Section): string | undefined {
   // What Claude Code loads is the file's first lines: lines [0, cut).
   const cut = linesClaudeLoads(lines).indexOf(false);
   if (cut < 0) return undefined;
-  const s = findSection(lines, mask);
+  const s = section ?? findSection(lines, mask);
   const hidden: number[] = [];
   if (s) for (let i = Math.max(s.start + 1, cut); i < s.end; i++) if (!mask[i] && bulletOf(lines[i]) !== undefined) hidden.push(i);
   if (hidden.length) {
@@ -457,8 +462,8 @@ export function upsertIndex(text: string | undefined, name: string, bullet: stri
   const before = loadedTexts(lines);
   const eol = detectEol(lines);
   const bulletOf = namer(known);
-  const { mask, changed } = normalizeSections(lines, eol, bulletOf);
-  const s = findSection(lines, mask);
+  const { mask, changed, section } = normalizeSections(lines, eol, bulletOf);
+  const s = section ?? findSection(lines, mask);
   if (s) {
     const bullets: number[] = [];
     let resume = -1;
@@ -475,7 +480,7 @@ export function upsertIndex(text: string | undefined, name: string, bullet: stri
       const out = !changed && old.at !== undefined ? text.slice(0, old.at) + bullet + text.slice(old.at + old.text.length) : undefined;
       old.text = bullet;
       const result = out ?? joinLines(lines);
-      return { text: result, budgetWarning: budgetWarning(before, lines, bulletOf, mask), bullets: { of: result, read: () => bulletsIn(lines, mask, bulletOf) } };
+      return { text: result, budgetWarning: budgetWarning(before, lines, bulletOf, mask, s), bullets: { of: result, read: () => bulletsIn(lines, mask, bulletOf, [s]) } };
     } else if (bullets.length) {
       lines.splice(bullets[0], 0, { text: bullet, eol: lines[bullets[0]].eol || eol });
       if (resume < 0) insertAfter(lines, bullets[bullets.length - 1] + 1, ['', RESUME_LINE], eol);
