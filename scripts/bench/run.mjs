@@ -522,20 +522,24 @@ if (want('session-start')) {
   const files = makeCheckpointDir(dir, core, 20);
   const newest = files[files.length - 1];
   const repo = makeGitRepo(join(tmp, 'session-start-repo'), { files: 20, modified: 2 });
-  const input = JSON.stringify({ session_id: 'bench', transcript_path: join(tmp, 'none.jsonl'), cwd: repo, hook_event_name: 'SessionStart', source: 'startup' });
+  // A session of its own for every run: the hook answers a session start once (a second run of the same one finds
+  // its marker and prints nothing, which is not what a session start costs).
+  let sessions = 0;
+  const inputFor = () => JSON.stringify({ session_id: `bench-${process.pid}-${sessions++}`, transcript_path: join(tmp, 'none.jsonl'), cwd: repo, hook_event_name: 'SessionStart', source: 'startup' });
+  const input = inputFor();
   const args = [cli, 'hook', 'session-start', '--dir', dir];
   const check = spawnSync(node, args, { cwd: repo, input, encoding: 'utf8' });
   const context = check.status === 0 && check.stdout ? JSON.parse(check.stdout).hookSpecificOutput?.additionalContext : undefined;
   if (!context?.includes('"task-0019"')) throw new Error(`hook session-start did not print the newest checkpoint: ${check.stdout}${check.stderr}`);
   // A CLI from before the hook has no `hook session-start`: no before row then.
   const beforeArgs = beforeCli ? [beforeCli, ...args.slice(1)] : undefined;
-  const beforeWorks = beforeArgs && spawnSync(node, beforeArgs, { cwd: repo, input, encoding: 'utf8' }).stdout?.includes('task-0019');
+  const beforeWorks = beforeArgs && spawnSync(node, beforeArgs, { cwd: repo, input: inputFor(), encoding: 'utf8' }).stdout?.includes('task-0019');
   log(`session-start: ${RUNS} interleaved runs`);
   const res = await interleave(
-    () => timeProcess([node, [join(benchDir, 'floor-session-start.cjs'), dir, newest], { cwd: repo, input }]),
-    () => timeProcess([node, args, { cwd: repo, input }]),
+    () => timeProcess([node, [join(benchDir, 'floor-session-start.cjs'), dir, newest], { cwd: repo, input: inputFor() }]),
+    () => timeProcess([node, args, { cwd: repo, input: inputFor() }]),
     RUNS,
-    beforeWorks && (() => timeProcess([node, beforeArgs, { cwd: repo, input }])),
+    beforeWorks && (() => timeProcess([node, beforeArgs, { cwd: repo, input: inputFor() }])),
   );
   ratioRow('hook session-start (CLI, 20 checkpoints)', 'node: read stdin + MEMORY.md + the newest checkpoint, print the JSON', res, 1.3);
   beforeRow('hook session-start (CLI, 20 checkpoints)', 'node: read stdin + MEMORY.md + the newest checkpoint, print the JSON', res, 1.3);

@@ -220,13 +220,21 @@ export async function firstToAnswer(input: HookInput, memoryDir: string, context
   const uid = typeof process.getuid === 'function' ? process.getuid() : 0;
   const dir = path.join(opts.tempDir ?? os.tmpdir(), `checkpoint-session-start-${uid}`);
   // A marker's name starts with its day: the ones of the days before yesterday are removed by name, without a stat
-  // of each (a day of session starts leaves many).
+  // of each (a day of session starts leaves many), once a day.
   const today = Math.floor(now / DAY_MS);
   const key = markerName(`${input.sessionId}\0${input.source ?? ''}\0${memoryDir}\0${context}`);
   const marker = path.join(dir, `${today}-${key}`);
   try {
-    await fs.mkdir(dir, { recursive: true, mode: 0o700 });
-    const st = await fs.lstat(dir);
+    // The folder as this start finds it: whose it is, and whether a marker was made in it today already (its time
+    // changes with every marker made or removed). A missing one is made.
+    let st = await fs.lstat(dir).catch((err: NodeJS.ErrnoException) => {
+      if (err.code !== 'ENOENT') throw err;
+      return undefined;
+    });
+    if (!st) {
+      await fs.mkdir(dir, { recursive: true, mode: 0o700 });
+      st = await fs.lstat(dir);
+    }
     // A folder another user made (a shared temp folder) is not trusted to say anything.
     if (!st.isDirectory() || (typeof process.getuid === 'function' && st.uid !== uid)) return true;
     try {
@@ -237,11 +245,14 @@ export async function firstToAnswer(input: HookInput, memoryDir: string, context
       if (now - seen.mtimeMs < ANSWERED_MS) return false;
       await fs.utimes(marker, now / 1000, now / 1000);
     }
-    const stale = (await fs.readdir(dir)).filter((f) => {
-      const day = /^(\d{1,9})-/.exec(f);
-      return !day || Number(day[1]) < today - 1;
-    });
-    await Promise.all(stale.map((f) => fs.rm(path.join(dir, f), { force: true })));
+    // The first start of a day removes the markers of the days before yesterday.
+    if (Math.floor(st.mtimeMs / DAY_MS) < today) {
+      const stale = (await fs.readdir(dir)).filter((f) => {
+        const day = /^(\d{1,9})-/.exec(f);
+        return !day || Number(day[1]) < today - 1;
+      });
+      await Promise.all(stale.map((f) => fs.rm(path.join(dir, f), { force: true })));
+    }
     return true;
   } catch {
     return true;

@@ -1,6 +1,6 @@
 import { after, test } from 'node:test';
 import * as assert from 'node:assert/strict';
-import { readdirSync, writeFileSync } from 'node:fs';
+import { readdirSync, utimesSync, writeFileSync } from 'node:fs';
 import * as path from 'node:path';
 import { firstToAnswer, markerName } from '../../src/core/hooks';
 import { removeDir, tempDir } from '../support/fixtures';
@@ -27,21 +27,31 @@ test('a session start is answered by the first hook only; another session, or th
   assert.equal(await firstToAnswer({ source: 'startup' }, '/mem', 'context', { tempDir: tmp, now }), true, 'no session id: always answered');
 });
 
-test("markers of the days before yesterday are removed by a new session start; yesterday's and today's stay", async () => {
+test("the first session start of a day removes the markers of the days before yesterday; yesterday's and today's stay", async () => {
   const tmp = tempDir();
   temps.push(tmp);
-  const now = Date.UTC(2026, 10, 26, 12);
+  // Whether a start is the day's first is read from the folder's time before it writes: set here, never the clock's.
+  const yesterday = Date.UTC(2026, 10, 26, 12);
+  const now = yesterday + DAY;
   const today = Math.floor(now / DAY);
-  assert.equal(await firstToAnswer({ sessionId: 's1' }, '/mem', 'context', { tempDir: tmp, now }), true);
+  assert.equal(await firstToAnswer({ sessionId: 's1' }, '/mem', 'context', { tempDir: tmp, now: yesterday }), true);
   const dir = path.join(tmp, readdirSync(tmp)[0]);
   const old = [`${today - 2}-${markerName('old')}`, `${today - 30}-${markerName('older')}`, '0123456789abcdef0123456789abcdef'];
   const kept = [`${today - 1}-${markerName('yesterday')}`];
   for (const f of [...old, ...kept]) writeFileSync(path.join(dir, f), '');
-  assert.equal(await firstToAnswer({ sessionId: 's2' }, '/mem', 'context', { tempDir: tmp, now: now + 1000 }), true);
+  utimesSync(dir, yesterday / 1000, yesterday / 1000);
+  assert.equal(await firstToAnswer({ sessionId: 's2' }, '/mem', 'context', { tempDir: tmp, now }), true);
   const left = markers(tmp);
   for (const f of old) assert.ok(!left.includes(f), `${f} is removed`);
   for (const f of kept) assert.ok(left.includes(f), `${f} stays`);
-  assert.equal(left.filter((f) => f.startsWith(`${today}-`)).length, 2, "today's two markers stay");
+  assert.equal(left.filter((f) => f.startsWith(`${today - 1}-`)).length, 2, "yesterday's two markers stay");
+  assert.equal(left.filter((f) => f.startsWith(`${today}-`)).length, 1, "today's marker is there");
+  // A later start that day (the folder changed today) does not list the folder again.
+  const stale = `${today - 9}-${markerName('stale')}`;
+  writeFileSync(path.join(dir, stale), '');
+  utimesSync(dir, now / 1000, now / 1000);
+  assert.equal(await firstToAnswer({ sessionId: 's3' }, '/mem', 'context', { tempDir: tmp, now: now + 1000 }), true);
+  assert.ok(markers(tmp).includes(stale), 'a later start that day leaves the folder as it is');
 });
 
 test('marker names: 16 hex digits, different for inputs that differ in one character', () => {
