@@ -219,11 +219,7 @@ export async function firstToAnswer(input: HookInput, memoryDir: string, context
   const now = opts.now ?? Date.now();
   const uid = typeof process.getuid === 'function' ? process.getuid() : 0;
   const dir = path.join(opts.tempDir ?? os.tmpdir(), `checkpoint-session-start-${uid}`);
-  // A marker's name starts with its day: the ones of the days before yesterday are removed by name, without a stat
-  // of each (a day of session starts leaves many), once a day.
-  const today = Math.floor(now / DAY_MS);
-  const key = markerName(`${input.sessionId}\0${input.source ?? ''}\0${memoryDir}\0${context}`);
-  const marker = path.join(dir, `${today}-${key}`);
+  const marker = path.join(dir, markerName(`${input.sessionId}\0${input.source ?? ''}\0${memoryDir}\0${context}`));
   try {
     // The folder as this start finds it: whose it is, and whether a marker was made in it today already (its time
     // changes with every marker made or removed). A missing one is made.
@@ -245,13 +241,15 @@ export async function firstToAnswer(input: HookInput, memoryDir: string, context
       if (now - seen.mtimeMs < ANSWERED_MS) return false;
       await fs.utimes(marker, now / 1000, now / 1000);
     }
-    // The first start of a day removes the markers of the days before yesterday.
-    if (Math.floor(st.mtimeMs / DAY_MS) < today) {
-      const stale = (await fs.readdir(dir)).filter((f) => {
-        const day = /^(\d{1,9})-/.exec(f);
-        return !day || Number(day[1]) < today - 1;
-      });
-      await Promise.all(stale.map((f) => fs.rm(path.join(dir, f), { force: true })));
+    // The first start of a day (the folder unchanged since an earlier day) removes the markers older than a day; the
+    // others do not look at them (a day of session starts leaves many).
+    if (Math.floor(st.mtimeMs / DAY_MS) < Math.floor(now / DAY_MS)) {
+      await Promise.all(
+        (await fs.readdir(dir)).map(async (f) => {
+          const at = await fs.lstat(path.join(dir, f)).catch(() => undefined);
+          if (at && now - at.mtimeMs > DAY_MS) await fs.rm(path.join(dir, f), { force: true });
+        }),
+      );
     }
     return true;
   } catch {

@@ -464,7 +464,7 @@ export class CheckpointStore extends CheckpointReader {
   private async writeIndex(lock: DirLock, read: string | undefined, change: (text: string | undefined, known: Set<string>) => IndexEdit | string): Promise<IndexEdit> {
     const known = await this.knownNames();
     // After a lost lock, another writer may have changed the file: merge into what is there now.
-    const current = await this.indexSince(read);
+    const current = await this.readIndex();
     const base = current ?? read;
     const changed = change(base, known);
     let edit: IndexEdit = typeof changed === 'string' ? { text: changed } : changed;

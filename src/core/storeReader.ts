@@ -5,7 +5,7 @@ import { promises as fs, lstatSync, readdirSync, statSync, type Dirent, type Sta
 import * as path from 'node:path';
 import { CheckpointError, errorMessage } from './errors';
 import { parseCheckpoint, parseCheckpointHeader, type Checkpoint, type CheckpointHeader } from './checkpoint';
-import { assertInside, exists, identityOf, isInside, readPrefix, readPrefixSync, readWhole, sameIdentity, type FileIdentity } from './files';
+import { assertInside, exists, isInside, readPrefix, readPrefixSync, readWhole, type FileIdentity } from './files';
 import { readBranch } from './git';
 import { readJsonCheckpoints, type JsonCheckpointFile } from './jsonCheckpoints';
 import { indexedNames, INDEX_FILE } from './memoryIndex';
@@ -39,8 +39,8 @@ export class CheckpointReader {
   /** The clock (injected by tests). */
   readonly now: () => Date;
   protected readonly syncReads: boolean;
-  /** The last text read of MEMORY.md and the file's identity then (see {@link CheckpointReader.indexSince}). */
-  private indexRead?: { identity: FileIdentity; text: string };
+  /** The last MEMORY.md read, as bytes and text (see {@link CheckpointReader.readIndex}). */
+  private lastIndex?: { bytes: Buffer; text: string };
   protected readonly gitTimeoutMs: number | undefined;
   protected readonly home: string;
 
@@ -290,27 +290,15 @@ export class CheckpointReader {
     const st = await this.statIndex();
     if (!st) return undefined;
     const bytes = await fs.readFile(this.indexPath);
+    // The same bytes as the last read (a write reads the file again under its lock): the same text, not decoded again.
+    if (this.lastIndex?.bytes.equals(bytes)) return this.lastIndex.text;
     // Editing decoded text would replace invalid bytes everywhere in the file, outside our section too.
     if (!isUtf8(bytes)) {
       throw new CheckpointError(`${this.indexPath} is not valid UTF-8 text; it is left as it is, and nothing was changed. Convert it to UTF-8 to index checkpoints in it.`);
     }
     const text = bytes.toString('utf8');
-    // Stat before reading: a write in between leaves an identity that no longer matches, and the file is read again.
-    this.indexRead = { identity: identityOf(st), text };
+    this.lastIndex = { bytes, text };
     return text;
-  }
-
-  /**
-   * MEMORY.md as it is now, given `read`, the text this store read of it a moment ago: that text again when the
-   * file has not changed since (the same identity), without reading it a second time.
-   */
-  protected async indexSince(read: string | undefined): Promise<string | undefined> {
-    const last = this.indexRead;
-    if (read !== undefined && last?.text === read) {
-      const st = await this.statIndex();
-      if (st && sameIdentity(identityOf(st), last.identity)) return read;
-    }
-    return this.readIndex();
   }
 
   /** MEMORY.md's stat; undefined when there is none. A FIFO or a link to a device would block or never end: refused. */

@@ -19,11 +19,15 @@ export async function moveToTrashDay(memoryDir: string, day: string, file: strin
   await assertNotSymlink(dir);
   for (const d of [trash, dir]) if (!(await exists(d))) created.push(d);
   await fs.mkdir(dir, { recursive: true });
-  // The first free `~n` of the day, from one reading of the folder (a name saved often has many copies).
-  const taken = new Set(await fs.readdir(dir));
-  let copy = baseName;
-  for (let n = 2; taken.has(copy); n++) copy = baseName.replace(/(\.\w+)$/, `~${n}$1`);
-  const target = path.join(dir, copy);
+  // The first free `~n` of the day, from one reading of the folder (a name saved often has many copies). Names are
+  // compared as a file system that ignores case and Unicode form would (macOS, Windows): there `checkpoint-Foo.md`
+  // takes `checkpoint-foo.md`'s place. The one found is checked once more, so a rename never replaces a copy.
+  const fold = (name: string): string => name.normalize('NFC').toLowerCase();
+  const taken = new Set((await fs.readdir(dir)).map(fold));
+  const copyName = (n: number): string => (n === 1 ? baseName : baseName.replace(/(\.\w+)$/, `~${n}$1`));
+  let n = 1;
+  while (taken.has(fold(copyName(n))) || (await exists(path.join(dir, copyName(n))))) n++;
+  const target = path.join(dir, copyName(n));
   if (opts.keep) await fs.link(file, target).catch(() => fs.copyFile(file, target, fsConstants.COPYFILE_EXCL));
   else await fs.rename(file, target);
   await syncDir(dir);

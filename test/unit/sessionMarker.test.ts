@@ -6,7 +6,7 @@ import { firstToAnswer, markerName } from '../../src/core/hooks';
 import { removeDir, tempDir } from '../support/fixtures';
 
 // A session start answered once when the plugin's hooks and Connect's both run (firstToAnswer), and the markers it
-// leaves in the temp folder kept to two days.
+// leaves in the temp folder removed after a day, by the day's first start.
 
 const temps: string[] = [];
 after(() => temps.forEach(removeDir));
@@ -27,29 +27,33 @@ test('a session start is answered by the first hook only; another session, or th
   assert.equal(await firstToAnswer({ source: 'startup' }, '/mem', 'context', { tempDir: tmp, now }), true, 'no session id: always answered');
 });
 
-test("the first session start of a day removes the markers of the days before yesterday; yesterday's and today's stay", async () => {
+test('the first session start of a day removes the markers older than a day; the later ones leave the folder alone', async () => {
   const tmp = tempDir();
   temps.push(tmp);
-  // Whether a start is the day's first is read from the folder's time before it writes: set here, never the clock's.
+  // Times are set on the files and the folder: whether a start is the day's first is read from the folder's time
+  // before it writes, never from the clock.
   const yesterday = Date.UTC(2026, 10, 26, 12);
   const now = yesterday + DAY;
-  const today = Math.floor(now / DAY);
+  const at = (file: string, ms: number): void => utimesSync(file, ms / 1000, ms / 1000);
   assert.equal(await firstToAnswer({ sessionId: 's1' }, '/mem', 'context', { tempDir: tmp, now: yesterday }), true);
   const dir = path.join(tmp, readdirSync(tmp)[0]);
-  const old = [`${today - 2}-${markerName('old')}`, `${today - 30}-${markerName('older')}`, '0123456789abcdef0123456789abcdef'];
-  const kept = [`${today - 1}-${markerName('yesterday')}`];
-  for (const f of [...old, ...kept]) writeFileSync(path.join(dir, f), '');
-  utimesSync(dir, yesterday / 1000, yesterday / 1000);
+  const old = { [markerName('old')]: now - 2 * DAY, [markerName('older')]: now - 30 * DAY, '0123456789abcdef0123456789abcdef': now - 3 * DAY };
+  const kept = { [markerName('this morning')]: now - DAY / 2 };
+  for (const [f, ms] of Object.entries({ ...old, ...kept })) {
+    writeFileSync(path.join(dir, f), '');
+    at(path.join(dir, f), ms);
+  }
+  at(dir, yesterday);
   assert.equal(await firstToAnswer({ sessionId: 's2' }, '/mem', 'context', { tempDir: tmp, now }), true);
   const left = markers(tmp);
-  for (const f of old) assert.ok(!left.includes(f), `${f} is removed`);
-  for (const f of kept) assert.ok(left.includes(f), `${f} stays`);
-  assert.equal(left.filter((f) => f.startsWith(`${today - 1}-`)).length, 2, "yesterday's two markers stay");
-  assert.equal(left.filter((f) => f.startsWith(`${today}-`)).length, 1, "today's marker is there");
-  // A later start that day (the folder changed today) does not list the folder again.
-  const stale = `${today - 9}-${markerName('stale')}`;
+  for (const f of Object.keys(old)) assert.ok(!left.includes(f), `${f} is removed`);
+  for (const f of Object.keys(kept)) assert.ok(left.includes(f), `${f} stays`);
+  assert.equal(left.length, 3, "this morning's marker and the two starts' markers stay");
+  // A later start that day (the folder changed today) does not look at the markers.
+  const stale = markerName('stale');
   writeFileSync(path.join(dir, stale), '');
-  utimesSync(dir, now / 1000, now / 1000);
+  at(path.join(dir, stale), now - 9 * DAY);
+  at(dir, now);
   assert.equal(await firstToAnswer({ sessionId: 's3' }, '/mem', 'context', { tempDir: tmp, now: now + 1000 }), true);
   assert.ok(markers(tmp).includes(stale), 'a later start that day leaves the folder as it is');
 });

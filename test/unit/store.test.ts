@@ -142,6 +142,24 @@ test('regression: restoring the second same-day trash copy of a name indexes it 
   assert.match(read(path.join(mem, 'checkpoint-x.md')), /## Left Off\nsecond\n/);
 });
 
+test("a copy in the trash is never replaced by one whose name differs only in case or Unicode form (one file on macOS and Windows)", async () => {
+  const { mem, store } = setup();
+  const first = await store.save({ name: 'x', leftOff: 'first' });
+  const day = path.dirname(await store.delete('x'));
+  // What an agent's `checkpoint-X.md` and a decomposed `é` left in the trash earlier that day.
+  writeFileSync(path.join(day, 'checkpoint-X~2.md'), 'upper case copy\n');
+  await store.save({ name: 'x', leftOff: 'second' });
+  const second = await store.delete('x');
+  assert.match(second, /checkpoint-x~3\.md$/, 'checkpoint-X~2.md is taken, whatever the case');
+  assert.equal(read(path.join(day, 'checkpoint-X~2.md')), 'upper case copy\n');
+  writeFileSync(path.join(day, 'checkpoint-cafe\u0301.md'), 'decomposed\n');
+  // An agent's own file, named with a composed `é`.
+  writeFileSync(path.join(mem, 'checkpoint-caf\u00e9.md'), '---\nname: caf\u00e9\n---\n# Checkpoint: caf\u00e9\n## Left Off\ncomposed\n');
+  assert.match(await store.delete('caf\u00e9'), /checkpoint-caf\u00e9~2\.md$/);
+  assert.equal(read(path.join(day, 'checkpoint-cafe\u0301.md')), 'decomposed\n');
+  assert.ok(first.path);
+});
+
 test('never writes through a symlinked checkpoint or MEMORY.md', async () => {
   const { mem, store } = setup();
   const outside = temp();
