@@ -337,6 +337,8 @@ function normalizeSections(lines: Line[], eol: string, bulletOf: Namer): { mask:
       if (from > 0 && isBlank(lines[from - 1])) from--;
       else if (isBlank(lines[to])) to++;
       removeRange(lines, from, to);
+      // The blank line taken before a section that starts where the first ends was the first one's last line.
+      if (from < first.end) first.end = from;
     }
   }
   const have = new Set<string>();

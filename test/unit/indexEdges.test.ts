@@ -86,3 +86,14 @@ test('switchBranch refuses "@" and "@{-1}": HEAD stays on its branch (0.1.0: det
     w.done();
   }
 });
+
+test('a second checkpoint section right after the first, the blank line between them its last line: merged, not a crash', () => {
+  // An agent's file: the first section runs to the second's heading, whose blank line before it is the first's.
+  const text = '## Other\n  ## Checkpoints ##\n- **b** (x, Nov 5) – y (q, Nov 06) — r\n- **c** (main, Nov 05) — did **\n\n  ## Checkpoints ##\n';
+  const up = upsertIndex(text, 'z', '- **z** (m, Nov 05) — q').text;
+  assert.equal(up.match(/Checkpoints/g)?.length, 1, 'one section');
+  assert.deepEqual(indexedNames(up), ['z', 'b', 'c']);
+  assert.ok(up.startsWith('## Other\n'));
+  assert.equal(removeFromIndex(text, 'all'), '## Other\n');
+  assert.deepEqual(indexedNames(removeFromIndex(text, ['b'])), ['c']);
+});
