@@ -17,8 +17,8 @@ const isSpace = (c: string): boolean => c.trim() === '';
 
 /**
  * For each line of the file, whether Claude Code loads it whole: true for the first lines, false from the first line it
- * does not load on. White space before the first non-blank
- * character is trimmed away (so leading blank lines do not count); a line's `\r` of a CRLF counts as a character.
+ * does not load on. White space before the first non-blank character is trimmed away (so leading blank lines do not
+ * count); a line's `\r` of a CRLF counts as a character.
  */
 export function linesClaudeLoads(lines: readonly BudgetLine[]): boolean[] {
   const loaded = new Array<boolean>(lines.length).fill(false);

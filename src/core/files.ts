@@ -20,11 +20,12 @@ export function assertInside(dir: string, target: string): void {
 }
 
 /** Throws when `file` exists and is a symbolic link (we never write through one). */
-export async function assertNotSymlink(file: string): Promise<void> {
+export async function assertNotSymlink(file: string): Promise<fsSync.Stats | undefined> {
   const st = await fs.lstat(file).catch(() => undefined);
   if (st?.isSymbolicLink()) {
     throw new CheckpointError(`Refusing to write ${file}: it is a symbolic link.`);
   }
+  return st;
 }
 
 export async function exists(file: string): Promise<boolean> {
@@ -57,8 +58,7 @@ async function openTempFile(dir: string): Promise<{ tmp: string; handle: fs.File
 export async function writeFileAtomic(file: string, content: string | Uint8Array): Promise<void> {
   // One lstat: a symbolic link is refused, and otherwise its mode is the file's own. The new file keeps the old
   // one's permissions (a private 0600 MEMORY.md stays private).
-  const st = await fs.lstat(file).catch(() => undefined);
-  if (st?.isSymbolicLink()) throw new CheckpointError(`Refusing to write ${file}: it is a symbolic link.`);
+  const st = await assertNotSymlink(file);
   const previousMode = st ? st.mode & 0o777 : undefined;
   const dir = path.dirname(file);
   const { tmp, handle } = await openTempFile(dir);

@@ -14,7 +14,7 @@ export const RESUME_LINE = 'Resume any: `continue` or `continue {name}`';
 interface Line {
   text: string;
   eol: string;
-  /** Where the line starts in the text it was split from (set for files of `\n` line ends only). */
+  /** Where the line starts in the text it was split from (unset for a line an edit added). */
   at?: number;
   /** The text {@link Line.bullet} was read from (the line's text may be replaced since). */
   read?: string;
@@ -25,36 +25,34 @@ interface Line {
 }
 
 function splitLines(text: string): Line[] {
-  const pieces = text.split('\n');
   const lines: Line[] = [];
-  if (!text.includes('\r')) {
-    // Every line ends in `\n` (the usual file): one split, nothing more to look at.
-    let at = 0;
-    for (let k = 0; k < pieces.length; k++) {
-      const last = k === pieces.length - 1;
-      if (last && pieces[k] === '') break;
-      lines.push({ text: pieces[k], eol: last ? '' : '\n', at });
-      at += pieces[k].length + 1;
-    }
-    return lines;
-  }
+  // `\r` is looked for only in a file that has one (the usual file's lines all end in `\n`).
+  const anyCr = text.includes('\r');
+  const pieces = text.split('\n');
+  let at = 0;
+  const push = (line: string, eol: string): void => {
+    lines.push({ text: line, eol, at });
+    at += line.length + eol.length;
+  };
   for (let k = 0; k < pieces.length; k++) {
     const last = k === pieces.length - 1;
     let piece = pieces[k];
     if (last && piece === '') break;
     let eol = last ? '' : '\n';
-    if (piece.endsWith('\r') && !last) {
-      piece = piece.slice(0, -1);
-      eol = '\r\n';
+    if (anyCr) {
+      if (!last && piece.endsWith('\r')) {
+        piece = piece.slice(0, -1);
+        eol = '\r\n';
+      }
+      // A lone `\r` ends a line too.
+      if (piece.includes('\r')) {
+        const parts = piece.split('\r');
+        for (let j = 0; j < parts.length - 1; j++) push(parts[j], '\r');
+        piece = parts[parts.length - 1];
+        if (last && piece === '') break;
+      }
     }
-    // A lone `\r` ends a line too.
-    if (piece.includes('\r')) {
-      const parts = piece.split('\r');
-      for (let j = 0; j < parts.length - 1; j++) lines.push({ text: parts[j], eol: '\r' });
-      piece = parts[parts.length - 1];
-      if (last && piece === '') break;
-    }
-    lines.push({ text: piece, eol });
+    push(piece, eol);
   }
   return lines;
 }

@@ -287,8 +287,13 @@ export class CheckpointReader {
 
   /** MEMORY.md's text, or undefined when there is none. */
   async readIndex(): Promise<string | undefined> {
-    const st = await this.statIndex();
+    // A FIFO or a link to a device would block or never end: only a regular file is read.
+    const st = await fs.stat(this.indexPath).catch((err: NodeJS.ErrnoException) => {
+      if (err.code === 'ENOENT') return undefined;
+      throw err;
+    });
     if (!st) return undefined;
+    if (!st.isFile()) throw new CheckpointError(`${this.indexPath} is not a regular file; nothing was changed.`);
     const bytes = await fs.readFile(this.indexPath);
     // The same bytes as the last read (a write reads the file again under its lock): the same text, not decoded again.
     if (this.lastIndex?.bytes.equals(bytes)) return this.lastIndex.text;
@@ -299,16 +304,6 @@ export class CheckpointReader {
     const text = bytes.toString('utf8');
     this.lastIndex = { bytes, text };
     return text;
-  }
-
-  /** MEMORY.md's stat; undefined when there is none. A FIFO or a link to a device would block or never end: refused. */
-  private async statIndex(): Promise<Stats | undefined> {
-    const st = await fs.stat(this.indexPath).catch((err: NodeJS.ErrnoException) => {
-      if (err.code === 'ENOENT') return undefined;
-      throw err;
-    });
-    if (st && !st.isFile()) throw new CheckpointError(`${this.indexPath} is not a regular file; nothing was changed.`);
-    return st;
   }
 
   /** Names of the checkpoint files in the memory directory (their bullets are checkpoints' whatever their shape). */
