@@ -1,8 +1,13 @@
 // dist/cli.js, the `checkpoint` command. `checkpoint hook …` runs at every agent start and compaction, so it loads
 // the hook's own small bundle (src/hookCli.ts → dist/hook.js); every other command loads the whole CLI
-// (src/cli.ts → dist/cli-main.js). Nothing else happens here: both share one runner (src/cli/runner.ts).
+// (src/cli.ts → dist/cli-main.js), each with V8's code cache (src/codeCache.ts). Nothing else happens here: both
+// share one runner (src/cli/runner.ts).
+import * as path from 'node:path';
+import { requireCached } from './codeCache';
+
 type Main = { main(argv: string[]): void };
 
 const argv = process.argv.slice(2);
-const cli: Main = argv[0] === 'hook' ? (require('./hookCli') as Main) : (require('./cli') as Main);
+const hook = argv[0] === 'hook';
+const cli = requireCached(path.join(__dirname, hook ? 'hook.js' : 'cli-main.js'), hook ? argv[1] : argv[0]) as Main;
 cli.main(argv);
