@@ -1,5 +1,5 @@
 import { parseArgs } from 'node:util';
-import { promises as fs } from 'node:fs';
+import { fstatSync, promises as fs, writeSync } from 'node:fs';
 import * as path from 'node:path';
 import { CheckpointError, UsageError, errorMessage } from '../core/errors';
 import { resolveMemoryDir, type ResolvedMemoryDir } from '../core/memoryDir';
@@ -164,12 +164,65 @@ export function commandLine(commands: Record<string, Command>): Cli {
   };
 }
 
+/**
+ * Writes to a file descriptor with `writeSync`, so that a command's output does not load Node's stream and socket
+ * modules (process.stdout on a pipe, what agents and hooks give, costs ~4 ms to set up). A descriptor that cannot
+ * take it all at once (EAGAIN: a non-blocking pipe it shares with its parent) gets the rest and everything after
+ * through `fallback` (the process's stream), in order. A reader gone (EPIPE: `checkpoint list | head`) ends the
+ * output quietly. A terminal is written through `fallback` from the start. Exported for tests.
+ */
+export function fdWriter(fd: number, fallback: () => NodeJS.WritableStream): { write(text: string): void; flushed(done: () => void): void } {
+  let stream: NodeJS.WritableStream | undefined;
+  let gone = false;
+  let checked: number | undefined;
+  return {
+    write(text) {
+      if (gone) return;
+      // A terminal keeps Node's own handling (on Windows, the console's Unicode). Not node:tty's isatty, which loads
+      // the stream modules this avoids: a character device (a terminal, or /dev/null) is written as before.
+      if (!stream && checked !== fd) {
+        checked = fd;
+        if (!isPipeOrFile(fd)) stream = fallback();
+      }
+      if (stream) {
+        stream.write(text);
+        return;
+      }
+      const bytes = Buffer.from(text);
+      let at = 0;
+      try {
+        while (at < bytes.length) at += writeSync(fd, bytes, at);
+      } catch (err) {
+        const code = (err as NodeJS.ErrnoException).code;
+        if (code === 'EPIPE') gone = true;
+        else if (code === 'EAGAIN') (stream = fallback()).write(bytes.subarray(at));
+        else throw err;
+      }
+    },
+    flushed(done) {
+      if (stream) stream.write('', done);
+      else done();
+    },
+  };
+}
+
+/** Whether `fd` is open and not a character device (a terminal): a pipe, a socket or a file. */
+function isPipeOrFile(fd: number): boolean {
+  try {
+    return !fstatSync(fd).isCharacterDevice();
+  } catch {
+    return false;
+  }
+}
+
 /** Runs `cli` as this process: output to stdout/stderr, the exit code as the process's. */
 export function runAsProcess(cli: Cli, argv: string[]): void {
+  const out = fdWriter(1, () => process.stdout);
+  const err = fdWriter(2, () => process.stderr);
   void cli(argv, {
-    out: (s) => process.stdout.write(`${s}\n`),
-    err: (s) => process.stderr.write(`${s}\n`),
-    abandon: () => process.stdout.write('', () => process.exit(0)),
+    out: (s) => out.write(`${s}\n`),
+    err: (s) => err.write(`${s}\n`),
+    abandon: () => out.flushed(() => process.exit(0)),
   }).then((code) => {
     process.exitCode = code;
   });

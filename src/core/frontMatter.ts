@@ -60,8 +60,8 @@ export function parseFrontMatter(text: string): FrontMatterResult {
 // UTC timestamps. For exactly that shape, the result below is what gray-matter + js-yaml return (same data
 // values and types, same body); anything else returns undefined and takes the gray-matter path.
 
-/** One `key: value` line of the block, matched where the previous one ended. */
-const FM_LINE = /([A-Za-z][A-Za-z0-9_]*): ([^\n]+)(?:\n|$)/y;
+/** The key of a `key: value` line (the line is cut at its first `: `, so the value may hold more). */
+const FM_KEY = /^[A-Za-z][A-Za-z0-9_]*$/;
 /** Plain scalars js-yaml reads as this very string: no indicator, digit, sign or dot first; no `#` or `:`. */
 const FM_PLAIN = /^[A-Za-z_/][A-Za-z0-9 _.,/~@+()-]*$/;
 /** Words js-yaml reads as booleans or null (and their case variants, to be safe). */
@@ -111,13 +111,19 @@ function simpleFrontMatter(src: string): FrontMatterResult | undefined {
   // Not empty, nothing unusual, no blank last line; then every line must be a `key: value` line.
   if (block === '' || block.charCodeAt(block.length - 1) === 0x0a || FM_UNUSUAL.test(block)) return undefined;
   const data: Record<string, unknown> = {};
-  FM_LINE.lastIndex = 0;
-  while (FM_LINE.lastIndex < block.length) {
-    const m = FM_LINE.exec(block);
-    if (!m || FM_NOT_STRING.test(m[1]) || Object.prototype.hasOwnProperty.call(data, m[1])) return undefined;
-    const v = simpleValue(m[2]);
+  // Line by line, without a match array per line (a listing parses thousands of these).
+  for (let at = 0; at < block.length; ) {
+    let end = block.indexOf('\n', at);
+    if (end < 0) end = block.length;
+    const colon = block.indexOf(': ', at);
+    // A key, `: `, and a value of at least one character, all on this line.
+    if (colon < 0 || colon + 2 >= end) return undefined;
+    const key = block.slice(at, colon);
+    if (!FM_KEY.test(key) || FM_NOT_STRING.test(key) || Object.prototype.hasOwnProperty.call(data, key)) return undefined;
+    const v = simpleValue(block.slice(colon + 2, end));
     if (v === UNSUPPORTED) return undefined;
-    data[m[1]] = v;
+    data[key] = v;
+    at = end + 1;
   }
   let body = str.slice(close + 4);
   if (body.charCodeAt(0) === 0x0d) body = body.slice(1);

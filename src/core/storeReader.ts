@@ -78,7 +78,7 @@ export class CheckpointReader {
 
   /** Parses one checkpoint file; `maxBytes` bounds what is read. */
   async read(file: string, maxBytes = SHOW_READ_BYTES): Promise<Checkpoint> {
-    const name = nameFromFileName(path.basename(file)) ?? path.basename(file);
+    const name = fileNameOf(file);
     const { text, mtime } = await this.readText(file, maxBytes);
     return this.withPlanPath(parseCheckpoint(text, name, mtime));
   }
@@ -88,9 +88,16 @@ export class CheckpointReader {
    * the folder, so that the plan is opened and read wherever it is, and one plan file is one plan however written.
    */
   withPlanPath<T extends { plan?: string }>(cp: T): T {
-    if (cp.plan) cp.plan = resolvePlanPath(cp.plan, this.cwd, this.home);
+    if (cp.plan) {
+      // Many checkpoints name one plan: each written form is resolved once (path.resolve is measurable in a listing).
+      const paths = (this.planPaths ??= new Map<string, string>());
+      let resolved = paths.get(cp.plan);
+      if (resolved === undefined) paths.set(cp.plan, (resolved = resolvePlanPath(cp.plan, this.cwd, this.home)));
+      cp.plan = resolved;
+    }
     return cp;
   }
+  private planPaths: Map<string, string> | undefined;
 
   /** The first `maxBytes` of a regular file and its mtime; never through a symbolic link. */
   protected async readText(file: string, maxBytes: number): Promise<{ text: string; mtime: string }> {
@@ -106,7 +113,7 @@ export class CheckpointReader {
    * SHOW_READ_BYTES (a bigger file is refused, never shown in part), never through a symbolic link.
    */
   protected async readFull(file: string): Promise<{ checkpoint: Checkpoint; text: string; identity: FileIdentity }> {
-    const name = nameFromFileName(path.basename(file)) ?? path.basename(file);
+    const name = fileNameOf(file);
     const { text, identity } = await readWhole(file, SHOW_READ_BYTES, { sync: this.syncReads });
     return { checkpoint: this.withPlanPath(parseCheckpoint(text, name, new Date(identity.mtimeMs).toISOString())), text, identity };
   }
@@ -117,7 +124,7 @@ export class CheckpointReader {
    */
   async summarize(file: string, opts: { details?: boolean } = {}): Promise<CheckpointSummary> {
     if (this.syncReads) return this.summarizeSync(file, opts.details);
-    const name = nameFromFileName(path.basename(file)) ?? path.basename(file);
+    const name = fileNameOf(file);
     try {
       const { text, mtime } = await this.readText(file, LIST_READ_BYTES);
       return this.listEntry(file, name, text, () => mtime, opts.details);
@@ -132,8 +139,7 @@ export class CheckpointReader {
    * mtime is only needed when the file carries no date). It is opened so that a file swapped meanwhile for a link
    * fails (and a FIFO does not block); any failure takes the careful way below, with the reasons it always gave.
    */
-  protected summarizeSync(file: string, details: boolean | undefined, regular = false): CheckpointSummary {
-    const name = nameFromFileName(path.basename(file)) ?? path.basename(file);
+  protected summarizeSync(file: string, details: boolean | undefined, regular = false, name = fileNameOf(file)): CheckpointSummary {
     if (regular) {
       let text: string | undefined;
       try {
@@ -167,7 +173,7 @@ export class CheckpointReader {
   }
 
   /** {@link files} with synchronous I/O, each with whether readdir saw a regular file (not a link, FIFO, device). */
-  protected filesSync(): { file: string; regular: boolean }[] {
+  protected filesSync(): { file: string; name: string; regular: boolean }[] {
     let entries: Dirent[];
     try {
       entries = readdirSync(this.memoryDir, { withFileTypes: true });
@@ -178,7 +184,12 @@ export class CheckpointReader {
     // memoryDir is resolved (normalized) and an entry is a bare name: concatenation is path.join without its
     // normalize pass, which is measurable over thousands of entries.
     const dir = this.memoryDir.endsWith(path.sep) ? this.memoryDir : this.memoryDir + path.sep;
-    return entries.filter((e) => nameFromFileName(e.name) !== undefined).map((e) => ({ file: dir + e.name, regular: e.isFile() }));
+    const found: { file: string; name: string; regular: boolean }[] = [];
+    for (const e of entries) {
+      const name = nameFromFileName(e.name);
+      if (name !== undefined) found.push({ file: dir + e.name, name, regular: e.isFile() });
+    }
+    return found;
   }
 
   /** Checkpoint files in the memory directory (names only; no reads). */
@@ -205,8 +216,8 @@ export class CheckpointReader {
     let found: (CheckpointSummary | undefined)[];
     if (this.syncReads) {
       found = [];
-      for (const { file, regular } of this.filesSync()) {
-        const s = this.summarizeSync(file, opts.details, regular);
+      for (const { file, name, regular } of this.filesSync()) {
+        const s = this.summarizeSync(file, opts.details, regular, name);
         found.push(s.unreadable !== undefined && (await gone(s)) ? undefined : s);
       }
     } else {
@@ -351,6 +362,12 @@ export class CheckpointReader {
       .sort((a, b) => a.day - b.day || b.n - a.n)
       .map(({ name: n, path: p }) => ({ name: n, path: p }));
   }
+}
+
+/** The checkpoint name a file's name gives (the file name itself when it is not a checkpoint file's). */
+function fileNameOf(file: string): string {
+  const base = path.basename(file);
+  return nameFromFileName(base) ?? base;
 }
 
 const LINK_REFUSED = 'it is a symbolic link, and checkpoint files are never read through one';
