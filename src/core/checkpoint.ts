@@ -480,7 +480,8 @@ export type CheckpointHeader = Pick<Checkpoint, 'name' | 'description' | 'branch
 /** Only a body line like `- **Plan:** …` can give a plan; a body without `**plan` (any case) cannot. */
 function mayNamePlan(body: string): boolean {
   for (let i = body.indexOf('**'); i >= 0; i = body.indexOf('**', i + 2)) {
-    if (body.slice(i + 2, i + 6).toLowerCase() === 'plan') return true;
+    // `plan` in any case, from character codes (`| 0x20` lower-cases an ASCII letter; no other code becomes one).
+    if ((body.charCodeAt(i + 2) | 0x20) === 0x70 && (body.charCodeAt(i + 3) | 0x20) === 0x6c && (body.charCodeAt(i + 4) | 0x20) === 0x61 && (body.charCodeAt(i + 5) | 0x20) === 0x6e) return true;
   }
   return false;
 }

@@ -1,7 +1,7 @@
 // Reading a memory directory: the listing, one checkpoint, the lookup by name, MEMORY.md and the trash's copies.
 // Editor-free; the store (store.ts) adds the writes.
 import { isUtf8 } from 'node:buffer';
-import { promises as fs, lstatSync, readdirSync, statSync, type Dirent, type Stats } from 'node:fs';
+import { promises as fs, lstatSync, readFileSync, readdirSync, statSync, type Dirent, type Stats } from 'node:fs';
 import * as path from 'node:path';
 import { CheckpointError, errorMessage } from './errors';
 import { parseCheckpoint, parseCheckpointHeader, type Checkpoint, type CheckpointHeader } from './checkpoint';
@@ -199,10 +199,20 @@ export class CheckpointReader {
 
   /** The names of the checkpoint files in the memory directory (none when it does not exist). */
   protected async fileNames(): Promise<string[]> {
-    const entries = await fs.readdir(this.memoryDir).catch((err: NodeJS.ErrnoException) => {
-      if (err.code === 'ENOENT') return [] as string[];
+    const gone = (err: NodeJS.ErrnoException): string[] => {
+      if (err.code === 'ENOENT') return [];
       throw err;
-    });
+    };
+    let entries: string[];
+    if (this.syncReads) {
+      try {
+        entries = readdirSync(this.memoryDir);
+      } catch (err) {
+        entries = gone(err as NodeJS.ErrnoException);
+      }
+    } else {
+      entries = await fs.readdir(this.memoryDir).catch(gone);
+    }
     return entries.filter((e) => nameFromFileName(e) !== undefined);
   }
 
@@ -299,13 +309,13 @@ export class CheckpointReader {
   /** MEMORY.md's text, or undefined when there is none. */
   async readIndex(): Promise<string | undefined> {
     // A FIFO or a link to a device would block or never end: only a regular file is read.
-    const st = await fs.stat(this.indexPath).catch((err: NodeJS.ErrnoException) => {
+    const st = this.syncReads ? statSync(this.indexPath, { throwIfNoEntry: false }) : await fs.stat(this.indexPath).catch((err: NodeJS.ErrnoException) => {
       if (err.code === 'ENOENT') return undefined;
       throw err;
     });
     if (!st) return undefined;
     if (!st.isFile()) throw new CheckpointError(`${this.indexPath} is not a regular file; nothing was changed.`);
-    const bytes = await fs.readFile(this.indexPath);
+    const bytes = this.syncReads ? readFileSync(this.indexPath) : await fs.readFile(this.indexPath);
     // The same bytes as the last read (a write reads the file again under its lock): the same text, not decoded again.
     if (this.lastIndex?.bytes.equals(bytes)) return this.lastIndex.text;
     // Editing decoded text would replace invalid bytes everywhere in the file, outside our section too.
