@@ -9,5 +9,6 @@ type Main = { main(argv: string[]): void };
 
 const argv = process.argv.slice(2);
 const hook = argv[0] === 'hook';
-const cli = requireCached(path.join(__dirname, hook ? 'hook.js' : 'cli-main.js'), hook ? argv[1] : argv[0]) as Main;
+// One cache per command of the CLI; the hook's events share theirs (a command word that exits 2 writes none).
+const cli = requireCached(path.join(__dirname, hook ? 'hook.js' : 'cli-main.js'), hook ? 'hook' : argv[0]) as Main;
 cli.main(argv);

@@ -3,14 +3,17 @@
 // same is done here for every supported Node, with vm.Script's cachedData, so that one path serves them all.
 //
 // The cache lives beside the code it caches (dist/.v8-cache/): whoever can write it can already rewrite the bundle,
-// so it adds no way in. A cache file is used only when it is this user's and writable by no one else, and it is
-// named by the bundle file's identity (inode, size, modification time) and the V8 version, so a changed bundle or
-// another Node (or Electron) never meets an old cache (V8 refuses one of another version or length itself, too). Nothing here may
-// fail a command: when the folder cannot be written, or anything else goes wrong, the bundle runs uncached.
+// so it adds no way in. A cache file is used only when it is this user's and writable by no one else (so not on
+// Windows, where that is not a file's mode: there the bundle always runs uncached), and it is named by the bundle
+// file's identity (device, inode, size, modification and change times) and the V8 version, so a changed bundle or
+// another Node (or Electron) never meets an old cache (V8 refuses one of another version or length itself, too).
+// Nothing here may fail a command: when the folder cannot be written, or anything else goes wrong, the bundle runs
+// uncached.
 import { closeSync, fstatSync, lstatSync, mkdirSync, openSync, readdirSync, readFileSync, renameSync, unlinkSync, writeSync, constants } from 'node:fs';
 import { Module, createRequire } from 'node:module';
 import * as path from 'node:path';
 import { Script } from 'node:vm';
+import { SKIP_CODE_CACHE } from './codeCacheFlag';
 
 const CACHE_DIR = '.v8-cache';
 /** The words a cache may be named by: one cache per command, as each compiles different functions. */
@@ -23,7 +26,7 @@ const ownUid = (): number | undefined => (typeof process.geteuid === 'function' 
  * to load the bundle without it.
  */
 export function requireCached(file: string, word: string | undefined): unknown {
-  if (process.env.CHECKPOINT_CODE_CACHE === '0') return createRequire(file)(file);
+  if (process.env.CHECKPOINT_CODE_CACHE === '0' || process.platform === 'win32') return createRequire(file)(file);
   const dir = path.dirname(file);
   const base = path.basename(file, '.js');
   const fd = openSync(file, 'r');
@@ -32,7 +35,8 @@ export function requireCached(file: string, word: string | undefined): unknown {
   try {
     const st = fstatSync(fd);
     source = readFileSync(fd, 'utf8');
-    id = `${st.ino}-${st.size}-${Math.round(st.mtimeMs * 1000)}`;
+    // The change time too: a copy that keeps the modification time (cp -p, rsync -t) cannot keep it.
+    id = `${st.dev}-${st.ino}-${st.size}-${Math.round(st.mtimeMs * 1000)}-${Math.round(st.ctimeMs * 1000)}`;
   } finally {
     closeSync(fd);
   }
@@ -55,7 +59,9 @@ export function requireCached(file: string, word: string | undefined): unknown {
   if (!cachedData || script.cachedDataRejected) {
     // At exit, so that the cache holds every function this run compiled; only after a run that succeeded.
     process.once('exit', (code) => {
-      if (code === 0) writeCache(cacheFile, `${base}.`, `${base}.${id}.`, () => script.createCachedData());
+      if (code === 0 && (globalThis as Record<symbol, unknown>)[SKIP_CODE_CACHE] !== true) {
+        writeCache(cacheFile, `${base}.`, `${base}.${id}.`, () => script.createCachedData());
+      }
     });
   }
   return mod.exports;
@@ -84,7 +90,7 @@ function readOwnFile(file: string): Buffer | undefined {
 /**
  * Writes the cache atomically (a temp file of this process, then rename) into the cache folder, made if missing;
  * never through a link, never into a folder of another user. Removes the caches of earlier versions of the bundle
- * (`prefix` without `current`). Every failure is ignored.
+ * (`prefix` without `current`) and the bundle's temp files that a run ended before renaming. Every failure is ignored.
  */
 function writeCache(file: string, prefix: string, current: string, data: () => Buffer): void {
   const dir = path.dirname(file);
@@ -112,7 +118,7 @@ function writeCache(file: string, prefix: string, current: string, data: () => B
       throw err;
     }
     for (const f of readdirSync(dir)) {
-      if (f.startsWith(prefix) && !f.startsWith(current) && f.endsWith('.bin')) unlinkSync(path.join(dir, f));
+      if (f.startsWith(prefix) && (f.endsWith('.tmp') || (!f.startsWith(current) && f.endsWith('.bin')))) unlinkSync(path.join(dir, f));
     }
   } catch {
     // A cache is an optimization: the next run tries again.

@@ -7,6 +7,7 @@ import { openStore } from '../core/openStore';
 import type { CheckpointStore } from '../core/store';
 import { agentLine, terminalText } from '../core/escaping';
 import type { Command, CommandContext, Io, Options } from './command';
+import { SKIP_CODE_CACHE } from '../codeCacheFlag';
 
 /** Set by the bundler from package.json (scripts/build.mjs); absent when the CLI runs from the tsc output. */
 declare const CHECKPOINT_VERSION: string | undefined;
@@ -175,6 +176,14 @@ export function fdWriter(fd: number, fallback: () => NodeJS.WritableStream): { w
   let stream: NodeJS.WritableStream | undefined;
   let gone = false;
   let checked: number | undefined;
+  // The stream's own errors (its reader gone later) end the output as quietly.
+  const useStream = (): NodeJS.WritableStream => {
+    stream = fallback();
+    stream.on('error', () => {
+      gone = true;
+    });
+    return stream;
+  };
   return {
     write(text) {
       if (gone) return;
@@ -182,7 +191,7 @@ export function fdWriter(fd: number, fallback: () => NodeJS.WritableStream): { w
       // the stream modules this avoids: a character device (a terminal, or /dev/null) is written as before.
       if (!stream && checked !== fd) {
         checked = fd;
-        if (!isPipeOrFile(fd)) stream = fallback();
+        if (!isPipeOrFile(fd)) useStream();
       }
       if (stream) {
         stream.write(text);
@@ -194,8 +203,8 @@ export function fdWriter(fd: number, fallback: () => NodeJS.WritableStream): { w
         while (at < bytes.length) at += writeSync(fd, bytes, at);
       } catch (err) {
         const code = (err as NodeJS.ErrnoException).code;
-        if (code === 'EPIPE') gone = true;
-        else if (code === 'EAGAIN') (stream = fallback()).write(bytes.subarray(at));
+        if (code === 'EPIPE' || code === 'ECONNRESET') gone = true;
+        else if (code === 'EAGAIN') useStream().write(bytes.subarray(at));
         else throw err;
       }
     },
@@ -222,7 +231,11 @@ export function runAsProcess(cli: Cli, argv: string[]): void {
   void cli(argv, {
     out: (s) => out.write(`${s}\n`),
     err: (s) => err.write(`${s}\n`),
-    abandon: () => out.flushed(() => process.exit(0)),
+    abandon: () => {
+      // Giving up is exiting now: no code cache is written on the way out (src/codeCache.ts).
+      (globalThis as Record<symbol, unknown>)[SKIP_CODE_CACHE] = true;
+      out.flushed(() => process.exit(0));
+    },
   }).then((code) => {
     process.exitCode = code;
   });

@@ -199,20 +199,7 @@ export class CheckpointReader {
 
   /** The names of the checkpoint files in the memory directory (none when it does not exist). */
   protected async fileNames(): Promise<string[]> {
-    const gone = (err: NodeJS.ErrnoException): string[] => {
-      if (err.code === 'ENOENT') return [];
-      throw err;
-    };
-    let entries: string[];
-    if (this.syncReads) {
-      try {
-        entries = readdirSync(this.memoryDir);
-      } catch (err) {
-        entries = gone(err as NodeJS.ErrnoException);
-      }
-    } else {
-      entries = await fs.readdir(this.memoryDir).catch(gone);
-    }
+    const entries = (this.syncReads ? unlessMissingSync(() => readdirSync(this.memoryDir)) : await unlessMissing(fs.readdir(this.memoryDir))) ?? [];
     return entries.filter((e) => nameFromFileName(e) !== undefined);
   }
 
@@ -309,10 +296,7 @@ export class CheckpointReader {
   /** MEMORY.md's text, or undefined when there is none. */
   async readIndex(): Promise<string | undefined> {
     // A FIFO or a link to a device would block or never end: only a regular file is read.
-    const st = this.syncReads ? statSync(this.indexPath, { throwIfNoEntry: false }) : await fs.stat(this.indexPath).catch((err: NodeJS.ErrnoException) => {
-      if (err.code === 'ENOENT') return undefined;
-      throw err;
-    });
+    const st = this.syncReads ? unlessMissingSync(() => statSync(this.indexPath)) : await unlessMissing(fs.stat(this.indexPath));
     if (!st) return undefined;
     if (!st.isFile()) throw new CheckpointError(`${this.indexPath} is not a regular file; nothing was changed.`);
     const bytes = this.syncReads ? readFileSync(this.indexPath) : await fs.readFile(this.indexPath);
@@ -372,6 +356,24 @@ export class CheckpointReader {
       .sort((a, b) => a.day - b.day || b.n - a.n)
       .map(({ name: n, path: p }) => ({ name: n, path: p }));
   }
+}
+
+/** `read()`'s result, or undefined when the path does not exist; any other error is thrown. */
+function unlessMissingSync<T>(read: () => T): T | undefined {
+  try {
+    return read();
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+    throw err;
+  }
+}
+
+/** {@link unlessMissingSync} for a promise. */
+function unlessMissing<T>(reading: Promise<T>): Promise<T | undefined> {
+  return reading.catch((err: NodeJS.ErrnoException) => {
+    if (err.code === 'ENOENT') return undefined;
+    throw err;
+  });
 }
 
 /** The checkpoint name a file's name gives (the file name itself when it is not a checkpoint file's). */

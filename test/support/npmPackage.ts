@@ -3,7 +3,7 @@
 // build, scripts/package-plugin.mjs --npm).
 import { execFileSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { copyFileSync, cpSync, readFileSync } from 'node:fs';
+import { copyFileSync, cpSync, readFileSync, rmSync } from 'node:fs';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import * as path from 'node:path';
@@ -26,7 +26,9 @@ export function packPackage(stage: string, out: string): Packed {
   for (const f of ['package.json', 'README.md', 'README.package.md', 'LICENSE', 'CHANGELOG.md', '.npmignore', '.vscodeignore']) copyFileSync(path.join(ROOT, f), path.join(stage, f));
   cpSync(path.join(ROOT, 'media'), path.join(stage, 'media'), { recursive: true });
   cpSync(path.join(ROOT, 'dist'), path.join(stage, 'dist'), { recursive: true });
-  // A run leaves its code cache in dist/.v8-cache/ (src/codeCache.ts), which the packages must leave out.
+  // A run leaves its code cache in dist/.v8-cache/ (src/codeCache.ts), which the packages must leave out: the
+  // staged copy gets one of its own.
+  rmSync(path.join(stage, 'dist', '.v8-cache'), { recursive: true, force: true });
   execFileSync(process.execPath, [path.join(stage, 'dist', 'cli.js'), '--version'], { timeout: 30_000 });
   execFileSync(process.execPath, [path.join(ROOT, 'scripts', 'package-plugin.mjs'), '--npm', '--no-build', '--root', stage], { timeout: 60_000 });
   const packed = JSON.parse(

@@ -20,7 +20,7 @@ function fifo(): string {
 }
 
 /** Everything the FIFO holds now (its reader is non-blocking: EAGAIN is the end). */
-function drain(fd: number): string {
+function drain(fd: number): Buffer {
   const chunks: Buffer[] = [];
   const buf = Buffer.alloc(65536);
   for (;;) {
@@ -34,7 +34,7 @@ function drain(fd: number): string {
     if (n === 0) break;
     chunks.push(Buffer.from(buf.subarray(0, n)));
   }
-  return Buffer.concat(chunks).toString('utf8');
+  return Buffer.concat(chunks);
 }
 
 test('a full non-blocking pipe: what does not fit, and everything after it, goes through the stream, in order', { skip }, async () => {
@@ -51,9 +51,10 @@ test('a full non-blocking pipe: what does not fit, and everything after it, goes
     out.write('after\n');
     await new Promise<void>((resolve) => out.flushed(resolve));
     const inPipe = drain(reader);
-    const viaStream = Buffer.concat(got).toString('utf8');
+    const viaStream = Buffer.concat(got);
     assert.ok(inPipe.length > 0 && viaStream.length > 0, `both ways were used: ${inPipe.length} + ${viaStream.length}`);
-    assert.equal(inPipe + viaStream, `${big}after\n`);
+    // Bytes, not text: the pipe may end inside a character the stream finishes.
+    assert.ok(Buffer.concat([inPipe, viaStream]).equals(Buffer.from(`${big}after\n`)));
   } finally {
     closeSync(reader);
     closeSync(writer);
