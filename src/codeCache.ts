@@ -9,7 +9,7 @@
 // another Node (or Electron) never meets an old cache (V8 refuses one of another version or length itself, too).
 // Nothing here may fail a command: when the folder cannot be written, or anything else goes wrong, the bundle runs
 // uncached.
-import { closeSync, fstatSync, lstatSync, mkdirSync, openSync, readdirSync, readFileSync, renameSync, unlinkSync, writeSync, constants } from 'node:fs';
+import { closeSync, fstatSync, lstatSync, mkdirSync, openSync, readdirSync, readFileSync, renameSync, unlinkSync, writeSync, constants, type Stats } from 'node:fs';
 import { Module, createRequire } from 'node:module';
 import * as path from 'node:path';
 import { Script } from 'node:vm';
@@ -18,7 +18,8 @@ import { SKIP_CODE_CACHE } from './codeCacheFlag';
 const CACHE_DIR = '.v8-cache';
 /** The words a cache may be named by: one cache per command, as each compiles different functions. */
 const KEY_WORD = /^[a-z][a-z-]*$/;
-const ownUid = (): number | undefined => (typeof process.geteuid === 'function' ? process.geteuid() : undefined);
+/** Whether a file or folder is this user's and no one else may write it (POSIX: Windows keeps no cache). */
+const ownAlone = (st: Stats): boolean => st.uid === process.geteuid?.() && (st.mode & 0o022) === 0;
 
 /**
  * Loads a CommonJS bundle as `require` would, with V8's code cache. `word` (the command) names the cache: the first
@@ -77,8 +78,7 @@ function readOwnFile(file: string): Buffer | undefined {
   }
   try {
     const st = fstatSync(fd);
-    const uid = ownUid();
-    if (!st.isFile() || (uid !== undefined && (st.uid !== uid || (st.mode & 0o022) !== 0))) return undefined;
+    if (!st.isFile() || !ownAlone(st)) return undefined;
     return readFileSync(fd);
   } catch {
     return undefined;
@@ -94,7 +94,6 @@ function readOwnFile(file: string): Buffer | undefined {
  */
 function writeCache(file: string, prefix: string, current: string, data: () => Buffer): void {
   const dir = path.dirname(file);
-  const uid = ownUid();
   try {
     try {
       mkdirSync(dir, { mode: 0o700 });
@@ -102,7 +101,7 @@ function writeCache(file: string, prefix: string, current: string, data: () => B
       if ((err as NodeJS.ErrnoException).code !== 'EEXIST') return;
     }
     const st = lstatSync(dir);
-    if (!st.isDirectory() || (uid !== undefined && (st.uid !== uid || (st.mode & 0o022) !== 0))) return;
+    if (!st.isDirectory() || !ownAlone(st)) return;
     const tmp = `${file}.${process.pid}.tmp`;
     const fd = openSync(tmp, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | (constants.O_NOFOLLOW ?? 0), 0o600);
     try {

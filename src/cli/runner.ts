@@ -175,7 +175,7 @@ export function commandLine(commands: Record<string, Command>): Cli {
 export function fdWriter(fd: number, fallback: () => NodeJS.WritableStream): { write(text: string): void; flushed(done: () => void): void } {
   let stream: NodeJS.WritableStream | undefined;
   let gone = false;
-  let checked: number | undefined;
+  let checked = false;
   // The stream's own errors (its reader gone later) end the output as quietly.
   const useStream = (): NodeJS.WritableStream => {
     stream = fallback();
@@ -189,8 +189,8 @@ export function fdWriter(fd: number, fallback: () => NodeJS.WritableStream): { w
       if (gone) return;
       // A terminal keeps Node's own handling (on Windows, the console's Unicode). Not node:tty's isatty, which loads
       // the stream modules this avoids: a character device (a terminal, or /dev/null) is written as before.
-      if (!stream && checked !== fd) {
-        checked = fd;
+      if (!checked) {
+        checked = true;
         if (!isPipeOrFile(fd)) useStream();
       }
       if (stream) {
