@@ -3,7 +3,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { NONE, oneLine, type Checkpoint } from './checkpoint';
 import { CheckpointError, errorMessage } from './errors';
-import { isInside, writeFileAtomic } from './files';
+import { insideAny, writeFileAtomic } from './files';
 import { GitTimeoutError, NO_HOOKS, readCommitState, runGit, type CommitState } from './git';
 import { isLikelySecret } from './secrets';
 import type { CheckpointStore, SaveInput, SaveResult } from './store';
@@ -90,8 +90,7 @@ function writer(root: string, opts: CommitOptions): (args: string[]) => Promise<
 
 /** What this commit stages: changed paths except the memory folder and likely secrets, which are listed. */
 export function planStaging(state: Pick<CommitState, 'root' | 'entries'>, memoryDir: string): { stage: string[]; leftOut: string[] } {
-  const memory = path.resolve(memoryDir);
-  const inMemory = (p: string): boolean => isInside(memory, path.resolve(state.root, p));
+  const inMemory = insideAny(state.root, [path.resolve(memoryDir)]);
   const stage = new Set<string>();
   const leftOut: string[] = [];
   for (const e of state.entries) {
@@ -117,8 +116,8 @@ function refuseState(state: CommitState, memoryDir: string): void {
   if (!state.email) {
     throw new CommitError('no-email', 'Not committed: git has no user.email. Set it with: git config user.email "you@example.com"');
   }
-  const memory = path.resolve(memoryDir);
-  const held = state.entries.filter((e) => e.staged && (isLikelySecret(e.path) || isInside(memory, path.resolve(state.root, e.path))));
+  const inMemory = insideAny(state.root, [path.resolve(memoryDir)]);
+  const held = state.entries.filter((e) => e.staged && (isLikelySecret(e.path) || inMemory(e.path)));
   if (held.length) {
     throw new CommitError(
       'staged-secret',
@@ -226,7 +225,8 @@ export async function commitWork(cp: Pick<Checkpoint, 'name' | 'description' | '
       } catch (err) {
         throw new CommitError('failed', 'Committed, but git could not say what the commit holds: check it with git show --stat HEAD.', errorMessage(err));
       }
-      const held = committed.filter((p) => isLikelySecret(p) || isInside(memoryDir, path.resolve(resolved.root, p)));
+      const inMemory = insideAny(resolved.root, [path.resolve(memoryDir)]);
+      const held = committed.filter((p) => isLikelySecret(p) || inMemory(p));
       if (held.length) {
         const what = `the pre-commit hook staged ${held.join(', ')}, which ${held.length > 1 ? 'look' : 'looks'} like a secret or a checkpoint`;
         // Back to the commit before, only if the branch still points at this one; then the index as it was.

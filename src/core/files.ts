@@ -9,7 +9,33 @@ export const TEMP_PREFIX = '.checkpoint-tmp-';
 /** Returns true when `child` is `parent` itself or lies below it (lexically). */
 export function isInside(parent: string, child: string): boolean {
   const rel = path.relative(parent, child);
-  return rel === '' || (!rel.startsWith('..') && !path.isAbsolute(rel));
+  return rel === '' || (!leavesFolder(rel) && !path.isAbsolute(rel));
+}
+
+/** A relative path that climbs out of its folder (`..`, `../x`), not one that starts with a name such as `..x`. */
+function leavesFolder(rel: string): boolean {
+  return rel === '..' || rel.startsWith(`..${path.sep}`);
+}
+
+/**
+ * A test for paths relative to `top` as git prints them (`/`-separated): true for one that {@link isInside} would
+ * place in any of `dirs`. One prefix per folder is worked out once, so a test costs a string comparison, not two
+ * path resolutions (it runs on every changed file of a save).
+ */
+export function insideAny(top: string, dirs: readonly string[]): (p: string) => boolean {
+  // path.relative compares case-insensitively on Windows; so do the prefixes there.
+  const fold = process.platform === 'win32' ? (s: string) => s.toLowerCase() : (s: string) => s;
+  const prefixes: string[] = [];
+  for (const dir of dirs) {
+    const rel = path.relative(top, dir);
+    if (rel === '') return () => true;
+    if (!leavesFolder(rel) && !path.isAbsolute(rel)) prefixes.push(fold(rel.split(path.sep).join('/')) + '/');
+  }
+  if (prefixes.length === 0) return () => false;
+  return (p) => {
+    const key = fold(p) + '/';
+    return prefixes.some((prefix) => key.startsWith(prefix));
+  };
 }
 
 /** Throws unless `target` resolves (lexically) inside `dir`. */

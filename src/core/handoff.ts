@@ -4,7 +4,7 @@ import { parseCheckpoint, renderCheckpoint, type Checkpoint } from './checkpoint
 import { isLikelySecret } from './secrets';
 import { CheckpointError, errorMessage } from './errors';
 import { oneLine } from './escaping';
-import { isInside } from './files';
+import { insideAny } from './files';
 import { fileNameFor, printable, sanitizeName, validateName } from './names';
 import { SHOW_READ_BYTES, type CheckpointStore } from './store';
 import { checkedRef, commitTree, FILES_REFS, GIT_QUICK_MS, hasCommit, keepSnapshot, runGit, SNAPSHOT_REFS } from './snapshot';
@@ -111,10 +111,8 @@ async function unsharedFiles(store: CheckpointStore, snapshot: string): Promise<
   const top = await repoTop(store.cwd);
   if (!top) return [];
   const out = await runGit(top, ['diff-tree', '-r', '--root', '--no-commit-id', '--no-renames', '--name-only', '--diff-filter=d', '-z', snapshot], { timeoutMs: GIT_QUICK_MS });
-  const memory = [path.resolve(store.memoryDir), await fs.realpath(store.memoryDir).catch(() => path.resolve(store.memoryDir))];
-  return out
-    .split('\0')
-    .filter((p) => p !== '' && (isLikelySecret(p) || memory.some((m) => isInside(m, path.join(top, p)))));
+  const inMemory = insideAny(top, [path.resolve(store.memoryDir), await fs.realpath(store.memoryDir).catch(() => path.resolve(store.memoryDir))]);
+  return out.split('\0').filter((p) => p !== '' && (isLikelySecret(p) || inMemory(p)));
 }
 
 export interface PullResult {

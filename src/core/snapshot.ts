@@ -1,10 +1,10 @@
-import { promises as fs, realpathSync } from 'node:fs';
+import { lstatSync, promises as fs, realpathSync, type Stats } from 'node:fs';
 import * as path from 'node:path';
 import { isObjectId } from './checkpoint';
 import { isLikelySecret } from './secrets';
 import { CheckpointError, errorMessage } from './errors';
 import { oneLine } from './escaping';
-import { isInside } from './files';
+import { insideAny } from './files';
 import { GIT_TIMEOUT_MS, GitTimeoutError, NO_HOOKS, readGitState, runGit as runAnyGit, type GitRunOptions, type GitState } from './git';
 
 // A code snapshot per checkpoint, with git's own plumbing: the work tree (tracked changes and untracked files that
@@ -206,7 +206,7 @@ async function copyIndex(from: string, to: string): Promise<boolean> {
   }
 }
 
-/** True for a path inside the memory folder (compared by real path: the repository's top is a real path). */
+/** True for a path inside the memory folder (compared by real path too: the repository's top is a real path). */
 function memoryTest(top: string, memoryDir: string | undefined): (p: string) => boolean {
   if (!memoryDir) return () => false;
   const dirs = [path.resolve(memoryDir)];
@@ -215,7 +215,7 @@ function memoryTest(top: string, memoryDir: string | undefined): (p: string) => 
   } catch {
     // not there yet: nothing of it can be in the work tree either, but its lexical path is still compared
   }
-  return (p) => dirs.some((d) => isInside(d, path.join(top, p)));
+  return insideAny(top, dirs);
 }
 
 /** What the work tree holds beyond the index, as the snapshot takes it. */
@@ -230,6 +230,17 @@ interface Candidates {
   total: number;
 }
 
+/** Files stat'ed between two turns of the event loop. */
+const STAT_CHUNK = 256;
+
+function lstatOrNone(file: string): Stats | undefined {
+  try {
+    return lstatSync(file, { throwIfNoEntry: false });
+  } catch {
+    return undefined;
+  }
+}
+
 /** Sorts the scanned paths into what the snapshot takes and what it leaves out, with their sizes. */
 async function sortCandidates(top: string, paths: string[], opts: { fileLimitBytes: number; memoryDir?: string }): Promise<Candidates> {
   const inMemory = memoryTest(top, opts.memoryDir);
@@ -242,16 +253,18 @@ async function sortCandidates(top: string, paths: string[], opts: { fileLimitByt
     }
     return true;
   });
-  for (let i = 0; i < kept.length; i += 64) {
-    const batch = kept.slice(i, i + 64);
-    const stats = await Promise.all(batch.map((p) => fs.lstat(path.join(top, p)).catch(() => undefined)));
-    stats.forEach((st, k) => {
-      if (st?.isFile() && st.size > opts.fileLimitBytes) out.tooLarge.push({ path: batch[k], size: st.size });
+  // Synchronous lstat, in chunks with a turn of the event loop between them: a few microseconds a file, where each
+  // promise went through the thread pool (ten times as long for a few hundred files).
+  for (let i = 0; i < kept.length; i += STAT_CHUNK) {
+    if (i > 0) await new Promise<void>((resolve) => setImmediate(resolve));
+    for (const p of kept.slice(i, i + STAT_CHUNK)) {
+      const st = lstatOrNone(path.join(top, p));
+      if (st?.isFile() && st.size > opts.fileLimitBytes) out.tooLarge.push({ path: p, size: st.size });
       else {
         if (st?.isFile()) out.total += st.size;
-        out.take.push(batch[k]);
+        out.take.push(p);
       }
-    });
+    }
   }
   return out;
 }
@@ -284,9 +297,14 @@ const WHOLE_INDEX = ['-c', 'core.splitIndex=false'];
 async function writeWorkTree(
   cwd: string,
   opts: { limitBytes: number; fileLimitBytes: number; timeLimitMs: number; memoryDir?: string; scan?: Promise<GitState>; ref?: string },
-): Promise<{ top: string; head: string; tree?: string; gitlinks: string[]; tooLarge?: string; candidates?: Candidates; previous?: string }> {
+): Promise<{ top: string; head: string; tree?: string; gitlinks: string[]; tooLarge?: string; candidates?: Candidates; previous?: string; noted?: Promise<void> }> {
   const git = budgeted(cwd, opts.timeLimitMs);
-  const [paths, scan] = await Promise.all([repoPaths(cwd, opts.timeLimitMs, opts.ref), opts.scan ?? readGitState(cwd, { timeoutMs: opts.timeLimitMs })]);
+  // What the snapshot index was built from is read while git scans the work tree: nothing of it depends on the scan
+  // (a scan that refreshes the user's index changes its stat data, not what it records).
+  const located = repoPaths(cwd, opts.timeLimitMs, opts.ref).then(async (p) =>
+    p ? { ...p, built: await Promise.all([readNote(`${p.own}.json`), indexChecksum(p.index), indexChecksum(p.own)]) } : undefined,
+  );
+  const [paths, scan] = await Promise.all([located, opts.scan ?? readGitState(cwd, { timeoutMs: opts.timeLimitMs })]);
   if (!paths) throw new CheckpointError('not a git work tree');
   if (scan.problem) throw new CheckpointError(scan.problem);
   const head = scan.head ?? (await headCommit(cwd, opts.timeLimitMs));
@@ -305,7 +323,7 @@ async function writeWorkTree(
     };
   }
   const noteFile = `${own}.json`;
-  const [note, userSum, ownSum] = await Promise.all([readNote(noteFile), indexChecksum(paths.index), indexChecksum(own)]);
+  const [note, userSum, ownSum] = paths.built;
   const taking = new Set(candidates.take);
   const trusted = note !== undefined && ownSum !== '' && note.own === ownSum && note.user === userSum && note.paths.every((p) => taking.has(p));
   /** Brings `index` up to date with the work tree (git writes it through a lock file and a rename) and writes its tree. */
@@ -353,12 +371,15 @@ async function writeWorkTree(
         .filter((r) => r.startsWith('160000 '))
         .map((r) => r.slice(r.indexOf('\t') + 1))
     : [];
-  // The note of what the snapshot index was built from, for the next snapshot (written atomically).
-  const written: SnapshotIndexNote = { user: userSum, own: await indexChecksum(own), paths: candidates.take };
-  const noteTmp = `${noteFile}.${process.pid}.tmp`;
-  await fs.writeFile(noteTmp, JSON.stringify(written));
-  await fs.rename(noteTmp, noteFile);
-  return { top, head, tree, gitlinks, candidates, previous: paths.previous };
+  // The note of what the snapshot index was built from, for the next snapshot (written atomically, while the caller
+  // goes on with the tree; it waits for `noted` before it is done).
+  const noted = indexChecksum(own).then(async (sum) => {
+    const written: SnapshotIndexNote = { user: userSum, own: sum, paths: candidates.take };
+    const noteTmp = `${noteFile}.${process.pid}.tmp`;
+    await fs.writeFile(noteTmp, JSON.stringify(written));
+    await fs.rename(noteTmp, noteFile);
+  });
+  return { top, head, tree, gitlinks, candidates, previous: paths.previous, noted };
 }
 
 /** Removes a lock file older than `ms` (its git was stopped); a younger one belongs to a git still running. */
@@ -407,7 +428,7 @@ export async function takeSnapshot(cwd: string, name: string, opts: SnapshotOpti
     outcome.skipped = (wt.candidates?.tooLarge ?? []).map((f) => f.path);
     outcome.notes.push(...leftOutNotes(wt.candidates, fileLimitBytes));
     for (const link of wt.gitlinks) outcome.notes.push(`Submodule ${oneLine(link)} is recorded at its commit; its own uncommitted changes are not in the snapshot.`);
-    const commit = await commitTree(wt.top, wt.tree, wt.head, `checkpoint: ${name}`, timeLimitMs);
+    const [commit] = await Promise.all([commitTree(wt.top, wt.tree, wt.head, `checkpoint: ${name}`, timeLimitMs), wt.noted]);
     outcome.snapshot = { head: wt.head, commit, previous: wt.previous };
   } catch (err) {
     if (errorMessage(err) === 'not a git work tree' || /not a git repository/.test(errorMessage(err))) return outcome;
@@ -470,6 +491,7 @@ export async function workTreeNow(
     memoryDir: opts.memoryDir,
   });
   if (!wt.tree) throw new CheckpointError(`Cannot compare with the work tree now: ${wt.tooLarge ?? 'git wrote no tree of it'}`);
+  await wt.noted;
   return { top: wt.top, tree: wt.tree, skipped: (wt.candidates?.tooLarge ?? []).map((f) => f.path) };
 }
 
