@@ -2,7 +2,7 @@ import { parseArgs } from 'node:util';
 import { fstatSync, promises as fs, writeSync } from 'node:fs';
 import * as path from 'node:path';
 import { CheckpointError, UsageError, errorMessage } from '../core/errors';
-import { resolveMemoryDir, type ResolvedMemoryDir } from '../core/memoryDir';
+import { claudeMemoryDir, resolveMemoryDir, resolveMemoryFolder, type ClaudeMemory, type MemoryFolder, type ResolvedMemoryDir } from '../core/memoryDir';
 import { openStore } from '../core/openStore';
 import type { CheckpointStore } from '../core/store';
 import { agentLine, terminalText } from '../core/escaping';
@@ -96,8 +96,12 @@ async function context(command: Command, args: string[], io: Io, env: NodeJS.Pro
   let store: Promise<CheckpointStore> | undefined;
   // The CLI runs what its user asked for in their own folder: a trusted workspace (the folder's Claude Code
   // settings count).
-  const memoryDir = (): Promise<ResolvedMemoryDir> =>
-    (resolved ??= resolveMemoryDir({ cwd, configured: values.dir as string | undefined, env, trusted: true }));
+  const where = { cwd, configured: values.dir as string | undefined, env, trusted: true };
+  let claude: Promise<ClaudeMemory | undefined> | undefined;
+  const claudeOnce = (): Promise<ClaudeMemory | undefined> => (claude ??= claudeMemoryDir(where));
+  const memoryDir = (): Promise<ResolvedMemoryDir> => (resolved ??= resolveMemoryDir(where, claudeOnce));
+  // A store needs the folder only: with --dir or $CHECKPOINT_MEMORY_DIR, Claude Code's settings are not read for it.
+  const folder = (): Promise<MemoryFolder> => resolved ?? resolveMemoryFolder(where, claudeOnce);
   return {
     values: values as CommandContext['values'],
     positionals,
@@ -107,7 +111,7 @@ async function context(command: Command, args: string[], io: Io, env: NodeJS.Pro
     env,
     io,
     memoryDir,
-    store: () => (store ??= memoryDir().then(async (r) => (await openStore({ cwd, env, resolved: r, syncReads: true })).store)),
+    store: () => (store ??= folder().then(async (r) => (await openStore({ cwd, env, resolved: r, syncReads: true })).store)),
     print: (human, data) => io.out(json ? JSON.stringify(data, null, 2) : human),
   };
 }

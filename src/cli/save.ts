@@ -5,6 +5,7 @@ import { saveAndCommit, type SaveAndCommitResult } from '../core/commit';
 import { defineCommand } from './command';
 import { autoMemoryOffNotice } from '../core/wording';
 import { suggestName } from '../core/saveForm';
+import { gitTimeoutFrom, readGitState } from '../core/git';
 
 export const saveCommand = defineCommand({
   synopsis: 'save [<name>]',
@@ -49,7 +50,13 @@ suggests (the plan's, else the branch's), printed first.
   async run(ctx) {
     const { values } = ctx;
     if (values.push && !values.commit) throw new UsageError('--push goes with --commit: checkpoint save <name> --commit --push');
-    const store = await ctx.store();
+    // git scans the work tree (branch, Modified Files, the snapshot) while the store opens.
+    const scan = readGitState(ctx.cwd, { timeoutMs: gitTimeoutFrom(ctx.env) });
+    const opening = ctx.store();
+    // What Claude Code makes of the folder (the notice after the save) is read while the save runs; when it cannot
+    // be read, there is no notice (the checkpoint is saved all the same).
+    const resolved = ctx.memoryDir().catch(() => undefined);
+    const store = await opening;
     // No plan given: the active plan of .claude/state-index.json, when it names a plan file that exists.
     const plan = values.plan ?? (await resolveActivePlanFile(ctx.cwd, { env: ctx.env }));
     let name = ctx.name;
@@ -69,6 +76,7 @@ suggests (the plan's, else the branch's), printed first.
         questions: values.question,
         plan,
         force: values.force === true,
+        scan,
         snapshot: { enabled: values['no-snapshot'] !== true },
       };
       if (values.commit) {
@@ -82,7 +90,8 @@ suggests (the plan's, else the branch's), printed first.
       throw err;
     }
     for (const w of r.warnings) ctx.io.err(`Warning: ${w}`);
-    const notice = autoMemoryOffNotice(await ctx.memoryDir());
+    const where = await resolved;
+    const notice = where && autoMemoryOffNotice(where);
     if (notice) ctx.io.err(`Note: ${notice}`);
     const cp = r.checkpoint;
     const lines = [`Checkpoint "${cp.name}" saved. Resume anytime: \`continue ${cp.name}\``, r.path];

@@ -3,7 +3,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { NONE, oneLine, type Checkpoint } from './checkpoint';
 import { CheckpointError, errorMessage } from './errors';
-import { insideAny, writeFileAtomic } from './files';
+import { insideAny, removeFile, writeFileAtomic } from './files';
 import { GitTimeoutError, NO_HOOKS, readCommitState, runGit, type CommitState } from './git';
 import { isLikelySecret } from './secrets';
 import type { CheckpointStore, SaveInput, SaveResult } from './store';
@@ -158,9 +158,9 @@ async function saveIndex(git: (args: string[]) => Promise<string>, root: string)
   const lockedBefore = await fs.stat(lock).then(() => true, () => false);
   return async () => {
     if (bytes) await writeFileAtomic(file, bytes);
-    else await fs.rm(file, { force: true });
+    else await removeFile(file);
     // git killed at the time limit (or canceled) leaves its lock behind: the lock is this commit's own.
-    if (!lockedBefore) await fs.rm(lock, { force: true });
+    if (!lockedBefore) await removeFile(lock);
   };
 }
 

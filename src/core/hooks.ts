@@ -4,6 +4,7 @@ import { promises as fs } from 'node:fs';
 import type { Checkpoint } from './checkpoint';
 import { formatLocalDate, formatLocalDateTime, formatRelative } from './dates';
 import { errorMessage } from './errors';
+import { removeFile } from './files';
 import { agentLine, shellQuote, splitAnyLines } from './escaping';
 import { readJsonCheckpoints } from './jsonCheckpoints';
 import { readHeadBranch } from './gitDir';
@@ -247,7 +248,7 @@ export async function firstToAnswer(input: HookInput, memoryDir: string, context
       await Promise.all(
         (await fs.readdir(dir)).map(async (f) => {
           const at = await fs.lstat(path.join(dir, f)).catch(() => undefined);
-          if (at && now - at.mtimeMs > DAY_MS) await fs.rm(path.join(dir, f), { force: true });
+          if (at && now - at.mtimeMs > DAY_MS) await removeFile(path.join(dir, f));
         }),
       );
     }

@@ -1,7 +1,7 @@
 import { promises as fs } from 'node:fs';
 import * as path from 'node:path';
 import { CheckpointError } from './errors';
-import { writeFileAtomic } from './files';
+import { removeFile, writeFileAtomic } from './files';
 import { shellQuote } from './escaping';
 
 /**
@@ -87,7 +87,7 @@ export async function installLauncher(launchers: Launchers, targetDir: string, p
     return target;
   }
   const tmp = `${target}.checkpoint-tmp-${process.pid}`;
-  await fs.rm(tmp, { force: true });
+  await removeFile(tmp);
   await fs.symlink(launchers.posix, tmp);
   await fs.rename(tmp, target);
   return target;

@@ -197,28 +197,36 @@ export async function claudeMemoryDir(opts: MemoryDirOptions): Promise<ClaudeMem
   return found ? { dir: path.join(found, 'memory'), projectRoot: root, autoMemoryOff: off } : undefined;
 }
 
+/** The memory folder alone: what a store needs (see {@link ResolvedMemoryDir}). */
+export type MemoryFolder = Pick<ResolvedMemoryDir, 'dir' | 'source' | 'ignoreInGit'>;
+
 /**
- * Resolves the memory directory: the setting/flag, else `$CHECKPOINT_MEMORY_DIR`, else Claude Code's
- * auto-memory folder (when the Claude config folder exists), else `<folder>/.claude/memory`.
+ * The memory folder: the setting/flag, else `$CHECKPOINT_MEMORY_DIR`, else Claude Code's auto-memory folder (when
+ * the Claude config folder exists), else `<folder>/.claude/memory`. Claude Code's settings are read only when they
+ * decide it (through `claude` when given: a caller that needs them anyway reads them once).
  */
-export async function resolveMemoryDir(opts: MemoryDirOptions): Promise<ResolvedMemoryDir> {
+export async function resolveMemoryFolder(opts: MemoryDirOptions, claude = (): Promise<ClaudeMemory | undefined> => claudeMemoryDir(opts)): Promise<MemoryFolder> {
   const env = opts.env ?? process.env;
   const home = opts.home ?? homeFrom(env);
   const cwd = path.resolve(opts.cwd);
-  const claude = await claudeMemoryDir({ ...opts, env, home, cwd });
-  const result = (dir: string, source: MemoryDirSource): ResolvedMemoryDir => {
-    const r: ResolvedMemoryDir = { dir, source, claudeLoads: claude !== undefined && claude.dir === dir && !claude.autoMemoryOff };
-    if (claude) r.claude = claude;
-    return r;
-  };
-  if (opts.configured?.trim()) return result(path.resolve(cwd, expandHome(opts.configured.trim(), home)), 'setting');
+  if (opts.configured?.trim()) return { dir: path.resolve(cwd, expandHome(opts.configured.trim(), home)), source: 'setting' };
   const fromEnv = env.CHECKPOINT_MEMORY_DIR?.trim();
-  if (fromEnv) return result(path.resolve(cwd, expandHome(fromEnv, home)), 'env');
-  if (claude) return result(claude.dir, 'claude');
-  const fallback = result(path.join(cwd, '.claude', 'memory'), 'workspace');
+  if (fromEnv) return { dir: path.resolve(cwd, expandHome(fromEnv, home)), source: 'env' };
+  const found = await claude();
+  if (found) return { dir: found.dir, source: 'claude' };
+  const fallback: MemoryFolder = { dir: path.join(cwd, '.claude', 'memory'), source: 'workspace' };
   await assertWorkspaceMemoryDirInside(cwd, fallback.dir);
   if ((await findRepositoryTop(cwd)) !== undefined) fallback.ignoreInGit = true;
   return fallback;
+}
+
+/** The memory folder ({@link resolveMemoryFolder}) with what Claude Code makes of it (`claude`: as there). */
+export async function resolveMemoryDir(opts: MemoryDirOptions, claude = (): Promise<ClaudeMemory | undefined> => claudeMemoryDir(opts)): Promise<ResolvedMemoryDir> {
+  const reading = claude();
+  const [folder, found] = await Promise.all([resolveMemoryFolder(opts, () => reading), reading]);
+  const r: ResolvedMemoryDir = { ...folder, claudeLoads: found !== undefined && found.dir === folder.dir && !found.autoMemoryOff };
+  if (found) r.claude = found;
+  return r;
 }
 
 /**

@@ -4,7 +4,7 @@ import { isObjectId } from './checkpoint';
 import { isLikelySecret } from './secrets';
 import { CheckpointError, errorMessage } from './errors';
 import { oneLine } from './escaping';
-import { insideAny } from './files';
+import { insideAny, removeFile } from './files';
 import { GIT_TIMEOUT_MS, GitTimeoutError, NO_HOOKS, readGitState, runGit as runAnyGit, type GitRunOptions, type GitState } from './git';
 
 // A code snapshot per checkpoint, with git's own plumbing: the work tree (tracked changes and untracked files that
@@ -351,7 +351,7 @@ async function writeWorkTree(
       await removeStaleLock(`${own}.lock`, opts.timeLimitMs);
       return tree;
     } finally {
-      await fs.rm(tmp, { force: true });
+      await removeFile(tmp);
     }
   };
   let tree: string;
@@ -385,7 +385,7 @@ async function writeWorkTree(
 /** Removes a lock file older than `ms` (its git was stopped); a younger one belongs to a git still running. */
 async function removeStaleLock(lock: string, ms: number): Promise<void> {
   const st = await fs.lstat(lock).catch(() => undefined);
-  if (st?.isFile() && Date.now() - st.mtimeMs > ms) await fs.rm(lock, { force: true });
+  if (st?.isFile() && Date.now() - st.mtimeMs > ms) await removeFile(lock);
 }
 
 /** What a snapshot left out, for the user: secrets and files over the per-file cap. */
@@ -453,26 +453,44 @@ export async function commitTree(cwd: string, tree: string, parent: string, mess
   return sha;
 }
 
+/** A snapshot ref moved by {@link keepSnapshot}: from `old` ('' none) to `commit`. */
+export interface SnapshotMove {
+  ref: string;
+  old: string;
+  commit: string;
+}
+
 /**
  * Points `refs/checkpoints/snapshots/<name>` at `commit`. A different snapshot it pointed at stays reachable as
  * `refs/checkpoints/kept/<sha>`: a trashed checkpoint may still name it, and Undo or restore can bring that back.
+ * Returns the move (undefined when the ref pointed there already), for {@link unkeepSnapshot}.
  */
-export async function keepSnapshot(cwd: string, name: string, commit: string, timeoutMs = GIT_QUICK_MS, previous?: string): Promise<void> {
+export async function keepSnapshot(cwd: string, name: string, commit: string, timeoutMs = GIT_QUICK_MS, previous?: string): Promise<SnapshotMove | undefined> {
   if (!isObjectId(commit)) throw new CheckpointError(`"${commit}" is not a commit id.`);
   const ref = await snapshotRef(cwd, name, timeoutMs);
   // A value read earlier is only a guess: update-ref checks it, and on a mismatch the ref is read again.
   if (previous !== undefined) {
-    const ok = await keepSnapshotFrom(cwd, ref, commit, previous, timeoutMs).then(() => true, () => false);
-    if (ok) return;
+    const moved = await keepSnapshotFrom(cwd, ref, commit, previous, timeoutMs).then((m) => m ?? null, () => false as const);
+    if (moved !== false) return moved ?? undefined;
   }
-  await keepSnapshotFrom(cwd, ref, commit, await refCommit(cwd, ref, timeoutMs), timeoutMs);
+  return keepSnapshotFrom(cwd, ref, commit, await refCommit(cwd, ref, timeoutMs), timeoutMs);
 }
 
-async function keepSnapshotFrom(cwd: string, ref: string, commit: string, old: string, timeoutMs: number): Promise<void> {
-  if (old === commit) return;
+async function keepSnapshotFrom(cwd: string, ref: string, commit: string, old: string, timeoutMs: number): Promise<SnapshotMove | undefined> {
+  if (old === commit) return undefined;
   const lines = [`update ${ref}\0${commit}\0${old}\0`];
   if (old) lines.push(`update ${KEPT_REFS}${old}\0${old}\0\0`);
   await runGit(cwd, ['update-ref', '-z', '--stdin'], { input: lines.join(''), timeoutMs });
+  return { ref, old, commit };
+}
+
+/**
+ * Moves a snapshot ref back where {@link keepSnapshot} found it, if it still points where that moved it (the
+ * `kept/` ref of the old snapshot stays: it keeps a snapshot that a checkpoint names).
+ */
+export async function unkeepSnapshot(cwd: string, move: SnapshotMove, timeoutMs = GIT_QUICK_MS): Promise<void> {
+  const line = move.old ? `update ${move.ref}\0${move.old}\0${move.commit}\0` : `delete ${move.ref}\0${move.commit}\0`;
+  await runGit(cwd, ['update-ref', '-z', '--stdin'], { input: line, timeoutMs });
 }
 
 /**

@@ -4,6 +4,7 @@ import type { Checkpoint } from './checkpoint';
 import { formatLocalDateTime } from './dates';
 import { printable } from './names';
 import type { SnapshotOptions } from './snapshot';
+import type { GitState } from './git';
 
 /** Listing reads only this much of each file: front matter and the first sections are at the top. */
 export const LIST_READ_BYTES = 64 * 1024;
@@ -40,6 +41,8 @@ export interface SaveInput {
   force?: boolean;
   /** Given instead of asking git (for example in Restricted Mode). */
   git?: { branch: string; modifiedFiles: string[] };
+  /** The status scan of the store's folder (`readGitState`) when the caller started it early; used when git may run. */
+  scan?: Promise<GitState>;
   /** Saved by a hook: marked `auto: true`, with the agent session it belongs to. */
   auto?: { session?: string };
   /** The code snapshot (default: on in a git work tree; never without git or with `git` given). */

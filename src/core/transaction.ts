@@ -2,7 +2,7 @@
 // undone, and the fallback folder created ignored by git.
 import { constants as fsConstants, promises as fs } from 'node:fs';
 import * as path from 'node:path';
-import { exists, identityOf, sameIdentity, syncDir, TEMP_PREFIX } from './files';
+import { exists, identityOf, removeFile, sameIdentity, syncDir, TEMP_PREFIX } from './files';
 
 export interface Move {
   from: string;
@@ -12,7 +12,7 @@ export interface Move {
 }
 
 export async function removeTrashCopy(copy: string | undefined, created: string[]): Promise<void> {
-  if (copy) await fs.rm(copy, { force: true });
+  if (copy) await removeFile(copy);
   for (const dir of [...created].reverse()) await fs.rmdir(dir).catch(() => undefined);
 }
 
@@ -46,7 +46,7 @@ export async function replaceWithUndo(file: string, put: () => Promise<void>, re
   try {
     await put();
   } catch (err) {
-    if (backup) await fs.rm(backup, { force: true });
+    if (backup) await removeFile(backup);
     throw err;
   }
   const placed = identityOf(await fs.lstat(file));
@@ -57,11 +57,11 @@ export async function replaceWithUndo(file: string, put: () => Promise<void>, re
       if (now && !sameIdentity(placed, identityOf(now))) return;
       if (retract) await retract();
       if (backup) await fs.rename(backup, file);
-      else if (!retract) await fs.rm(file, { force: true });
+      else if (!retract) await removeFile(file);
       await syncDir(dir);
     },
     commit: async () => {
-      if (backup) await fs.rm(backup, { force: true });
+      if (backup) await removeFile(backup);
     },
   };
 }

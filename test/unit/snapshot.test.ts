@@ -4,7 +4,7 @@ import { createHash } from 'node:crypto';
 import { execFileSync } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, readdirSync, rmSync, unlinkSync, writeFileSync } from 'node:fs';
 import * as path from 'node:path';
-import { CheckpointStore } from '../../src/core/store';
+import { CheckpointExistsError, CheckpointStore } from '../../src/core/store';
 import { parseCheckpoint, renderCheckpoint, type Checkpoint } from '../../src/core/checkpoint';
 import { keepSnapshot, takeSnapshot, workTreeNow } from '../../src/core/snapshot';
 import { git, makeRepo, tempDirs } from '../support/fixtures';
@@ -226,6 +226,22 @@ test('overwriting a checkpoint keeps the previous snapshot reachable (a trashed 
   // The same snapshot again moves nothing.
   await keepSnapshot(repo, 'same', second.checkpoint.snapshot!);
   assert.equal(git(repo, 'for-each-ref', '--format=%(refname)', 'refs/checkpoints').trim().split('\n').length, 2);
+});
+
+test('a save that is refused moves no snapshot ref: the name keeps the snapshot its checkpoint names', async () => {
+  const { repo, store } = setup();
+  writeFileSync(path.join(repo, 'a.txt'), 'one\n');
+  const first = await store.save({ name: 'kept' });
+  const fresh = await store.save({ name: 'fresh-name' });
+  writeFileSync(path.join(repo, 'a.txt'), 'two\n');
+  await assert.rejects(store.save({ name: 'kept' }), CheckpointExistsError);
+  assert.equal(git(repo, 'rev-parse', 'refs/checkpoints/snapshots/kept').trim(), first.checkpoint.snapshot);
+  assert.equal((await store.show('kept')).snapshot, first.checkpoint.snapshot);
+  // A name whose ref did not exist before the refused save has none after it either.
+  git(repo, 'update-ref', '-d', 'refs/checkpoints/snapshots/fresh-name');
+  await assert.rejects(store.save({ name: 'fresh-name' }), CheckpointExistsError);
+  assert.equal(git(repo, 'for-each-ref', '--format=%(refname)', 'refs/checkpoints/snapshots/fresh-name').trim(), '');
+  assert.ok(fresh.checkpoint.snapshot);
 });
 
 test('a name git refuses as a ref: saved without a snapshot, with the reason', async () => {
