@@ -18,16 +18,23 @@ import { SKIP_CODE_CACHE } from './codeCacheFlag';
 const CACHE_DIR = '.v8-cache';
 /** The words a cache may be named by: one cache per command, as each compiles different functions. */
 const KEY_WORD = /^[a-z][a-z-]*$/;
+/** How a bundle names a bundle built apart beside it (scripts/build.mjs): `./<name>.js`. */
+const SIBLING = /^\.\/[a-z][a-z-]*\.js$/i;
 /** Whether a file or folder is this user's and no one else may write it (POSIX: Windows keeps no cache). */
 const ownAlone = (st: Stats): boolean => st.uid === process.geteuid?.() && (st.mode & 0o022) === 0;
 
 /**
- * Loads a CommonJS bundle as `require` would, with V8's code cache. `word` (the command) names the cache: the first
- * successful run of each command writes its own, with every function that run compiled. Set CHECKPOINT_CODE_CACHE=0
+ * Loads a CommonJS bundle as `require` would, with V8's code cache, and the bundles built apart that it requires
+ * (`./proper-lockfile.js`…) the same way. `word` (the command) names the cache: the first successful run of each
+ * command writes its own for each bundle it loaded, with every function that run compiled. Set CHECKPOINT_CODE_CACHE=0
  * to load the bundle without it.
  */
 export function requireCached(file: string, word: string | undefined): unknown {
   if (process.env.CHECKPOINT_CODE_CACHE === '0' || process.platform === 'win32') return createRequire(file)(file);
+  const plain = createRequire(file);
+  // Loaded already (a bundle built apart that two bundles require): the same module, as with require.
+  const loaded = plain.cache[file];
+  if (loaded) return loaded.exports;
   const dir = path.dirname(file);
   const base = path.basename(file, '.js');
   const fd = openSync(file, 'r');
@@ -46,7 +53,8 @@ export function requireCached(file: string, word: string | undefined): unknown {
   // The wrapper Node puts around a CommonJS module, on the source's first line so that line numbers stay.
   const script = new Script(`(function (exports, require, module, __filename, __dirname) { ${source}\n})`, { filename: file, cachedData });
   // A module of Node's own, in require's cache as `require(file)` would leave it.
-  const req = createRequire(file);
+  // The bundles built apart beside it (`require("./proper-lockfile.js")`) load the same way, each with its cache.
+  const req = Object.assign((id: string): unknown => (SIBLING.test(id) ? requireCached(path.join(dir, id.slice(2)), word) : plain(id)), plain);
   const mod = new Module(file);
   mod.filename = file;
   req.cache[file] = mod;

@@ -80,6 +80,23 @@ test('a damaged cache, or one that others may write, is never used: the command 
   assert.equal(statSync(file).mode & 0o777, 0o600);
 });
 
+test('a bundle built apart (the lock\'s library, loaded by a save) has a cache of its own, read on the next save', { skip }, () => {
+  const s = setup();
+  const save = (left: string): { code: number | null; out: string; err: string } => run(s, ['save', 'db-migration', '--force', '--left-off', left, '--dir', s.mem]);
+  const first = save('first');
+  assert.equal(first.code, 0, first.err);
+  const files = cacheFiles(s.cache);
+  assert.deepEqual(files.map((f) => f.split('.').filter((_, i) => i === 0 || i === 2).join(' ')), ['cli-main save', 'proper-lockfile save']);
+  const chunk = path.join(s.cache, files[1]);
+  const before = statSync(chunk);
+  const second = save('second');
+  assert.equal(second.code, 0, second.err);
+  assert.match(readFileSync(path.join(s.mem, 'checkpoint-db-migration.md'), 'utf8'), /## Left Off\nsecond\n/);
+  const after = statSync(chunk);
+  assert.equal(after.ino, before.ino, 'the cache was accepted, not written again');
+  assert.equal(after.mtimeMs, before.mtimeMs);
+});
+
 test('a rebuilt bundle gets a new cache and the old one is removed', { skip }, () => {
   const s = setup();
   assert.equal(run(s, ['list', '--dir', s.mem]).code, 0);
