@@ -40,7 +40,7 @@ Lists checkpoints, newest first. Files that cannot be parsed are listed as unrea
     if (ctx.json) ctx.io.out(JSON.stringify(items.map(listJson), null, 2));
     else ctx.io.out(items.length ? items.map(listLine).join('\n') : NO_CHECKPOINTS);
     // MEMORY.md is what the agent reads: say where it disagrees with the files (the next write heals it).
-    const mismatch = await store.indexMismatch();
+    const mismatch = await store.indexMismatch(items);
     if (mismatch?.missing.length) ctx.io.err(`Note: MEMORY.md has no line for ${mismatch.missing.join(', ')}; the next save or delete adds it.`);
     if (mismatch?.orphans.length) ctx.io.err(`Note: MEMORY.md lists ${mismatch.orphans.join(', ')} without a checkpoint file; the next save or delete removes it.`);
   },

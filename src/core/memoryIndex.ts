@@ -31,7 +31,8 @@ function splitLines(text: string): Line[] {
   const pieces = text.split('\n');
   let at = 0;
   const push = (line: string, eol: string): void => {
-    lines.push({ text: line, eol, at });
+    // Every field a Line gets later, set now: one object shape throughout, no property added to thousands of lines.
+    lines.push({ text: line, eol, at, read: undefined, bullet: undefined, product: undefined });
     at += line.length + eol.length;
   };
   for (let k = 0; k < pieces.length; k++) {

@@ -318,11 +318,12 @@ export class CheckpointReader {
 
   /**
    * Where MEMORY.md and the checkpoint files disagree: files without a bullet, and bullets the product wrote
-   * whose file is gone (JSON checkpoints are never indexed). Undefined when MEMORY.md cannot be read.
+   * whose file is gone (JSON checkpoints are never indexed). Undefined when MEMORY.md cannot be read. `listed`: the
+   * listing just made (its files' names stand for the folder's, which is then not read again).
    */
-  async indexMismatch(): Promise<{ missing: string[]; orphans: string[] } | undefined> {
+  async indexMismatch(listed?: readonly CheckpointSummary[]): Promise<{ missing: string[]; orphans: string[] } | undefined> {
     const text = await this.readIndex().catch(() => undefined);
-    const known = await this.knownNames();
+    const known = listed ? new Set(listed.filter((c) => c.source === 'markdown').map((c) => fileNameOf(c.path))) : await this.knownNames();
     if (text === undefined) return known.size ? { missing: [...known].sort(), orphans: [] } : { missing: [], orphans: [] };
     return indexMismatch(text, known);
   }
