@@ -6,6 +6,7 @@ import { defineCommand } from './command';
 import { autoMemoryOffNotice } from '../core/wording';
 import { suggestName } from '../core/saveForm';
 import { gitTimeoutFrom, readGitState } from '../core/git';
+import type { ResolvedMemoryDir } from '../core/memoryDir';
 
 export const saveCommand = defineCommand({
   synopsis: 'save [<name>]',
@@ -50,23 +51,26 @@ suggests (the plan's, else the branch's), printed first.
   async run(ctx) {
     const { values } = ctx;
     if (values.push && !values.commit) throw new UsageError('--push goes with --commit: checkpoint save <name> --commit --push');
-    // git scans the work tree (branch, Modified Files, the snapshot) while the store opens.
-    const scan = readGitState(ctx.cwd, { timeoutMs: gitTimeoutFrom(ctx.env) });
-    const opening = ctx.store();
-    // What Claude Code makes of the folder (the notice after the save) is read while the save runs; when it cannot
-    // be read, there is no notice (the checkpoint is saved all the same).
-    const resolved = ctx.memoryDir().catch(() => undefined);
-    const store = await opening;
-    // No plan given: the active plan of .claude/state-index.json, when it names a plan file that exists.
-    const plan = values.plan ?? (await resolveActivePlanFile(ctx.cwd, { env: ctx.env }));
-    let name = ctx.name;
-    if (ctx.positionals.length === 0) {
-      name = suggestName({ plan, branch: await store.currentBranch() });
-      ctx.io.err(`No name given: saving as "${name}".`);
-    }
+    // git scans the work tree (branch, Modified Files, the snapshot) while the store opens; a save that fails stops
+    // it instead of waiting for it.
+    const stop = new AbortController();
+    const scan = readGitState(ctx.cwd, { timeoutMs: gitTimeoutFrom(ctx.env), signal: stop.signal });
     let r;
     let committed: SaveAndCommitResult | undefined;
+    let resolved: Promise<ResolvedMemoryDir | undefined>;
     try {
+      const opening = ctx.store();
+      // What Claude Code makes of the folder (the notice after the save) is read while the save runs; when it cannot
+      // be read, there is no notice (the checkpoint is saved all the same).
+      resolved = ctx.memoryDir().catch(() => undefined);
+      const store = await opening;
+      // No plan given: the active plan of .claude/state-index.json, when it names a plan file that exists.
+      const plan = values.plan ?? (await resolveActivePlanFile(ctx.cwd, { env: ctx.env }));
+      let name = ctx.name;
+      if (ctx.positionals.length === 0) {
+        name = suggestName({ plan, branch: await store.currentBranch() });
+        ctx.io.err(`No name given: saving as "${name}".`);
+      }
       const input = {
         name,
         leftOff: values['left-off'],
@@ -86,6 +90,7 @@ suggests (the plan's, else the branch's), printed first.
         r = await store.save(input);
       }
     } catch (err) {
+      stop.abort();
       if (err instanceof CheckpointExistsError) throw new CheckpointError(`${err.message} Use --force to overwrite it.`);
       throw err;
     }

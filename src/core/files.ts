@@ -27,8 +27,9 @@ export function insideAny(top: string, dirs: readonly string[]): (p: string) => 
   const fold = process.platform === 'win32' ? (s: string) => s.toLowerCase() : (s: string) => s;
   const prefixes: string[] = [];
   for (const dir of dirs) {
+    // The folder is the top or holds it: every path is inside.
+    if (isInside(dir, top)) return () => true;
     const rel = path.relative(top, dir);
-    if (rel === '') return () => true;
     if (!leavesFolder(rel) && !path.isAbsolute(rel)) prefixes.push(fold(rel.split(path.sep).join('/')) + '/');
   }
   if (prefixes.length === 0) return () => false;

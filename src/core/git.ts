@@ -180,11 +180,11 @@ export async function runGit(cwd: string, args: string[], opts: GitRunOptions = 
 }
 
 /** A runner bound to a folder (see {@link runGitBytes}); throws at once when the folder does not exist. */
-function gitIn(cwd: string, timeoutMs = GIT_TIMEOUT_MS): GitRunner {
+function gitIn(cwd: string, timeoutMs = GIT_TIMEOUT_MS, signal?: AbortSignal): GitRunner {
   if (!statSync(cwd, { throwIfNoEntry: false })?.isDirectory()) {
     throw new CheckpointError(`Cannot run git in ${cwd}: the folder does not exist.`);
   }
-  return (args) => runGit(cwd, args, { timeoutMs });
+  return (args) => runGit(cwd, args, { timeoutMs, signal });
 }
 
 /** Parses `git status --porcelain=v2 --branch -z` into branch and changed paths. */
@@ -216,9 +216,9 @@ function fieldsAfter(record: string, n: number): string {
 }
 
 /** Branch and changed files in one git call. Not a repository, or no git at all, is not an error. */
-export async function readGitState(cwd: string, opts: { timeoutMs?: number } = {}): Promise<GitState> {
+export async function readGitState(cwd: string, opts: { timeoutMs?: number; signal?: AbortSignal } = {}): Promise<GitState> {
   try {
-    const out = await gitIn(cwd, opts.timeoutMs)(['status', '--porcelain=v2', '--branch', '-z', '--untracked-files=normal']);
+    const out = await gitIn(cwd, opts.timeoutMs, opts.signal)(['status', '--porcelain=v2', '--branch', '-z', '--untracked-files=normal']);
     const oid = out.split('\0').find((r) => r.startsWith('# branch.oid '))?.slice('# branch.oid '.length) ?? '';
     const head = (oid.length === 40 || oid.length === 64) && /^[0-9a-f]+$/.test(oid) ? oid : '';
     return { ...parseStatusV2(out), entries: statusEntries(out), head };

@@ -325,7 +325,10 @@ async function writeWorkTree(
   const noteFile = `${own}.json`;
   const [note, userSum, ownSum] = paths.built;
   const taking = new Set(candidates.take);
-  const trusted = note !== undefined && ownSum !== '' && note.own === ownSum && note.user === userSum && note.paths.every((p) => taking.has(p));
+  // Read while git scanned: the snapshot index is trusted only if it is still the one read (another save may have
+  // rebuilt it meanwhile).
+  const trusted =
+    note !== undefined && ownSum !== '' && note.own === ownSum && note.user === userSum && note.paths.every((p) => taking.has(p)) && (await indexChecksum(own)) === ownSum;
   /** Brings `index` up to date with the work tree (git writes it through a lock file and a rename) and writes its tree. */
   const update = async (index: string): Promise<string> => {
     const env = { GIT_INDEX_FILE: index };
@@ -453,44 +456,28 @@ export async function commitTree(cwd: string, tree: string, parent: string, mess
   return sha;
 }
 
-/** A snapshot ref moved by {@link keepSnapshot}: from `old` ('' none) to `commit`. */
-export interface SnapshotMove {
-  ref: string;
-  old: string;
-  commit: string;
-}
-
 /**
  * Points `refs/checkpoints/snapshots/<name>` at `commit`. A different snapshot it pointed at stays reachable as
  * `refs/checkpoints/kept/<sha>`: a trashed checkpoint may still name it, and Undo or restore can bring that back.
- * Returns the move (undefined when the ref pointed there already), for {@link unkeepSnapshot}.
  */
-export async function keepSnapshot(cwd: string, name: string, commit: string, timeoutMs = GIT_QUICK_MS, previous?: string): Promise<SnapshotMove | undefined> {
+export async function keepSnapshot(cwd: string, name: string, commit: string, timeoutMs = GIT_QUICK_MS, previous?: string): Promise<void> {
   if (!isObjectId(commit)) throw new CheckpointError(`"${commit}" is not a commit id.`);
   const ref = await snapshotRef(cwd, name, timeoutMs);
   // A value read earlier is only a guess: update-ref checks it, and on a mismatch the ref is read again.
   if (previous !== undefined) {
-    const moved = await keepSnapshotFrom(cwd, ref, commit, previous, timeoutMs).then((m) => m ?? null, () => false as const);
-    if (moved !== false) return moved ?? undefined;
+    const ok = await keepSnapshotFrom(cwd, ref, commit, previous, timeoutMs).then(() => true, () => false);
+    if (ok) return;
   }
-  return keepSnapshotFrom(cwd, ref, commit, await refCommit(cwd, ref, timeoutMs), timeoutMs);
+  await keepSnapshotFrom(cwd, ref, commit, await refCommit(cwd, ref, timeoutMs), timeoutMs);
 }
 
-async function keepSnapshotFrom(cwd: string, ref: string, commit: string, old: string, timeoutMs: number): Promise<SnapshotMove | undefined> {
-  if (old === commit) return undefined;
-  const lines = [`update ${ref}\0${commit}\0${old}\0`];
+async function keepSnapshotFrom(cwd: string, ref: string, commit: string, old: string, timeoutMs: number): Promise<void> {
+  if (old === commit) return;
+  // With no old value `update` would not check (an empty old value means "any"): `create` refuses a ref another
+  // writer made meanwhile, whose snapshot would otherwise be overwritten without its kept/ ref.
+  const lines = [old ? `update ${ref}\0${commit}\0${old}\0` : `create ${ref}\0${commit}\0`];
   if (old) lines.push(`update ${KEPT_REFS}${old}\0${old}\0\0`);
   await runGit(cwd, ['update-ref', '-z', '--stdin'], { input: lines.join(''), timeoutMs });
-  return { ref, old, commit };
-}
-
-/**
- * Moves a snapshot ref back where {@link keepSnapshot} found it, if it still points where that moved it (the
- * `kept/` ref of the old snapshot stays: it keeps a snapshot that a checkpoint names).
- */
-export async function unkeepSnapshot(cwd: string, move: SnapshotMove, timeoutMs = GIT_QUICK_MS): Promise<void> {
-  const line = move.old ? `update ${move.ref}\0${move.old}\0${move.commit}\0` : `delete ${move.ref}\0${move.commit}\0`;
-  await runGit(cwd, ['update-ref', '-z', '--stdin'], { input: line, timeoutMs });
 }
 
 /**

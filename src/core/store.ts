@@ -15,7 +15,7 @@ import { readPlanProgress, resolvePlanPath } from './plans';
 import { recordLastCheckpoint } from './stateIndex';
 import { branchDiffers } from './git';
 import { NO_CHECKPOINTS } from './wording';
-import { keepSnapshot, takeSnapshot, unkeepSnapshot } from './snapshot';
+import { keepSnapshot, takeSnapshot } from './snapshot';
 import { collectGarbage, TRASH_PURGE_DAYS } from './snapshotUse';
 import { CheckpointReader } from './storeReader';
 import { healIndex } from './indexRepair';
@@ -131,34 +131,22 @@ export class CheckpointStore extends CheckpointReader {
     const bullet = formatBullet(cp);
     const large = sizeWarning(cp, content, git.modifiedFiles.length);
     if (large) warnings.push(large);
-    // The snapshot's ref is set while the checkpoint is written (git runs in its own process); when the write fails,
-    // the ref goes back where it was: a save that writes nothing moves no ref either.
-    const keeping = cp.snapshot
-      ? keepSnapshot(this.cwd, name, cp.snapshot, undefined, snap?.snapshot?.previous).then(
-          (move) => ({ move }),
-          (err: unknown) => ({ failed: errorMessage(err) }),
-        )
-      : undefined;
-    let written: Awaited<ReturnType<CheckpointStore['writeCheckpoint']>>;
-    try {
-      written = await this.writeCheckpoint(file, {
-        put: () => writeFileAtomic(file, content),
-        check: async (existing) => {
-          if (existing && !input.force) throw new CheckpointExistsError(await this.read(file, LIST_READ_BYTES).catch(() => undefined), file, name);
-        },
-        index: (text, known) => upsertIndex(text, name, bullet, known),
-      });
-    } catch (err) {
-      const kept = await keeping;
-      if (kept && 'move' in kept && kept.move) await unkeepSnapshot(this.cwd, kept.move).catch(() => undefined);
-      throw err;
-    }
+    const written = await this.writeCheckpoint(file, {
+      put: () => writeFileAtomic(file, content),
+      check: async (existing) => {
+        if (existing && !input.force) throw new CheckpointExistsError(await this.read(file, LIST_READ_BYTES).catch(() => undefined), file, name);
+      },
+      index: (text, known) => upsertIndex(text, name, bullet, known),
+    });
     if (written.edit.budgetWarning) warnings.push(written.edit.budgetWarning);
     const result: SaveResult = { checkpoint: cp, path: file, overwritten: written.overwritten, warnings };
     if (written.replaced) result.replaced = written.replaced;
-    const kept = await keeping;
-    if (kept && 'failed' in kept) {
-      warnings.push(`The code snapshot ${cp.snapshot!.slice(0, 12)} is saved but no ref keeps it (${kept.failed.trim().split('\n')[0]}); git may prune it.`);
+    // The snapshot's ref moves only once its checkpoint is written: a save that writes nothing moves no ref (a save
+    // refused, or beaten by another writer of the same name, must not take the ref from the checkpoint that names it).
+    if (cp.snapshot) {
+      await keepSnapshot(this.cwd, name, cp.snapshot, undefined, snap?.snapshot?.previous).catch((err: unknown) =>
+        warnings.push(`The code snapshot ${cp.snapshot!.slice(0, 12)} is saved but no ref keeps it (${errorMessage(err).trim().split('\n')[0]}); git may prune it.`),
+      );
     }
     // Trash older than 30 days goes, with the snapshot refs only it named.
     warnings.push(...(await collectGarbage(this, TRASH_PURGE_DAYS, { git: this.allowGit }).then((g) => g.warnings, (err: unknown) => [`Old trash was not purged: ${errorMessage(err)}`])));

@@ -57,6 +57,23 @@ test(`save in a repository whose clean filter hangs: git is stopped after ${GIT_
   }
 });
 
+test('a save that fails while git scans stops git and ends at once: it does not wait for the scan it started', { timeout: 60_000 }, async () => {
+  const w = attackWorld();
+  let pid: number | undefined;
+  try {
+    const pidFile = hangingFilter(w.repo);
+    // A time limit longer than the test's own: only stopping git ends the command in time.
+    const r = await w.cli(['save', '!!!', '--left-off', 'never saved'], { env: { ...w.env, CHECKPOINT_GIT_TIMEOUT_MS: '600000' } });
+    assert.equal(r.code, 1, r.err);
+    assert.match(r.err, /is not a usable checkpoint name/);
+    pid = Number(readFileSync(pidFile, 'utf8'));
+    assert.equal(await gone(pid), true, 'the filter git started was stopped with it');
+  } finally {
+    if (pid && alive(pid)) process.kill(pid, 'SIGKILL');
+    w.done();
+  }
+});
+
 test('readGitState with a short time limit reports the timeout (core, as the extension calls it)', { timeout: 60_000 }, async () => {
   const w = attackWorld();
   let pid: number | undefined;

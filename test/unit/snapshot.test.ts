@@ -244,6 +244,18 @@ test('a save that is refused moves no snapshot ref: the name keeps the snapshot 
   assert.ok(fresh.checkpoint.snapshot);
 });
 
+test('a snapshot ref that another writer made after this save looked is moved with its kept ref, never overwritten', async () => {
+  const { repo, store } = setup();
+  writeFileSync(path.join(repo, 'a.txt'), 'one\n');
+  const first = await store.save({ name: 'raced' });
+  writeFileSync(path.join(repo, 'a.txt'), 'two\n');
+  const second = await store.save({ name: 'other' });
+  // This save looked before the first one's ref existed: its guess of the old value is "none".
+  await keepSnapshot(repo, 'raced', second.checkpoint.snapshot!, undefined, '');
+  assert.equal(git(repo, 'rev-parse', 'refs/checkpoints/snapshots/raced').trim(), second.checkpoint.snapshot);
+  assert.equal(git(repo, 'rev-parse', `refs/checkpoints/kept/${first.checkpoint.snapshot}`).trim(), first.checkpoint.snapshot);
+});
+
 test('a name git refuses as a ref: saved without a snapshot, with the reason', async () => {
   const { store } = setup();
   const r = await store.save({ name: 'wip.lock' });
