@@ -53,6 +53,8 @@ export interface SnapshotOptions {
   memoryDir?: string;
   /** The status scan the save runs anyway for Modified Files (run here when not given). */
   scan?: Promise<GitState>;
+  /** Read with synchronous I/O (a one-shot process, as a store's `syncReads`; never in the extension host). */
+  syncReads?: boolean;
 }
 
 /** A snapshot commit and the HEAD it was taken on ('' before the first commit). */
@@ -230,8 +232,8 @@ interface Candidates {
   total: number;
 }
 
-/** Files stat'ed between two turns of the event loop. */
-const STAT_CHUNK = 256;
+/** Files stat'ed at once. */
+const STAT_CHUNK = 64;
 
 function lstatOrNone(file: string): Stats | undefined {
   try {
@@ -242,7 +244,7 @@ function lstatOrNone(file: string): Stats | undefined {
 }
 
 /** Sorts the scanned paths into what the snapshot takes and what it leaves out, with their sizes. */
-async function sortCandidates(top: string, paths: string[], opts: { fileLimitBytes: number; memoryDir?: string }): Promise<Candidates> {
+async function sortCandidates(top: string, paths: string[], opts: { fileLimitBytes: number; memoryDir?: string; syncReads?: boolean }): Promise<Candidates> {
   const inMemory = memoryTest(top, opts.memoryDir);
   const out: Candidates = { take: [], tooLarge: [], secrets: [], total: 0 };
   const kept = paths.filter((p) => {
@@ -253,18 +255,19 @@ async function sortCandidates(top: string, paths: string[], opts: { fileLimitByt
     }
     return true;
   });
-  // Synchronous lstat, in chunks with a turn of the event loop between them: a few microseconds a file, where each
-  // promise went through the thread pool (ten times as long for a few hundred files).
+  // A one-shot process stats synchronously: a few microseconds a file, where a promise each goes through the thread
+  // pool (ten times as long for a few hundred files). The extension host never blocks on a slow file system.
+  const statAll = async (batch: string[]): Promise<(Stats | undefined)[]> =>
+    opts.syncReads ? batch.map((p) => lstatOrNone(path.join(top, p))) : Promise.all(batch.map((p) => fs.lstat(path.join(top, p)).catch(() => undefined)));
   for (let i = 0; i < kept.length; i += STAT_CHUNK) {
-    if (i > 0) await new Promise<void>((resolve) => setImmediate(resolve));
-    for (const p of kept.slice(i, i + STAT_CHUNK)) {
-      const st = lstatOrNone(path.join(top, p));
-      if (st?.isFile() && st.size > opts.fileLimitBytes) out.tooLarge.push({ path: p, size: st.size });
+    const batch = kept.slice(i, i + STAT_CHUNK);
+    (await statAll(batch)).forEach((st, k) => {
+      if (st?.isFile() && st.size > opts.fileLimitBytes) out.tooLarge.push({ path: batch[k], size: st.size });
       else {
         if (st?.isFile()) out.total += st.size;
-        out.take.push(p);
+        out.take.push(batch[k]);
       }
-    }
+    });
   }
   return out;
 }
@@ -296,7 +299,7 @@ const WHOLE_INDEX = ['-c', 'core.splitIndex=false'];
  */
 async function writeWorkTree(
   cwd: string,
-  opts: { limitBytes: number; fileLimitBytes: number; timeLimitMs: number; memoryDir?: string; scan?: Promise<GitState>; ref?: string },
+  opts: { limitBytes: number; fileLimitBytes: number; timeLimitMs: number; memoryDir?: string; scan?: Promise<GitState>; ref?: string; syncReads?: boolean },
 ): Promise<{ top: string; head: string; tree?: string; gitlinks: string[]; tooLarge?: string; candidates?: Candidates; previous?: string; noted?: Promise<void> }> {
   const git = budgeted(cwd, opts.timeLimitMs);
   // What the snapshot index was built from is read while git scans the work tree: nothing of it depends on the scan
@@ -426,7 +429,7 @@ export async function takeSnapshot(cwd: string, name: string, opts: SnapshotOpti
       return skip(errorMessage(ref));
     }
     // Where the name's ref points now is read with the repository's paths (keepSnapshot moves it from there).
-    const wt = await writeWorkTree(cwd, { limitBytes, fileLimitBytes, timeLimitMs, memoryDir: opts.memoryDir, scan: opts.scan, ref });
+    const wt = await writeWorkTree(cwd, { limitBytes, fileLimitBytes, timeLimitMs, memoryDir: opts.memoryDir, scan: opts.scan, ref, syncReads: opts.syncReads });
     if (wt.tooLarge || !wt.tree) return skip(`${wt.tooLarge ?? 'no tree'}. Ignore such files in .gitignore, or raise the snapshot size limit.`);
     outcome.skipped = (wt.candidates?.tooLarge ?? []).map((f) => f.path);
     outcome.notes.push(...leftOutNotes(wt.candidates, fileLimitBytes));

@@ -84,7 +84,7 @@ export class CheckpointStore extends CheckpointReader {
     // the checkpoint is written.
     const pendingSnapshot =
       this.allowGit && !input.git
-        ? takeSnapshot(this.cwd, name, { timeLimitMs: this.gitTimeoutMs, memoryDir: this.memoryDir, scan: Promise.resolve(pendingGit), ...input.snapshot })
+        ? takeSnapshot(this.cwd, name, { timeLimitMs: this.gitTimeoutMs, memoryDir: this.memoryDir, scan: Promise.resolve(pendingGit), syncReads: this.syncReads, ...input.snapshot })
         : undefined;
     // While git runs in its child process, load what the write needs, which would otherwise load after it.
     preloadLock();
