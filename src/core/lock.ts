@@ -70,14 +70,17 @@ function errnoWords(err: NodeJS.ErrnoException): string {
  * future). Each error names the path.
  */
 async function checkLockable(dir: string, lockPath: string): Promise<void> {
-  try {
-    await fs.mkdir(dir, { recursive: true });
-    await fs.access(dir, fsCallbacks.constants.W_OK);
-  } catch (err) {
-    const e = err as NodeJS.ErrnoException;
-    throw new CheckpointError(`Cannot write to the memory directory ${dir}: ${errnoWords(e)} (${e.code ?? 'error'}).`);
-  }
-  const st = await fs.lstat(lockPath).catch(() => undefined);
+  const unwritable = (e: NodeJS.ErrnoException): CheckpointError =>
+    new CheckpointError(`Cannot write to the memory directory ${dir}: ${errnoWords(e)} (${e.code ?? 'error'}).`);
+  await fs.mkdir(dir, { recursive: true }).catch((err: NodeJS.ErrnoException) => {
+    throw unwritable(err);
+  });
+  // Whether this process may write there, and what is in the lock's place, at once.
+  const [denied, st] = await Promise.all([
+    fs.access(dir, fsCallbacks.constants.W_OK).then(() => undefined, (err: NodeJS.ErrnoException) => err),
+    fs.lstat(lockPath).catch(() => undefined),
+  ]);
+  if (denied) throw unwritable(denied);
   if (!st) return;
   const remove = 'Remove it if no checkpoint is being saved, then try again.';
   if (st.isSymbolicLink()) throw new CheckpointError(`${lockPath} is a symbolic link, not a checkpoint lock. ${remove}`);
@@ -132,6 +135,8 @@ async function holdOnce<T>(dir: string, lockPath: string, fn: (lock: DirLock) =>
   try {
     release = await lockfile().lock(dir, {
       lockfilePath: lockPath,
+      // The lock's own path is given: the folder's real path would only cost a round trip.
+      realpath: false,
       stale: LOCK_STALE_MS,
       retries: { retries: 200, factor: 1.15, minTimeout: 5, maxTimeout: 150, randomize: true },
       fs: guardedFs,

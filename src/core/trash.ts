@@ -14,11 +14,14 @@ import { TRASH_DIR } from './storeTypes';
 export async function moveToTrashDay(memoryDir: string, day: string, file: string, baseName: string, created: string[] = [], opts: { keep?: boolean } = {}): Promise<string> {
   const trash = path.join(memoryDir, TRASH_DIR);
   const dir = path.join(trash, day);
-  // A `.trash` (or day folder) that links elsewhere would move checkpoints out of the memory directory.
-  await assertNotSymlink(trash);
-  await assertNotSymlink(dir);
-  for (const d of [trash, dir]) if (!(await exists(d))) created.push(d);
-  await fs.mkdir(dir, { recursive: true });
+  // A `.trash` (or day folder) that links elsewhere would move checkpoints out of the memory directory. One lstat of
+  // each, at once, says that and whether this move makes it.
+  const [trashFound, dirFound] = await Promise.all([assertNotSymlink(trash), assertNotSymlink(dir)]);
+  if (!trashFound) created.push(trash);
+  if (!dirFound) {
+    created.push(dir);
+    await fs.mkdir(dir, { recursive: true });
+  }
   // The first free `~n` of the day, from one reading of the folder (a name saved often has many copies). Names are
   // compared as a file system that ignores case and Unicode form would (macOS, Windows): there `checkpoint-Foo.md`
   // takes `checkpoint-foo.md`'s place. The one found is checked once more, so a rename never replaces a copy.
