@@ -7,7 +7,7 @@ import { insideAny, isInside } from '../../src/core/files';
 // insideAny tests every changed file of a save against the memory folder with one prefix per folder; it must answer
 // as isInside does for the resolved path, for folders inside the repository, outside it, at its top and above it.
 const segment = fc.constantFrom('a', 'mem', 'memory', 'mem.d', '..x', 'x..', '.claude', 'b c', 'é', 'A');
-const top = path.resolve('/work/repo');
+const top = path.resolve('/projects/repo');
 
 test('insideAny answers as isInside does for the paths git prints', () => {
   fc.assert(
@@ -21,7 +21,7 @@ test('insideAny answers as isInside does for the paths git prints', () => {
           if (where === 'top') return top;
           // A folder that holds the repository: every path of it is inside.
           if (where === 'above') return sub.length % 2 ? path.dirname(top) : path.parse(top).root;
-          return path.join(where === 'inside' ? top : path.resolve('/work/other'), ...sub);
+          return path.join(where === 'inside' ? top : path.resolve('/projects/other'), ...sub);
         });
         const expected = dirs.some((d) => isInside(d, path.join(top, p)));
         assert.equal(insideAny(top, dirs)(p), expected, `${p} in ${dirs.join(', ')}`);
