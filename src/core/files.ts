@@ -48,11 +48,14 @@ export function assertInside(dir: string, target: string): void {
 
 /**
  * Deletes a file; one that is not there is no error (what `fs.rm` with `force` does for a file, without loading
- * Node's recursive remover on every save).
+ * Node's recursive remover on every save). On Windows a read-only file refuses an unlink: `fs.rm` clears the flag
+ * and tries again, so it does the rest there.
  */
 export async function removeFile(file: string): Promise<void> {
-  await fs.unlink(file).catch((err: NodeJS.ErrnoException) => {
-    if (err.code !== 'ENOENT') throw err;
+  await fs.unlink(file).catch(async (err: NodeJS.ErrnoException) => {
+    if (err.code === 'ENOENT') return;
+    if (process.platform === 'win32' && err.code === 'EPERM') return fs.rm(file, { force: true });
+    throw err;
   });
 }
 
