@@ -2,7 +2,7 @@ import { parseArgs } from 'node:util';
 import { fstatSync, promises as fs, writeSync } from 'node:fs';
 import * as path from 'node:path';
 import { CheckpointError, UsageError, errorMessage } from '../core/errors';
-import { claudeMemoryDir, resolveMemoryDir, resolveMemoryFolder, type ClaudeMemory, type MemoryFolder, type ResolvedMemoryDir } from '../core/memoryDir';
+import { claudeMemoryDir, resolveMemoryFolder, withClaude, type ClaudeMemory, type MemoryFolder, type ResolvedMemoryDir } from '../core/memoryDir';
 import { openStore } from '../core/openStore';
 import type { CheckpointStore } from '../core/store';
 import { agentLine, terminalText } from '../core/escaping';
@@ -97,11 +97,13 @@ async function context(command: Command, args: string[], io: Io, env: NodeJS.Pro
   // The CLI runs what its user asked for in their own folder: a trusted workspace (the folder's Claude Code
   // settings count).
   const where = { cwd, configured: values.dir as string | undefined, env, trusted: true };
+  // Each read once: Claude Code's settings, and the folder (a store needs the folder only: with --dir or
+  // $CHECKPOINT_MEMORY_DIR, Claude Code's settings are not read for it).
   let claude: Promise<ClaudeMemory | undefined> | undefined;
+  let found: Promise<MemoryFolder> | undefined;
   const claudeOnce = (): Promise<ClaudeMemory | undefined> => (claude ??= claudeMemoryDir(where));
-  const memoryDir = (): Promise<ResolvedMemoryDir> => (resolved ??= resolveMemoryDir(where, claudeOnce));
-  // A store needs the folder only: with --dir or $CHECKPOINT_MEMORY_DIR, Claude Code's settings are not read for it.
-  const folder = (): Promise<MemoryFolder> => resolved ?? resolveMemoryFolder(where, claudeOnce);
+  const folder = (): Promise<MemoryFolder> => (found ??= resolveMemoryFolder(where, claudeOnce));
+  const memoryDir = (): Promise<ResolvedMemoryDir> => (resolved ??= Promise.all([folder(), claudeOnce()]).then(([f, c]) => withClaude(f, c)));
   return {
     values: values as CommandContext['values'],
     positionals,

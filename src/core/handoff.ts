@@ -1,13 +1,10 @@
-import { promises as fs } from 'node:fs';
-import * as path from 'node:path';
 import { parseCheckpoint, renderCheckpoint, type Checkpoint } from './checkpoint';
 import { isLikelySecret } from './secrets';
 import { CheckpointError, errorMessage } from './errors';
 import { oneLine } from './escaping';
-import { insideAny } from './files';
 import { fileNameFor, printable, sanitizeName, validateName } from './names';
 import { SHOW_READ_BYTES, type CheckpointStore } from './store';
-import { checkedRef, commitTree, FILES_REFS, GIT_QUICK_MS, hasCommit, keepSnapshot, runGit, SNAPSHOT_REFS } from './snapshot';
+import { checkedRef, commitTree, FILES_REFS, GIT_QUICK_MS, hasCommit, keepSnapshot, memoryTest, runGit, SNAPSHOT_REFS } from './snapshot';
 import { repoTop } from './snapshotUse';
 
 // The hand-off to another machine through the repository's own git remote: checkpoint files travel as commits on
@@ -111,7 +108,7 @@ async function unsharedFiles(store: CheckpointStore, snapshot: string): Promise<
   const top = await repoTop(store.cwd);
   if (!top) return [];
   const out = await runGit(top, ['diff-tree', '-r', '--root', '--no-commit-id', '--no-renames', '--name-only', '--diff-filter=d', '-z', snapshot], { timeoutMs: GIT_QUICK_MS });
-  const inMemory = insideAny(top, [path.resolve(store.memoryDir), await fs.realpath(store.memoryDir).catch(() => path.resolve(store.memoryDir))]);
+  const inMemory = memoryTest(top, store.memoryDir);
   return out.split('\0').filter((p) => p !== '' && (isLikelySecret(p) || inMemory(p)));
 }
 

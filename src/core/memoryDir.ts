@@ -220,10 +220,15 @@ export async function resolveMemoryFolder(opts: MemoryDirOptions, claude = (): P
   return fallback;
 }
 
-/** The memory folder ({@link resolveMemoryFolder}) with what Claude Code makes of it (`claude`: as there). */
-export async function resolveMemoryDir(opts: MemoryDirOptions, claude = (): Promise<ClaudeMemory | undefined> => claudeMemoryDir(opts)): Promise<ResolvedMemoryDir> {
-  const reading = claude();
+/** The memory folder ({@link resolveMemoryFolder}) with what Claude Code makes of it. */
+export async function resolveMemoryDir(opts: MemoryDirOptions): Promise<ResolvedMemoryDir> {
+  const reading = claudeMemoryDir(opts);
   const [folder, found] = await Promise.all([resolveMemoryFolder(opts, () => reading), reading]);
+  return withClaude(folder, found);
+}
+
+/** A resolved memory folder with Claude Code's own (`found`, as {@link claudeMemoryDir} reads it). */
+export function withClaude(folder: MemoryFolder, found: ClaudeMemory | undefined): ResolvedMemoryDir {
   const r: ResolvedMemoryDir = { ...folder, claudeLoads: found !== undefined && found.dir === folder.dir && !found.autoMemoryOff };
   if (found) r.claude = found;
   return r;

@@ -208,8 +208,11 @@ async function copyIndex(from: string, to: string): Promise<boolean> {
   }
 }
 
-/** True for a path inside the memory folder (compared by real path too: the repository's top is a real path). */
-function memoryTest(top: string, memoryDir: string | undefined): (p: string) => boolean {
+/**
+ * A test for paths relative to the repository's top `top`: true inside the memory folder (compared by real path too:
+ * the top is a real path).
+ */
+export function memoryTest(top: string, memoryDir: string | undefined): (p: string) => boolean {
   if (!memoryDir) return () => false;
   const dirs = [path.resolve(memoryDir)];
   try {
