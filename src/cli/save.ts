@@ -7,6 +7,7 @@ import { autoMemoryOffNotice } from '../core/wording';
 import { suggestName } from '../core/saveForm';
 import { gitTimeoutFrom, readGitState } from '../core/git';
 import type { ResolvedMemoryDir } from '../core/memoryDir';
+import { groundSnapshot } from '../core/snapshot';
 
 export const saveCommand = defineCommand({
   synopsis: 'save [<name>]',
@@ -54,7 +55,9 @@ suggests (the plan's, else the branch's), printed first.
     // git scans the work tree (branch, Modified Files, the snapshot) while the store opens; a save that fails stops
     // it instead of waiting for it.
     const stop = new AbortController();
-    const scan = readGitState(ctx.cwd, { timeoutMs: gitTimeoutFrom(ctx.env), signal: stop.signal });
+    const timeoutMs = gitTimeoutFrom(ctx.env);
+    const scan = readGitState(ctx.cwd, { timeoutMs, signal: stop.signal });
+    const snapshot = values['no-snapshot'] === true ? { enabled: false } : { ground: groundSnapshot(ctx.cwd, { timeLimitMs: timeoutMs, syncReads: true }) };
     let r;
     let committed: SaveAndCommitResult | undefined;
     let resolved: Promise<ResolvedMemoryDir | undefined>;
@@ -81,7 +84,7 @@ suggests (the plan's, else the branch's), printed first.
         plan,
         force: values.force === true,
         scan,
-        snapshot: { enabled: values['no-snapshot'] !== true },
+        snapshot,
       };
       if (values.commit) {
         committed = await saveAndCommit(store, input, { push: values.push === true });

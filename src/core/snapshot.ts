@@ -1,4 +1,4 @@
-import { lstatSync, promises as fs, realpathSync, type Stats } from 'node:fs';
+import { closeSync, fstatSync, lstatSync, openSync, promises as fs, readFileSync, readSync, realpathSync, type Stats } from 'node:fs';
 import * as path from 'node:path';
 import { isObjectId } from './checkpoint';
 import { isLikelySecret } from './secrets';
@@ -53,6 +53,8 @@ export interface SnapshotOptions {
   memoryDir?: string;
   /** The status scan the save runs anyway for Modified Files (run here when not given). */
   scan?: Promise<GitState>;
+  /** What the snapshot reads beside that scan, started with it ({@link groundSnapshot}; read here when not given). */
+  ground?: Promise<SnapshotGround | undefined>;
   /** Read with synchronous I/O (a one-shot process, as a store's `syncReads`; never in the extension host). */
   syncReads?: boolean;
 }
@@ -61,8 +63,6 @@ export interface SnapshotOptions {
 export interface Snapshot {
   head: string;
   commit: string;
-  /** The commit the checkpoint's snapshot ref pointed at when this one was taken ('' none). */
-  previous?: string;
 }
 
 export interface SnapshotOutcome {
@@ -114,16 +114,11 @@ export async function checkedRef(cwd: string, prefix: string, name: string, time
  * The repository's top folder, the path of its index file and of the snapshot index; undefined outside a work tree
  * (or in a bare one).
  */
-export async function repoPaths(cwd: string, timeoutMs: number, ref?: string): Promise<{ top: string; index: string; own: string; previous?: string } | undefined> {
-  // With a ref (one checkedRef accepted has no glob characters), `--glob` prints where it points, or nothing: its
-  // last character in brackets makes it a pattern that matches the ref itself only (else `/*` would be appended).
-  const exact = ref && /[A-Za-z0-9_-]$/.test(ref) ? `--glob=${ref.slice(0, -1)}[${ref.slice(-1)}]` : undefined;
-  ref = exact ? ref : undefined;
-  const args = ['rev-parse', '--show-toplevel', '--git-path', 'index', '--git-path', SNAPSHOT_INDEX, ...(exact ? [exact] : [])];
-  const out = await runGit(cwd, args, { timeoutMs }).catch(() => '');
-  const [top, index, own, previous] = out.split('\n');
+export async function repoPaths(cwd: string, timeoutMs: number): Promise<{ top: string; index: string; own: string } | undefined> {
+  const out = await runGit(cwd, ['rev-parse', '--show-toplevel', '--git-path', 'index', '--git-path', SNAPSHOT_INDEX], { timeoutMs }).catch(() => '');
+  const [top, index, own] = out.split('\n');
   if (!top || !index || !own) return undefined;
-  return { top, index: path.resolve(cwd, index), own: path.resolve(cwd, own), ...(ref ? { previous: isObjectId(previous) ? previous : '' } : {}) };
+  return { top, index: path.resolve(cwd, index), own: path.resolve(cwd, own) };
 }
 
 /** HEAD's commit, or '' before the first commit. */
@@ -171,10 +166,7 @@ async function indexChecksum(file: string): Promise<string> {
   try {
     handle = await fs.open(file, 'r');
     const { size } = await handle.stat();
-    if (size < 64) return '';
-    const buf = Buffer.alloc(32);
-    await handle.read(buf, 0, 32, size - 32);
-    return buf.toString('hex');
+    return size < 64 ? '' : (await handle.read(Buffer.alloc(32), 0, 32, size - 32)).buffer.toString('hex');
   } catch {
     return '';
   } finally {
@@ -182,14 +174,45 @@ async function indexChecksum(file: string): Promise<string> {
   }
 }
 
-async function readNote(file: string): Promise<SnapshotIndexNote | undefined> {
+/** {@link indexChecksum} with synchronous I/O (a one-shot process). */
+function indexChecksumSync(file: string): string {
+  let fd: number | undefined;
   try {
-    const note = JSON.parse(await fs.readFile(file, 'utf8')) as Partial<SnapshotIndexNote>;
+    fd = openSync(file, 'r');
+    const { size } = fstatSync(fd);
+    const buf = Buffer.alloc(32);
+    return size < 64 || readSync(fd, buf, 0, 32, size - 32) < 32 ? '' : buf.toString('hex');
+  } catch {
+    return '';
+  } finally {
+    if (fd !== undefined) closeSync(fd);
+  }
+}
+
+function parseNote(text: string): SnapshotIndexNote | undefined {
+  try {
+    const note = JSON.parse(text) as Partial<SnapshotIndexNote>;
     if (typeof note.user !== 'string' || typeof note.own !== 'string' || !Array.isArray(note.paths) || !note.paths.every((p) => typeof p === 'string')) return undefined;
     return note as SnapshotIndexNote;
   } catch {
     return undefined;
   }
+}
+
+/** What the snapshot index was built from, as its note (`<own>.json`) says, and both index files' checksums now. */
+async function readBuilt(index: string, own: string, sync: boolean | undefined): Promise<{ note?: SnapshotIndexNote; userSum: string; ownSum: string }> {
+  if (sync) {
+    const text = (() => {
+      try {
+        return readFileSync(`${own}.json`, 'utf8');
+      } catch {
+        return '';
+      }
+    })();
+    return { note: parseNote(text), userSum: indexChecksumSync(index), ownSum: indexChecksumSync(own) };
+  }
+  const [text, userSum, ownSum] = await Promise.all([fs.readFile(`${own}.json`, 'utf8').catch(() => ''), indexChecksum(index), indexChecksum(own)]);
+  return { note: parseNote(text), userSum, ownSum };
 }
 
 /**
@@ -246,31 +269,48 @@ function lstatOrNone(file: string): Stats | undefined {
   }
 }
 
-/** Sorts the scanned paths into what the snapshot takes and what it leaves out, with their sizes. */
-async function sortCandidates(top: string, paths: string[], opts: { fileLimitBytes: number; memoryDir?: string; syncReads?: boolean }): Promise<Candidates> {
+/** lstat of each path under `top` (undefined: not there, or not readable), in batches of promises or synchronously. */
+async function statPaths(top: string, paths: readonly string[], syncReads: boolean | undefined): Promise<(Stats | undefined)[]> {
+  // A one-shot process stats synchronously: a few microseconds a file, where a promise each goes through the thread
+  // pool (ten times as long for a few hundred files). The extension host never blocks on a slow file system.
+  if (syncReads) return paths.map((p) => lstatOrNone(path.join(top, p)));
+  const out: (Stats | undefined)[] = [];
+  for (let i = 0; i < paths.length; i += STAT_CHUNK) {
+    out.push(...(await Promise.all(paths.slice(i, i + STAT_CHUNK).map((p) => fs.lstat(path.join(top, p)).catch(() => undefined)))));
+  }
+  return out;
+}
+
+/**
+ * Sorts the scanned paths into what the snapshot takes and what it leaves out, with their sizes. `seen`: paths
+ * already looked at (while git scanned): not likely secrets, and stat'ed.
+ */
+async function sortCandidates(
+  top: string,
+  paths: string[],
+  opts: { fileLimitBytes: number; memoryDir?: string; syncReads?: boolean },
+  seen: ReadonlyMap<string, Stats | undefined>,
+): Promise<Candidates> {
   const inMemory = memoryTest(top, opts.memoryDir);
   const out: Candidates = { take: [], tooLarge: [], secrets: [], total: 0 };
   const kept = paths.filter((p) => {
     if (inMemory(p)) return false;
-    if (isLikelySecret(p)) {
+    if (!seen.has(p) && isLikelySecret(p)) {
       out.secrets.push(p);
       return false;
     }
     return true;
   });
-  // A one-shot process stats synchronously: a few microseconds a file, where a promise each goes through the thread
-  // pool (ten times as long for a few hundred files). The extension host never blocks on a slow file system.
-  const statAll = async (batch: string[]): Promise<(Stats | undefined)[]> =>
-    opts.syncReads ? batch.map((p) => lstatOrNone(path.join(top, p))) : Promise.all(batch.map((p) => fs.lstat(path.join(top, p)).catch(() => undefined)));
-  for (let i = 0; i < kept.length; i += STAT_CHUNK) {
-    const batch = kept.slice(i, i + STAT_CHUNK);
-    (await statAll(batch)).forEach((st, k) => {
-      if (st?.isFile() && st.size > opts.fileLimitBytes) out.tooLarge.push({ path: batch[k], size: st.size });
-      else {
-        if (st?.isFile()) out.total += st.size;
-        out.take.push(batch[k]);
-      }
-    });
+  const unseen = kept.filter((p) => !seen.has(p));
+  const stats = await statPaths(top, unseen, opts.syncReads);
+  const fresh = new Map(unseen.map((p, k) => [p, stats[k]]));
+  for (const p of kept) {
+    const st = seen.has(p) ? seen.get(p) : fresh.get(p);
+    if (st?.isFile() && st.size > opts.fileLimitBytes) out.tooLarge.push({ path: p, size: st.size });
+    else {
+      if (st?.isFile()) out.total += st.size;
+      out.take.push(p);
+    }
   }
   return out;
 }
@@ -288,6 +328,56 @@ async function scannedPaths(top: string, scan: GitState, git: (args: string[], o
   return paths;
 }
 
+/**
+ * What a snapshot reads beside git's status scan, none of which depends on it: where the repository keeps its files,
+ * what the snapshot index was built from (a scan that refreshes the user's index changes its stat data, not what it
+ * records), and the files the previous snapshot took, stat'ed (most of them are taken again). A save starts it with
+ * the scan (`SnapshotOptions.ground`).
+ */
+export interface SnapshotGround {
+  top: string;
+  /** The user's index file and the snapshot index. */
+  index: string;
+  own: string;
+  note?: SnapshotIndexNote;
+  /** The two index files' checksums as read. */
+  userSum: string;
+  ownSum: string;
+  /** The previous snapshot's paths that are not likely secrets, with their lstat. */
+  seen: ReadonlyMap<string, Stats | undefined>;
+  /** The work tree has a `.gitmodules`. */
+  modules: boolean;
+}
+
+/** Reads a snapshot's ground (undefined outside a work tree). */
+export async function groundSnapshot(cwd: string, opts: { timeLimitMs?: number; syncReads?: boolean }): Promise<SnapshotGround | undefined> {
+  const located = repoPaths(cwd, opts.timeLimitMs ?? SNAPSHOT_TIME_LIMIT_MS);
+  // A one-shot process reads the rest while git answers, from where it is when the command runs at the top of an
+  // ordinary repository (as it usually does); git's answer confirms that, or it is read again from where git says.
+  const gitDir = path.join(path.resolve(cwd), '.git');
+  const guess = opts.syncReads ? await lookAround({ top: cwd, index: path.join(gitDir, 'index'), own: path.join(gitDir, SNAPSHOT_INDEX) }, true) : undefined;
+  const paths = await located;
+  if (!paths) return undefined;
+  const confirmed = guess && paths.index === guess.index && paths.own === guess.own && (paths.top === cwd || paths.top === realpathOrSelf(cwd));
+  return confirmed ? { ...guess, top: paths.top } : lookAround(paths, opts.syncReads);
+}
+
+function realpathOrSelf(p: string): string {
+  try {
+    return realpathSync(p);
+  } catch {
+    return p;
+  }
+}
+
+/** The ground for a repository whose files are where `paths` says. */
+async function lookAround(paths: { top: string; index: string; own: string }, sync: boolean | undefined): Promise<SnapshotGround> {
+  const { note, userSum, ownSum } = await readBuilt(paths.index, paths.own, sync);
+  const taken = (note?.paths ?? []).filter((p) => !isLikelySecret(p));
+  const [stats, modules] = await Promise.all([statPaths(paths.top, taken, sync), statPaths(paths.top, ['.gitmodules'], sync)]);
+  return { ...paths, note, userSum, ownSum, seen: new Map(taken.map((p, k) => [p, stats[k]])), modules: modules[0] !== undefined };
+}
+
 /** Options for the index the snapshot writes: never a split index (a shared part would be left in `.git`). */
 const WHOLE_INDEX = ['-c', 'core.splitIndex=false'];
 
@@ -302,21 +392,19 @@ const WHOLE_INDEX = ['-c', 'core.splitIndex=false'];
  */
 async function writeWorkTree(
   cwd: string,
-  opts: { limitBytes: number; fileLimitBytes: number; timeLimitMs: number; memoryDir?: string; scan?: Promise<GitState>; ref?: string; syncReads?: boolean },
-): Promise<{ top: string; head: string; tree?: string; gitlinks: string[]; tooLarge?: string; candidates?: Candidates; previous?: string; noted?: Promise<void> }> {
+  opts: { limitBytes: number; fileLimitBytes: number; timeLimitMs: number; memoryDir?: string; scan?: Promise<GitState>; ground?: Promise<SnapshotGround | undefined>; syncReads?: boolean },
+): Promise<{ top: string; head: string; tree?: string; gitlinks: string[]; tooLarge?: string; candidates?: Candidates; noted?: Promise<void> }> {
   const git = budgeted(cwd, opts.timeLimitMs);
-  // What the snapshot index was built from is read while git scans the work tree: nothing of it depends on the scan
-  // (a scan that refreshes the user's index changes its stat data, not what it records).
-  const located = repoPaths(cwd, opts.timeLimitMs, opts.ref).then(async (p) =>
-    p ? { ...p, built: await Promise.all([readNote(`${p.own}.json`), indexChecksum(p.index), indexChecksum(p.own)]) } : undefined,
-  );
-  const [paths, scan] = await Promise.all([located, opts.scan ?? readGitState(cwd, { timeoutMs: opts.timeLimitMs })]);
-  if (!paths) throw new CheckpointError('not a git work tree');
+  const [ground, scan] = await Promise.all([
+    opts.ground ?? groundSnapshot(cwd, opts),
+    opts.scan ?? readGitState(cwd, { timeoutMs: opts.timeLimitMs }),
+  ]);
+  if (!ground) throw new CheckpointError('not a git work tree');
   if (scan.problem) throw new CheckpointError(scan.problem);
   const head = scan.head ?? (await headCommit(cwd, opts.timeLimitMs));
-  const { top, own } = paths;
+  const { top, own } = ground;
   const inTop = budgeted(top, opts.timeLimitMs);
-  const candidates = await sortCandidates(top, await scannedPaths(top, scan, inTop), opts);
+  const candidates = await sortCandidates(top, await scannedPaths(top, scan, inTop), opts, ground.seen);
   if (candidates.total > opts.limitBytes) {
     const sizes = await Promise.all(candidates.take.map((p) => fs.lstat(path.join(top, p)).then((st) => ({ path: p, size: st.size }), () => ({ path: p, size: 0 }))));
     const largest = sizes.sort((a, b) => b.size - a.size).slice(0, 3).map((f) => `${oneLine(f.path)} (${mb(f.size)})`).join(', ');
@@ -329,12 +417,13 @@ async function writeWorkTree(
     };
   }
   const noteFile = `${own}.json`;
-  const [note, userSum, ownSum] = paths.built;
+  const { note, userSum, ownSum } = ground;
+  const checksum = async (file: string): Promise<string> => (opts.syncReads ? indexChecksumSync(file) : indexChecksum(file));
   const taking = new Set(candidates.take);
   // Read while git scanned: the snapshot index is trusted only if it is still the one read (another save may have
   // rebuilt it meanwhile).
   const trusted =
-    note !== undefined && ownSum !== '' && note.own === ownSum && note.user === userSum && note.paths.every((p) => taking.has(p)) && (await indexChecksum(own)) === ownSum;
+    note !== undefined && ownSum !== '' && note.own === ownSum && note.user === userSum && note.paths.every((p) => taking.has(p)) && (await checksum(own)) === ownSum;
   /** Brings `index` up to date with the work tree (git writes it through a lock file and a rename) and writes its tree. */
   const update = async (index: string): Promise<string> => {
     const env = { GIT_INDEX_FILE: index };
@@ -352,7 +441,7 @@ async function writeWorkTree(
   const rebuild = async (): Promise<string> => {
     const tmp = `${own}.${process.pid}-${Math.random().toString(36).slice(2)}.tmp`;
     try {
-      const seeded = await copyIndex(paths.index, tmp);
+      const seeded = await copyIndex(ground.index, tmp);
       if (!seeded && head) await git([...WHOLE_INDEX, 'read-tree', head], { env: { GIT_INDEX_FILE: tmp } });
       const tree = await update(tmp);
       await fs.rename(tmp, own);
@@ -374,7 +463,7 @@ async function writeWorkTree(
     }
   } else tree = await rebuild();
   // Gitlinks (submodules, nested repositories) are recorded at their commit; their own changes are not included.
-  const mayHaveLinks = (scan.entries ?? []).some((e) => e.path.endsWith('/')) || (await fs.lstat(path.join(top, '.gitmodules')).then(() => true, () => false));
+  const mayHaveLinks = (scan.entries ?? []).some((e) => e.path.endsWith('/')) || ground.modules;
   const gitlinks = mayHaveLinks
     ? splitZ(await inTop(['ls-tree', '-r', '-z', tree]))
         .filter((r) => r.startsWith('160000 '))
@@ -382,13 +471,13 @@ async function writeWorkTree(
     : [];
   // The note of what the snapshot index was built from, for the next snapshot (written atomically, while the caller
   // goes on with the tree; it waits for `noted` before it is done).
-  const noted = indexChecksum(own).then(async (sum) => {
+  const noted = checksum(own).then(async (sum) => {
     const written: SnapshotIndexNote = { user: userSum, own: sum, paths: candidates.take };
     const noteTmp = `${noteFile}.${process.pid}.tmp`;
     await fs.writeFile(noteTmp, JSON.stringify(written));
     await fs.rename(noteTmp, noteFile);
   });
-  return { top, head, tree, gitlinks, candidates, previous: paths.previous, noted };
+  return { top, head, tree, gitlinks, candidates, noted };
 }
 
 /** Removes a lock file older than `ms` (its git was stopped); a younger one belongs to a git still running. */
@@ -425,20 +514,20 @@ export async function takeSnapshot(cwd: string, name: string, opts: SnapshotOpti
     return outcome;
   };
   try {
-    const ref = await snapshotRef(cwd, name, timeLimitMs).catch((err: unknown) => err as Error);
-    if (ref instanceof Error) {
+    // A name git would not take as a ref gets no snapshot (keepSnapshot could not keep it).
+    const refused = await snapshotRef(cwd, name, timeLimitMs).then(() => undefined, (err: unknown) => err as Error);
+    if (refused) {
       // Outside a work tree there is no snapshot to skip.
       if (!(await repoPaths(cwd, timeLimitMs))) return outcome;
-      return skip(errorMessage(ref));
+      return skip(errorMessage(refused));
     }
-    // Where the name's ref points now is read with the repository's paths (keepSnapshot moves it from there).
-    const wt = await writeWorkTree(cwd, { limitBytes, fileLimitBytes, timeLimitMs, memoryDir: opts.memoryDir, scan: opts.scan, ref, syncReads: opts.syncReads });
+    const wt = await writeWorkTree(cwd, { limitBytes, fileLimitBytes, timeLimitMs, memoryDir: opts.memoryDir, scan: opts.scan, ground: opts.ground, syncReads: opts.syncReads });
     if (wt.tooLarge || !wt.tree) return skip(`${wt.tooLarge ?? 'no tree'}. Ignore such files in .gitignore, or raise the snapshot size limit.`);
     outcome.skipped = (wt.candidates?.tooLarge ?? []).map((f) => f.path);
     outcome.notes.push(...leftOutNotes(wt.candidates, fileLimitBytes));
     for (const link of wt.gitlinks) outcome.notes.push(`Submodule ${oneLine(link)} is recorded at its commit; its own uncommitted changes are not in the snapshot.`);
     const [commit] = await Promise.all([commitTree(wt.top, wt.tree, wt.head, `checkpoint: ${name}`, timeLimitMs), wt.noted]);
-    outcome.snapshot = { head: wt.head, commit, previous: wt.previous };
+    outcome.snapshot = { head: wt.head, commit };
   } catch (err) {
     if (errorMessage(err) === 'not a git work tree' || /not a git repository/.test(errorMessage(err))) return outcome;
     if (err instanceof GitTimeoutError) return skip(`${err.message}: it would take longer than its time limit, so the checkpoint is saved without it`);

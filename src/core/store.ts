@@ -86,6 +86,9 @@ export class CheckpointStore extends CheckpointReader {
       this.allowGit && !input.git
         ? takeSnapshot(this.cwd, name, { timeLimitMs: this.gitTimeoutMs, memoryDir: this.memoryDir, scan: Promise.resolve(pendingGit), syncReads: this.syncReads, ...input.snapshot })
         : undefined;
+    // Where the name's snapshot ref points now, as the checkpoint this save replaces says ('' none; keepSnapshot
+    // checks the guess): read while git runs.
+    const replacing = pendingSnapshot && this.read(file, LIST_READ_BYTES).then((old) => old.snapshot ?? '', (err: NodeJS.ErrnoException) => (err.code === 'ENOENT' ? '' : undefined));
     // While git runs in its child process, load what the write needs, which would otherwise load after it.
     preloadLock();
     const git = await pendingGit;
@@ -143,16 +146,19 @@ export class CheckpointStore extends CheckpointReader {
     if (written.replaced) result.replaced = written.replaced;
     // The snapshot's ref moves only once its checkpoint is written: a save that writes nothing moves no ref (a save
     // refused, or beaten by another writer of the same name, must not take the ref from the checkpoint that names it).
-    if (cp.snapshot) {
-      await keepSnapshot(this.cwd, name, cp.snapshot, undefined, snap?.snapshot?.previous).catch((err: unknown) =>
-        warnings.push(`The code snapshot ${cp.snapshot!.slice(0, 12)} is saved but no ref keeps it (${errorMessage(err).trim().split('\n')[0]}); git may prune it.`),
-      );
-    }
-    // Trash older than 30 days goes, with the snapshot refs only it named.
-    warnings.push(...(await collectGarbage(this, TRASH_PURGE_DAYS, { git: this.allowGit }).then((g) => g.warnings, (err: unknown) => [`Old trash was not purged: ${errorMessage(err)}`])));
-    // Seed 003's `.claude/state-index.json`, when it exists, records every save as the last checkpoint.
-    const stateWarning = await recordLastCheckpoint(this.cwd, cp.saved);
-    if (stateWarning) warnings.push(stateWarning);
+    const snapshot = cp.snapshot;
+    const after = await Promise.all([
+      snapshot &&
+        keepSnapshot(this.cwd, name, snapshot, undefined, await replacing).then(
+          () => undefined,
+          (err: unknown) => `The code snapshot ${snapshot.slice(0, 12)} is saved but no ref keeps it (${errorMessage(err).trim().split('\n')[0]}); git may prune it.`,
+        ),
+      // Trash older than 30 days goes, with the snapshot refs only it named (never this save's: its checkpoint is live).
+      collectGarbage(this, TRASH_PURGE_DAYS, { git: this.allowGit }).then((g) => g.warnings, (err: unknown) => [`Old trash was not purged: ${errorMessage(err)}`]),
+      // Seed 003's `.claude/state-index.json`, when it exists, records every save as the last checkpoint.
+      recordLastCheckpoint(this.cwd, cp.saved),
+    ]);
+    for (const w of after.flat()) if (w) warnings.push(w);
     return result;
   }
 

@@ -2,11 +2,11 @@ import { test } from 'node:test';
 import * as assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
 import { execFileSync } from 'node:child_process';
-import { existsSync, mkdirSync, readFileSync, readdirSync, rmSync, unlinkSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, readdirSync, rmSync, symlinkSync, unlinkSync, writeFileSync } from 'node:fs';
 import * as path from 'node:path';
 import { CheckpointExistsError, CheckpointStore } from '../../src/core/store';
 import { parseCheckpoint, renderCheckpoint, type Checkpoint } from '../../src/core/checkpoint';
-import { keepSnapshot, takeSnapshot, workTreeNow } from '../../src/core/snapshot';
+import { groundSnapshot, keepSnapshot, takeSnapshot, workTreeNow } from '../../src/core/snapshot';
 import { git, makeRepo, tempDirs } from '../support/fixtures';
 
 const temp = tempDirs();
@@ -391,4 +391,35 @@ test('the snapshot index is never trusted blindly: 20 snapshots with edits, a ch
   writeFileSync(`${own}.json`, JSON.stringify(note));
   writeFileSync(path.join(repo, 'a.txt'), 'with the snapshot index replaced by garbage\n');
   await check('snapshot index replaced by garbage');
+});
+
+test('a save whose snapshot ground was read beside the scan (the CLI) records what a fresh git add -A would, from the top, a subfolder or a linked path', async () => {
+  const { repo, mem } = setup();
+  mkdirSync(path.join(repo, 'sub'));
+  writeFileSync(path.join(repo, 'sub', 'kept.txt'), 'kept\n');
+  git(repo, 'add', '.');
+  git(repo, 'commit', '-q', '-m', 'sub');
+  const link = path.join(temp(), 'link');
+  symlinkSync(repo, link);
+  const places = [repo, path.join(repo, 'sub'), link];
+  for (let i = 0; i < 9; i++) {
+    const cwd = places[i % places.length];
+    writeFileSync(path.join(repo, 'a.txt'), `a ${i}\n`);
+    writeFileSync(path.join(repo, 'sub', `new-${i}.txt`), `${i}\n`);
+    // A file the previous snapshots took grows over the per-file cap: its size is the one read now.
+    if (i === 6) writeFileSync(path.join(repo, 'sub', 'new-1.txt'), 'x'.repeat(20_000));
+    const expected = i < 6 ? freshAddTree(repo) : undefined;
+    const store = new CheckpointStore({ memoryDir: mem, cwd, syncReads: true });
+    const ground = groundSnapshot(cwd, { syncReads: true });
+    const r = await store.save({ name: 'ground', leftOff: `from ${cwd}`, force: true, snapshot: { ground, fileLimitBytes: 10_000 } });
+    assert.ok(r.checkpoint.snapshot, r.warnings.join('\n'));
+    const files = snapshotFiles(repo, r.checkpoint.snapshot);
+    if (expected) assert.equal(git(repo, 'rev-parse', `${r.checkpoint.snapshot}^{tree}`), expected, `save ${i + 1} from ${cwd}`);
+    else {
+      assert.equal(files['sub/new-1.txt'], undefined, 'the file now over the cap is left out');
+      assert.deepEqual(r.checkpoint.snapshotLeftOut, ['sub/new-1.txt']);
+      assert.ok(files[`sub/new-${i}.txt`], 'the new file is taken');
+    }
+    assert.equal(git(repo, 'rev-parse', 'refs/checkpoints/snapshots/ground').trim(), r.checkpoint.snapshot, 'the name ref follows each save');
+  }
 });
