@@ -5,7 +5,8 @@ import { CheckpointError, errorMessage } from './errors';
 import { printable } from './names';
 
 // One way to run git: `runGitBytes` below spawns git directly, in a process group of its own, with a time limit
-// after which the whole group (git and any hook or filter it started) is killed. Reads (status, branch, the state a
+// after which the whole group (git and any hook or filter it started) is killed (`runGitScript`: a fixed sequence
+// of git calls in one POSIX shell, the same way). Reads (status, branch, the state a
 // commit checks first), the code snapshot's plumbing (snapshot.ts, handoff.ts, with NO_HOOKS) and the writes of
 // Save and Commit (commit.ts: stage, commit, push, the index rollback) all go through it. simple-git was used for
 // the writes once; it kills git at its time limit but not the hook git started, so a hanging pre-commit hook kept a
@@ -108,6 +109,25 @@ let killOnExit = false;
  * Callers pass arguments they built themselves: user text goes after `--`, through stdin, or is checked first.
  */
 export function runGitBytes(cwd: string, args: string[], opts: GitRunOptions = {}): Promise<Buffer> {
+  return runInGroup(cwd, 'git', ['-c', 'core.fsmonitor=false', ...args], opts).then(({ code, out, err }) => {
+    if (code && opts.failOnExitCode) throw new Error(Buffer.concat([out, err]).toString('utf8') || `git exited with code ${code}`);
+    if (code && err.length) throw new Error(err.toString('utf8'));
+    return out;
+  });
+}
+
+/**
+ * Runs a fixed POSIX shell script whose commands are git's, under the same rules and time limit as one git call
+ * ({@link runGitBytes}): a sequence of git calls costs this process one fork instead of one each. `params` are
+ * the script's `$1`, `$2`…, never part of its text. Resolves with the script's exit code and output. Not on Windows.
+ */
+export async function runGitScript(cwd: string, script: string, params: string[], opts: GitRunOptions = {}): Promise<{ code: number; out: string; err: string }> {
+  const { code, out, err } = await runInGroup(cwd, '/bin/sh', ['-c', script, 'sh', ...params], opts);
+  return { code, out: out.toString('utf8'), err: err.toString('utf8') };
+}
+
+/** Spawns `file` in a process group of its own with git's environment and time limit; resolves when it is done. */
+function runInGroup(cwd: string, file: string, argv: string[], opts: GitRunOptions): Promise<{ code: number; out: Buffer; err: Buffer }> {
   if (!statSync(cwd, { throwIfNoEntry: false })?.isDirectory()) {
     return Promise.reject(new CheckpointError(`Cannot run git in ${cwd}: the folder does not exist.`));
   }
@@ -123,7 +143,7 @@ export function runGitBytes(cwd: string, args: string[], opts: GitRunOptions = {
       killOnExit = true;
       process.on('exit', () => running.forEach((kill) => kill()));
     }
-    const child = spawn('git', ['-c', 'core.fsmonitor=false', ...args], { cwd, env, windowsHide: true, detached: group, stdio: [stdin, 'pipe', 'pipe'] });
+    const child = spawn(file, argv, { cwd, env, windowsHide: true, detached: group, stdio: [stdin, 'pipe', 'pipe'] });
     const out: Buffer[] = [];
     const err: Buffer[] = [];
     let settled = false;
@@ -156,12 +176,7 @@ export function runGitBytes(cwd: string, args: string[], opts: GitRunOptions = {
     const onAbort = (): void => stop(new CheckpointError('canceled'));
     opts.signal?.addEventListener('abort', onAbort, { once: true });
     running.add(killGroup);
-    const finish = (code: number | null): void =>
-      settle(() => {
-        if (code && opts.failOnExitCode) reject(new Error(Buffer.concat([...out, ...err]).toString('utf8') || `git exited with code ${code}`));
-        else if (code && err.length) reject(new Error(Buffer.concat(err).toString('utf8')));
-        else resolve(Buffer.concat(out));
-      });
+    const finish = (code: number | null): void => settle(() => resolve({ code: code ?? 0, out: Buffer.concat(out), err: Buffer.concat(err) }));
     child.stdout!.on('data', (d: Buffer) => out.push(d));
     child.stderr!.on('data', (d: Buffer) => err.push(d));
     child.on('error', (e) => settle(() => reject(e)));

@@ -5,7 +5,7 @@ import { isLikelySecret } from './secrets';
 import { CheckpointError, errorMessage } from './errors';
 import { oneLine } from './escaping';
 import { insideAny, removeFile } from './files';
-import { GIT_TIMEOUT_MS, GitTimeoutError, NO_HOOKS, readGitState, runGit as runAnyGit, type GitRunOptions, type GitState } from './git';
+import { GIT_TIMEOUT_MS, GitTimeoutError, NO_HOOKS, readGitState, runGit as runAnyGit, runGitScript, type GitRunOptions, type GitState } from './git';
 
 // A code snapshot per checkpoint, with git's own plumbing: the work tree (tracked changes and untracked files that
 // are not ignored) is written as a commit object through a temporary index file, so the user's index, work tree,
@@ -75,6 +75,11 @@ export interface SnapshotOutcome {
   skipped: string[];
   /** Why no snapshot was taken, when one was due. */
   reason?: string;
+  /**
+   * Settles once the snapshot index's note is written (while the checkpoint is: the caller waits for it before it is
+   * done). A note that could not be written only makes the next snapshot rebuild the snapshot index.
+   */
+  noted?: Promise<void>;
 }
 
 /** The ref that keeps the snapshot of checkpoint `name`; throws when git would not accept it as a ref name. */
@@ -147,10 +152,11 @@ function mb(bytes: number): string {
   return `${(bytes / (1024 * 1024)).toFixed(bytes < 10 * 1024 * 1024 ? 1 : 0)} MB`;
 }
 
-/** A runner whose calls share one deadline. */
-function budgeted(cwd: string, ms: number): (args: string[], opts?: GitRunOptions) => Promise<string> {
+/** A runner whose calls share one deadline (`left()`: the time limit for the next call). */
+function budgeted(cwd: string, ms: number): ((args: string[], opts?: GitRunOptions) => Promise<string>) & { left(): number } {
   const deadline = Date.now() + ms;
-  return (args, opts = {}) => runGit(cwd, args, { ...opts, timeoutMs: Math.max(1000, deadline - Date.now()) });
+  const left = (): number => Math.max(1000, deadline - Date.now());
+  return Object.assign((args: string[], opts: GitRunOptions = {}) => runGit(cwd, args, { ...opts, timeoutMs: left() }), { left });
 }
 
 /** What the snapshot index was last written from: both index files' checksums and the paths it took from the work tree. */
@@ -382,6 +388,21 @@ async function lookAround(paths: { top: string; index: string; own: string }, sy
 const WHOLE_INDEX = ['-c', 'core.splitIndex=false'];
 
 /**
+ * A snapshot on a trusted snapshot index, in one shell: update it from the paths on stdin, write its tree, print it,
+ * and commit it (`$1`: the parent, '' none; `$2`: the message). Exit 90: the update failed; 91: no tree.
+ */
+const SNAPSHOT_SCRIPT = (() => {
+  const git = ['git', '-c', 'core.fsmonitor=false', ...NO_HOOKS, ...WHOLE_INDEX].join(' ');
+  return [
+    `${git} update-index --add --remove --replace --ignore-skip-worktree-entries -z --stdin || exit 90`,
+    `tree=$(${git} write-tree) || exit 91`,
+    `printf '%s\\n' "$tree"`,
+    `if [ -n "$1" ]; then set -- -p "$1" -m "$2"; else set -- -m "$2"; fi`,
+    `exec ${git} commit-tree --no-gpg-sign "$tree" "$@"`,
+  ].join('\n');
+})();
+
+/**
  * Writes the work tree as a tree object through the product's own snapshot index (`.git/checkpoint-snapshot-index`,
  * never the user's index), from one status scan of the work tree (the one the save runs for Modified Files). The
  * snapshot index is the user's index plus the files taken from the work tree, so git re-hashes only files changed
@@ -392,8 +413,18 @@ const WHOLE_INDEX = ['-c', 'core.splitIndex=false'];
  */
 async function writeWorkTree(
   cwd: string,
-  opts: { limitBytes: number; fileLimitBytes: number; timeLimitMs: number; memoryDir?: string; scan?: Promise<GitState>; ground?: Promise<SnapshotGround | undefined>; syncReads?: boolean },
-): Promise<{ top: string; head: string; tree?: string; gitlinks: string[]; tooLarge?: string; candidates?: Candidates; noted?: Promise<void> }> {
+  opts: {
+    limitBytes: number;
+    fileLimitBytes: number;
+    timeLimitMs: number;
+    memoryDir?: string;
+    scan?: Promise<GitState>;
+    ground?: Promise<SnapshotGround | undefined>;
+    syncReads?: boolean;
+    /** Commit the tree too, with this message (`commit` in the result; when it is missing, commit it apart). */
+    message?: string;
+  },
+): Promise<{ top: string; head: string; tree?: string; commit?: string; gitlinks: string[]; tooLarge?: string; candidates?: Candidates; noted?: Promise<void> }> {
   const git = budgeted(cwd, opts.timeLimitMs);
   const [ground, scan] = await Promise.all([
     opts.ground ?? groundSnapshot(cwd, opts),
@@ -437,6 +468,14 @@ async function writeWorkTree(
     if (!isObjectId(tree)) throw new CheckpointError(`git write-tree gave no tree (${String(tree).slice(0, 80)})`);
     return tree;
   };
+  /** {@link update} on the snapshot index and the commit, one process of this one's (POSIX; see SNAPSHOT_SCRIPT). */
+  const updateAndCommit = async (message: string): Promise<{ tree: string; commit?: string }> => {
+    const input = candidates.take.map((p) => `${p}\0`).join('');
+    const r = await runGitScript(top, SNAPSHOT_SCRIPT, [head, message], { env: { GIT_INDEX_FILE: own }, input, timeoutMs: inTop.left() });
+    const [tree, commit] = r.out.split('\n');
+    if (r.code === 90 || r.code === 91 || !isObjectId(tree)) throw new CheckpointError(r.err.trim() || `git wrote no tree (exit ${r.code})`);
+    return { tree, commit: r.code === 0 && isObjectId(commit) ? commit : undefined };
+  };
   /** A new snapshot index from the user's index (or HEAD), built aside and renamed into place. */
   const rebuild = async (): Promise<string> => {
     const tmp = `${own}.${process.pid}-${Math.random().toString(36).slice(2)}.tmp`;
@@ -453,9 +492,11 @@ async function writeWorkTree(
     }
   };
   let tree: string;
+  let commit: string | undefined;
   if (trusted) {
     try {
-      tree = await update(own);
+      if (opts.message !== undefined && process.platform !== 'win32') ({ tree, commit } = await updateAndCommit(opts.message));
+      else tree = await update(own);
     } catch (err) {
       // A snapshot index git cannot read (corrupt, truncated) or cannot lock is rebuilt from the user's index.
       if (err instanceof GitTimeoutError) throw err;
@@ -470,14 +511,14 @@ async function writeWorkTree(
         .map((r) => r.slice(r.indexOf('\t') + 1))
     : [];
   // The note of what the snapshot index was built from, for the next snapshot (written atomically, while the caller
-  // goes on with the tree; it waits for `noted` before it is done).
+  // goes on; it waits for `noted` before it is done).
   const noted = checksum(own).then(async (sum) => {
     const written: SnapshotIndexNote = { user: userSum, own: sum, paths: candidates.take };
     const noteTmp = `${noteFile}.${process.pid}.tmp`;
     await fs.writeFile(noteTmp, JSON.stringify(written));
     await fs.rename(noteTmp, noteFile);
   });
-  return { top, head, tree, gitlinks, candidates, noted };
+  return { top, head, tree, commit, gitlinks, candidates, noted };
 }
 
 /** Removes a lock file older than `ms` (its git was stopped); a younger one belongs to a git still running. */
@@ -521,12 +562,14 @@ export async function takeSnapshot(cwd: string, name: string, opts: SnapshotOpti
       if (!(await repoPaths(cwd, timeLimitMs))) return outcome;
       return skip(errorMessage(refused));
     }
-    const wt = await writeWorkTree(cwd, { limitBytes, fileLimitBytes, timeLimitMs, memoryDir: opts.memoryDir, scan: opts.scan, ground: opts.ground, syncReads: opts.syncReads });
+    const message = `checkpoint: ${name}`;
+    const wt = await writeWorkTree(cwd, { limitBytes, fileLimitBytes, timeLimitMs, memoryDir: opts.memoryDir, scan: opts.scan, ground: opts.ground, syncReads: opts.syncReads, message });
     if (wt.tooLarge || !wt.tree) return skip(`${wt.tooLarge ?? 'no tree'}. Ignore such files in .gitignore, or raise the snapshot size limit.`);
     outcome.skipped = (wt.candidates?.tooLarge ?? []).map((f) => f.path);
     outcome.notes.push(...leftOutNotes(wt.candidates, fileLimitBytes));
     for (const link of wt.gitlinks) outcome.notes.push(`Submodule ${oneLine(link)} is recorded at its commit; its own uncommitted changes are not in the snapshot.`);
-    const [commit] = await Promise.all([commitTree(wt.top, wt.tree, wt.head, `checkpoint: ${name}`, timeLimitMs), wt.noted]);
+    outcome.noted = wt.noted?.catch(() => undefined);
+    const commit = wt.commit ?? (await commitTree(wt.top, wt.tree, wt.head, message, timeLimitMs));
     outcome.snapshot = { head: wt.head, commit };
   } catch (err) {
     if (errorMessage(err) === 'not a git work tree' || /not a git repository/.test(errorMessage(err))) return outcome;

@@ -157,6 +157,7 @@ export class CheckpointStore extends CheckpointReader {
       collectGarbage(this, TRASH_PURGE_DAYS, { git: this.allowGit }).then((g) => g.warnings, (err: unknown) => [`Old trash was not purged: ${errorMessage(err)}`]),
       // Seed 003's `.claude/state-index.json`, when it exists, records every save as the last checkpoint.
       recordLastCheckpoint(this.cwd, cp.saved),
+      snap?.noted,
     ]);
     for (const w of after.flat()) if (w) warnings.push(w);
     return result;

@@ -138,6 +138,34 @@ test('a repository with no commits: a snapshot without a parent, no head in the 
   assert.match(text, /\nsnapshot: "[0-9a-f]{40}"\n/);
 });
 
+test('saves in a row before the first commit and with no identity git will use: each snapshot is parentless, by Checkpoint, equal to a fresh git add -A', async (t) => {
+  const { repo, store } = setup({ commit: false });
+  git(repo, 'config', '--unset', 'user.name');
+  git(repo, 'config', '--unset', 'user.email');
+  git(repo, 'config', 'user.useConfigOnly', 'true');
+  // git reads the user's global identity from HOME: an empty one here.
+  const home = { HOME: process.env.HOME, XDG_CONFIG_HOME: process.env.XDG_CONFIG_HOME };
+  process.env.HOME = temp();
+  delete process.env.XDG_CONFIG_HOME;
+  t.after(() => {
+    for (const [k, v] of Object.entries(home)) if (v === undefined) delete process.env[k];
+    else process.env[k] = v;
+  });
+  for (let i = 0; i < 3; i++) {
+    // The second and third saves update the snapshot index the first one built.
+    writeFileSync(path.join(repo, 'first.txt'), `first ${i}\n`);
+    writeFileSync(path.join(repo, `new-${i}.txt`), `${i}\n`);
+    const expected = freshAddTree(repo);
+    const r = await store.save({ name: 'nocommit', leftOff: `save ${i + 1}`, force: true });
+    const snap = r.checkpoint.snapshot;
+    assert.ok(snap, r.warnings.join('\n'));
+    assert.equal(git(repo, 'rev-parse', `${snap}^{tree}`).trim(), expected.trim(), `save ${i + 1}`);
+    assert.equal(git(repo, 'rev-list', '--parents', '-n', '1', snap).trim(), snap, 'no parent');
+    assert.equal(git(repo, 'log', '-1', '--format=%an <%ae>', snap).trim(), 'Checkpoint <checkpoint@localhost>');
+    assert.equal(git(repo, 'rev-parse', 'refs/checkpoints/snapshots/nocommit').trim(), snap);
+  }
+});
+
 test('a repository with no commits and no index file: the snapshot holds the untracked files', async () => {
   const { repo, store } = setup({ commit: false });
   writeFileSync(path.join(repo, 'only.txt'), 'only\n');
