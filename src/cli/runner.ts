@@ -203,14 +203,20 @@ export function fdWriter(fd: number, fallback: () => NodeJS.WritableStream): { w
         stream.write(text);
         return;
       }
-      const bytes = Buffer.from(text);
+      // The text as is (Node encodes it outside the JavaScript heap: a listing's megabyte is not copied there); the
+      // rest of a partial write as bytes.
+      let bytes: Buffer | undefined;
       let at = 0;
       try {
-        while (at < bytes.length) at += writeSync(fd, bytes, at);
+        at = writeSync(fd, text);
+        if (at < Buffer.byteLength(text)) {
+          bytes = Buffer.from(text);
+          while (at < bytes.length) at += writeSync(fd, bytes, at);
+        }
       } catch (err) {
         const code = (err as NodeJS.ErrnoException).code;
         if (code === 'EPIPE' || code === 'ECONNRESET') gone = true;
-        else if (code === 'EAGAIN') useStream().write(bytes.subarray(at));
+        else if (code === 'EAGAIN') useStream().write((bytes ?? Buffer.from(text)).subarray(at));
         else throw err;
       }
     },
@@ -235,7 +241,11 @@ export function runAsProcess(cli: Cli, argv: string[]): void {
   const out = fdWriter(1, () => process.stdout);
   const err = fdWriter(2, () => process.stderr);
   void cli(argv, {
-    out: (s) => out.write(`${s}\n`),
+    // Without joining the newline to the text: a listing's megabyte is not copied to add it.
+    out: (s) => {
+      out.write(s);
+      out.write('\n');
+    },
     err: (s) => err.write(`${s}\n`),
     abandon: () => {
       // Giving up is exiting now: no code cache is written on the way out (src/codeCache.ts).
