@@ -430,7 +430,8 @@ if (want('snapshot-peer')) {
     const memOurs = join(tmp, `peer-memory-ours-${files}`);
     const memFloor = join(tmp, `peer-memory-floor-${files}`);
     const memBefore = join(tmp, `peer-memory-before-${files}`);
-    for (const d of [memOurs, memFloor, memBefore]) makeCheckpointDir(d, core, 20);
+    const memSteps = join(tmp, `peer-memory-steps-${files}`);
+    for (const d of [memOurs, memFloor, memBefore, memSteps]) makeCheckpointDir(d, core, 20);
     const ours = (i, bundle = cli, mem = memOurs) => timeProcess([node, [bundle, 'save', 'bench', '--left-off', `Snapshot run ${i}`, '--force', '--dir', mem], { cwd: repo }]);
     // Between checkpoints, 3 files change (outside the timing), the same for every side.
     const tracked = gitIn({}, 'ls-files', '-z').split('\0').filter(Boolean);
@@ -451,11 +452,12 @@ if (want('snapshot-peer')) {
     const peerGrowth = objectBytes(shadow, ['--all', '--not', peerFirst]);
     if (!/\nsnapshot: "[0-9a-f]{40}"\n/.test(readFileSync(join(memOurs, 'checkpoint-bench.md'), 'utf8'))) throw new Error('save took no snapshot');
     log(`snapshot-peer (${label} files): ${RUNS} interleaved runs`);
-    const res = { floor: [], peer: [], subject: [], before: [] };
+    const res = { floor: [], peer: [], subject: [], before: [], steps: [] };
     const fns = [
       ['floor', () => timeProcess(['sh', [join(benchDir, 'floor-save-snapshot.sh'), memFloor], { cwd: repo, env: { ...process.env, NODE: node } }])],
       ['peer', peer],
       ['subject', (i) => ours(i)],
+      ['steps', () => timeProcess([node, [join(benchDir, 'floor-snapshot-steps.cjs'), memSteps], { cwd: repo }])],
     ];
     if (beforeCli) fns.push(['before', (i) => ours(i, beforeCli, memBefore)]);
     for (let i = -WARMUP; i < RUNS; i++) {
@@ -475,6 +477,11 @@ if (want('snapshot-peer')) {
     const peerName = 'a Cline-style checkpoint: a fresh node process, git add -A + git commit into a shadow repository with its own index';
     ratioRow(name, peerName, { floor: res.peer, subject: res.subject }, 1.2);
     beforeRow(name, peerName, { floor: res.peer, before: res.before }, 1.2);
+    // Where the gap lies: the same steps from a plain script against the peer (the design's own cost), and the save
+    // against those steps (the product's).
+    const stepsName = "a save's steps from a plain Node script (status, update-index into its own index, write-tree, commit-tree, two durable writes, update-ref)";
+    ratioRow(`  the same steps from a plain script vs the peer (${label} files)`, peerName, { floor: res.peer, subject: res.steps });
+    ratioRow(`  save with a code snapshot vs the same steps from a plain script (${label} files)`, stepsName, { floor: res.steps, subject: res.subject });
     valueRow(
       `repository growth after 20 saves (${label} files, 3 changed before each)`,
       kb(ourGrowth),
