@@ -204,24 +204,25 @@ function gitIn(cwd: string, timeoutMs = GIT_TIMEOUT_MS, signal?: AbortSignal): G
 
 /** Parses `git status --porcelain=v2 --branch -z` into branch and changed paths. */
 export function parseStatusV2(out: string): Omit<GitState, 'problem'> {
+  const { branch, modifiedFiles } = parseStatus(out);
+  return { branch, modifiedFiles };
+}
+
+/** The whole of a status scan's output, split once: branch, changed paths, entries, HEAD's full id ('' none). */
+function parseStatus(out: string): { branch: string; modifiedFiles: string[]; entries: StatusEntry[]; head: string } {
   const records = out.split('\0');
   let head = '';
   let oid = '';
-  const files: string[] = [];
-  for (let i = 0; i < records.length; i++) {
-    const r = records[i];
+  for (const r of records) {
+    if (r.charAt(0) !== '#') break; // the headers come first
     if (r.startsWith('# branch.head ')) head = r.slice('# branch.head '.length);
     else if (r.startsWith('# branch.oid ')) oid = r.slice('# branch.oid '.length);
-    else if (r.startsWith('1 ')) files.push(fieldsAfter(r, 8));
-    else if (r.startsWith('2 ')) {
-      files.push(fieldsAfter(r, 9));
-      i++; // the original path of a rename follows as its own record
-    } else if (r.startsWith('u ')) files.push(fieldsAfter(r, 10));
-    else if (r.startsWith('? ')) files.push(r.slice(2));
   }
   let branch = head;
   if (head === '(detached)') branch = oid && oid !== '(initial)' ? `HEAD (detached at ${oid.slice(0, 7)})` : 'HEAD';
-  return { branch, modifiedFiles: files };
+  const entries = entriesOf(records);
+  const full = (oid.length === 40 || oid.length === 64) && /^[0-9a-f]+$/.test(oid) ? oid : '';
+  return { branch, modifiedFiles: entries.map((e) => e.path), entries, head: full };
 }
 
 function fieldsAfter(record: string, n: number): string {
@@ -233,10 +234,7 @@ function fieldsAfter(record: string, n: number): string {
 /** Branch and changed files in one git call. Not a repository, or no git at all, is not an error. */
 export async function readGitState(cwd: string, opts: { timeoutMs?: number; signal?: AbortSignal } = {}): Promise<GitState> {
   try {
-    const out = await gitIn(cwd, opts.timeoutMs, opts.signal)(['status', '--porcelain=v2', '--branch', '-z', '--untracked-files=normal']);
-    const oid = out.split('\0').find((r) => r.startsWith('# branch.oid '))?.slice('# branch.oid '.length) ?? '';
-    const head = (oid.length === 40 || oid.length === 64) && /^[0-9a-f]+$/.test(oid) ? oid : '';
-    return { ...parseStatusV2(out), entries: statusEntries(out), head };
+    return parseStatus(await gitIn(cwd, opts.timeoutMs, opts.signal)(['status', '--porcelain=v2', '--branch', '-z', '--untracked-files=normal']));
   } catch (err) {
     const state: GitState = { branch: '', modifiedFiles: [], problem: gitProblem(err) };
     if (err instanceof GitTimeoutError) state.timedOut = true;
@@ -304,7 +302,10 @@ export interface StatusEntry {
 
 /** Every changed path of `git status --porcelain=v2 -z` output, with whether it is staged. */
 export function statusEntries(out: string): StatusEntry[] {
-  const records = out.split('\0');
+  return entriesOf(out.split('\0'));
+}
+
+function entriesOf(records: string[]): StatusEntry[] {
   const entries: StatusEntry[] = [];
   for (let i = 0; i < records.length; i++) {
     const r = records[i];
