@@ -241,10 +241,14 @@ export function runAsProcess(cli: Cli, argv: string[]): void {
   const out = fdWriter(1, () => process.stdout);
   const err = fdWriter(2, () => process.stderr);
   void cli(argv, {
-    // Without joining the newline to the text: a listing's megabyte is not copied to add it.
+    // A line goes out in one write (another process's output sharing the pipe never lands inside it); a listing's
+    // megabyte and its newline go apart, so that it is not copied to add it.
     out: (s) => {
-      out.write(s);
-      out.write('\n');
+      if (s.length < 65536) out.write(`${s}\n`);
+      else {
+        out.write(s);
+        out.write('\n');
+      }
     },
     err: (s) => err.write(`${s}\n`),
     abandon: () => {

@@ -76,8 +76,9 @@ export interface SnapshotOutcome {
   /** Why no snapshot was taken, when one was due. */
   reason?: string;
   /**
-   * Settles once the snapshot index's note is written (while the checkpoint is: the caller waits for it before it is
-   * done). A note that could not be written only makes the next snapshot rebuild the snapshot index.
+   * Settles once the snapshot index's note is written (while the checkpoint is: a save waits for it before it returns;
+   * one that fails does not). Never rejects: a note that could not be written only makes the next snapshot rebuild
+   * the snapshot index.
    */
   noted?: Promise<void>;
 }
@@ -601,8 +602,9 @@ export async function commitTree(cwd: string, tree: string, parent: string, mess
 export async function keepSnapshot(cwd: string, name: string, commit: string, timeoutMs = GIT_QUICK_MS, previous?: string): Promise<void> {
   if (!isObjectId(commit)) throw new CheckpointError(`"${commit}" is not a commit id.`);
   const ref = await snapshotRef(cwd, name, timeoutMs);
-  // A value read earlier is only a guess: update-ref checks it, and on a mismatch the ref is read again.
-  if (previous !== undefined) {
+  // A value read earlier is only a guess: update-ref checks it, and on a mismatch the ref is read again. A guess that
+  // is this very commit proves nothing (the ref may never have been set to it): the ref is read.
+  if (previous !== undefined && previous !== commit) {
     const ok = await keepSnapshotFrom(cwd, ref, commit, previous, timeoutMs).then(() => true, () => false);
     if (ok) return;
   }

@@ -148,13 +148,18 @@ export class CheckpointStore extends CheckpointReader {
     // refused, or beaten by another writer of the same name, must not take the ref from the checkpoint that names it).
     const snapshot = cp.snapshot;
     const after = await Promise.all([
-      snapshot &&
-        keepSnapshot(this.cwd, name, snapshot, undefined, await replacing).then(
-          () => undefined,
-          (err: unknown) => `The code snapshot ${snapshot.slice(0, 12)} is saved but no ref keeps it (${errorMessage(err).trim().split('\n')[0]}); git may prune it.`,
-        ),
-      // Trash older than 30 days goes, with the snapshot refs only it named (never this save's: its checkpoint is live).
-      collectGarbage(this, TRASH_PURGE_DAYS, { git: this.allowGit }).then((g) => g.warnings, (err: unknown) => [`Old trash was not purged: ${errorMessage(err)}`]),
+      (async () => {
+        const kept = snapshot
+          ? await keepSnapshot(this.cwd, name, snapshot, undefined, await replacing).then(
+              () => undefined,
+              (err: unknown) => `The code snapshot ${snapshot.slice(0, 12)} is saved but no ref keeps it (${errorMessage(err).trim().split('\n')[0]}); git may prune it.`,
+            )
+          : undefined;
+        // Then trash older than 30 days goes, with the snapshot refs only it named: not while the ref moves, whose
+        // old value may be one of them.
+        const purged = await collectGarbage(this, TRASH_PURGE_DAYS, { git: this.allowGit }).then((g) => g.warnings, (err: unknown) => [`Old trash was not purged: ${errorMessage(err)}`]);
+        return [kept, ...purged];
+      })(),
       // Seed 003's `.claude/state-index.json`, when it exists, records every save as the last checkpoint.
       recordLastCheckpoint(this.cwd, cp.saved),
       snap?.noted,

@@ -284,6 +284,18 @@ test('a snapshot ref that another writer made after this save looked is moved wi
   assert.equal(git(repo, 'rev-parse', `refs/checkpoints/kept/${first.checkpoint.snapshot}`).trim(), first.checkpoint.snapshot);
 });
 
+test('a guess of the old value that is the snapshot itself is checked: a ref that never got it is set', async () => {
+  const { repo, store } = setup();
+  writeFileSync(path.join(repo, 'a.txt'), 'one\n');
+  const saved = await store.save({ name: 'lost' });
+  const snap = saved.checkpoint.snapshot!;
+  // The ref update of that save was lost: the checkpoint names a snapshot no ref keeps.
+  git(repo, 'update-ref', '-d', 'refs/checkpoints/snapshots/lost');
+  // A save that makes the same commit guesses it from the checkpoint it replaces.
+  await keepSnapshot(repo, 'lost', snap, undefined, snap);
+  assert.equal(git(repo, 'rev-parse', 'refs/checkpoints/snapshots/lost').trim(), snap);
+});
+
 test('a name git refuses as a ref: saved without a snapshot, with the reason', async () => {
   const { store } = setup();
   const r = await store.save({ name: 'wip.lock' });
