@@ -42,6 +42,9 @@ const words = (r, n) => Array.from({ length: n }, () => WORDS[Math.floor(r() * W
 export function makeGitRepo(dir, { files = 3000, modified = 200 } = {}) {
   mkdirSync(dir, { recursive: true });
   git(dir, 'init', '-q', '-b', 'feature/bench');
+  // No automatic gc: at 30,000 files the fixture's commit would start a repack in the background, which would run
+  // through the rows measured after it.
+  git(dir, 'config', 'gc.auto', '0');
   const r = rng(7);
   const paths = [];
   const old = new Date(Date.now() - 120_000);

@@ -77,6 +77,7 @@ function timeProcess([cmd, args, opts = {}]) {
  * (the same subject from another revision), the three run in turn, the floor always next to both.
  */
 async function interleave(floor, subject, runs = RUNS, before = undefined) {
+  settle();
   const res = { floor: [], subject: [], before: [] };
   const fns = [['floor', floor], ['subject', subject]];
   if (before) fns.unshift(['before', before]);
@@ -88,6 +89,14 @@ async function interleave(floor, subject, runs = RUNS, before = undefined) {
     }
   }
   return res;
+}
+
+/**
+ * Waits for the file system to write out what earlier rows left in memory (tens of thousands of fixture files): the
+ * kernel would otherwise do it in the background while the next row is timed.
+ */
+function settle() {
+  if (process.platform !== 'win32') spawnSync('sync', [], { stdio: 'ignore' });
 }
 
 function runJson(args, opts = {}) {
@@ -425,6 +434,8 @@ if (want('snapshot-peer')) {
     // The peer's shadow repository, with its first checkpoint of the whole work tree (as the peer makes on start).
     const shadow = join(tmp, `peer-shadow-${files}.git`);
     gitIn({}, 'init', '-q', '--bare', shadow);
+    // The peer's commits would start a background repack of the shadow repository (see makeGitRepo): none here.
+    gitIn({ GIT_DIR: shadow }, 'config', 'gc.auto', '0');
     const peer = () => timeProcess([node, [join(benchDir, 'peer-shadow-git.cjs'), shadow, repo], { cwd: repo }]);
     await peer();
     const memOurs = join(tmp, `peer-memory-ours-${files}`);
@@ -460,6 +471,7 @@ if (want('snapshot-peer')) {
       ['steps', () => timeProcess([node, [join(benchDir, 'floor-snapshot-steps.cjs'), memSteps], { cwd: repo }])],
     ];
     if (beforeCli) fns.push(['before', (i) => ours(i, beforeCli, memBefore)]);
+    settle();
     for (let i = -WARMUP; i < RUNS; i++) {
       for (const [k, fn] of i % 2 === 0 ? fns : [...fns].reverse()) {
         edit3();
