@@ -91,6 +91,9 @@ export interface GitRunOptions {
  */
 export const NO_HOOKS = ['-c', `core.hooksPath=${devNull}`];
 
+/** Before every git call's own arguments: a repository's fsmonitor hook (any command a `.git/config` names) never runs. */
+export const NO_FSMONITOR = ['-c', 'core.fsmonitor=false'];
+
 /** How to stop each git call still running: a process that exits (a hook that gives up) takes their groups along. */
 const running = new Set<() => void>();
 let killOnExit = false;
@@ -109,7 +112,7 @@ let killOnExit = false;
  * Callers pass arguments they built themselves: user text goes after `--`, through stdin, or is checked first.
  */
 export function runGitBytes(cwd: string, args: string[], opts: GitRunOptions = {}): Promise<Buffer> {
-  return runInGroup(cwd, 'git', ['-c', 'core.fsmonitor=false', ...args], opts).then(({ code, out, err }) => {
+  return runInGroup(cwd, 'git', [...NO_FSMONITOR, ...args], opts).then(({ code, out, err }) => {
     if (code && opts.failOnExitCode) throw new Error(Buffer.concat([out, err]).toString('utf8') || `git exited with code ${code}`);
     if (code && err.length) throw new Error(err.toString('utf8'));
     return out;

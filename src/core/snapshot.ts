@@ -5,7 +5,7 @@ import { isLikelySecret } from './secrets';
 import { CheckpointError, errorMessage } from './errors';
 import { oneLine } from './escaping';
 import { insideAny, removeFile } from './files';
-import { GIT_TIMEOUT_MS, GitTimeoutError, NO_HOOKS, readGitState, runGit as runAnyGit, runGitScript, type GitRunOptions, type GitState } from './git';
+import { GIT_TIMEOUT_MS, GitTimeoutError, NO_FSMONITOR, NO_HOOKS, readGitState, runGit as runAnyGit, runGitScript, type GitRunOptions, type GitState } from './git';
 
 // A code snapshot per checkpoint, with git's own plumbing: the work tree (tracked changes and untracked files that
 // are not ignored) is written as a commit object through a temporary index file, so the user's index, work tree,
@@ -208,18 +208,18 @@ function parseNote(text: string): SnapshotIndexNote | undefined {
 
 /** What the snapshot index was built from, as its note (`<own>.json`) says, and both index files' checksums now. */
 async function readBuilt(index: string, own: string, sync: boolean | undefined): Promise<{ note?: SnapshotIndexNote; userSum: string; ownSum: string }> {
-  if (sync) {
-    const text = (() => {
-      try {
-        return readFileSync(`${own}.json`, 'utf8');
-      } catch {
-        return '';
-      }
-    })();
-    return { note: parseNote(text), userSum: indexChecksumSync(index), ownSum: indexChecksumSync(own) };
-  }
-  const [text, userSum, ownSum] = await Promise.all([fs.readFile(`${own}.json`, 'utf8').catch(() => ''), indexChecksum(index), indexChecksum(own)]);
+  const [text, userSum, ownSum] = sync
+    ? [textOrEmpty(`${own}.json`), indexChecksumSync(index), indexChecksumSync(own)]
+    : await Promise.all([fs.readFile(`${own}.json`, 'utf8').catch(() => ''), indexChecksum(index), indexChecksum(own)]);
   return { note: parseNote(text), userSum, ownSum };
+}
+
+function textOrEmpty(file: string): string {
+  try {
+    return readFileSync(file, 'utf8');
+  } catch {
+    return '';
+  }
 }
 
 /**
@@ -263,6 +263,8 @@ interface Candidates {
   secrets: string[];
   /** Bytes of new content in `take`. */
   total: number;
+  /** The size of each file in `take` (not of what is gone, links or gitlinks). */
+  sizes: Map<string, number>;
 }
 
 /** Files stat'ed at once. */
@@ -299,7 +301,7 @@ async function sortCandidates(
   seen: ReadonlyMap<string, Stats | undefined>,
 ): Promise<Candidates> {
   const inMemory = memoryTest(top, opts.memoryDir);
-  const out: Candidates = { take: [], tooLarge: [], secrets: [], total: 0 };
+  const out: Candidates = { take: [], tooLarge: [], secrets: [], total: 0, sizes: new Map() };
   const kept = paths.filter((p) => {
     if (inMemory(p)) return false;
     if (!seen.has(p) && isLikelySecret(p)) {
@@ -315,7 +317,10 @@ async function sortCandidates(
     const st = seen.has(p) ? seen.get(p) : fresh.get(p);
     if (st?.isFile() && st.size > opts.fileLimitBytes) out.tooLarge.push({ path: p, size: st.size });
     else {
-      if (st?.isFile()) out.total += st.size;
+      if (st?.isFile()) {
+        out.total += st.size;
+        out.sizes.set(p, st.size);
+      }
       out.take.push(p);
     }
   }
@@ -387,15 +392,20 @@ async function lookAround(paths: { top: string; index: string; own: string }, sy
 
 /** Options for the index the snapshot writes: never a split index (a shared part would be left in `.git`). */
 const WHOLE_INDEX = ['-c', 'core.splitIndex=false'];
+/**
+ * Brings an index up to date with the paths on stdin: paths through stdin, never as options; --remove drops what is
+ * gone, as `add -A` does; skip-worktree entries stay, as they do for `add -A`.
+ */
+const UPDATE_FROM_STDIN = ['update-index', '--add', '--remove', '--replace', '--ignore-skip-worktree-entries', '-z', '--stdin'];
 
 /**
  * A snapshot on a trusted snapshot index, in one shell: update it from the paths on stdin, write its tree, print it,
  * and commit it (`$1`: the parent, '' none; `$2`: the message). Exit 90: the update failed; 91: no tree.
  */
 const SNAPSHOT_SCRIPT = (() => {
-  const git = ['git', '-c', 'core.fsmonitor=false', ...NO_HOOKS, ...WHOLE_INDEX].join(' ');
+  const git = ['git', ...NO_FSMONITOR, ...NO_HOOKS, ...WHOLE_INDEX].join(' ');
   return [
-    `${git} update-index --add --remove --replace --ignore-skip-worktree-entries -z --stdin || exit 90`,
+    `${git} ${UPDATE_FROM_STDIN.join(' ')} || exit 90`,
     `tree=$(${git} write-tree) || exit 91`,
     `printf '%s\\n' "$tree"`,
     `if [ -n "$1" ]; then set -- -p "$1" -m "$2"; else set -- -m "$2"; fi`,
@@ -438,8 +448,11 @@ async function writeWorkTree(
   const inTop = budgeted(top, opts.timeLimitMs);
   const candidates = await sortCandidates(top, await scannedPaths(top, scan, inTop), opts, ground.seen);
   if (candidates.total > opts.limitBytes) {
-    const sizes = await Promise.all(candidates.take.map((p) => fs.lstat(path.join(top, p)).then((st) => ({ path: p, size: st.size }), () => ({ path: p, size: 0 }))));
-    const largest = sizes.sort((a, b) => b.size - a.size).slice(0, 3).map((f) => `${oneLine(f.path)} (${mb(f.size)})`).join(', ');
+    const largest = [...candidates.sizes]
+      .sort((a, b) => b[1] - a[1])
+      .slice(0, 3)
+      .map(([p, size]) => `${oneLine(p)} (${mb(size)})`)
+      .join(', ');
     return {
       top,
       head,
@@ -456,23 +469,18 @@ async function writeWorkTree(
   // rebuilt it meanwhile).
   const trusted =
     note !== undefined && ownSum !== '' && note.own === ownSum && note.user === userSum && note.paths.every((p) => taking.has(p)) && (await checksum(own)) === ownSum;
+  const pathsInput = candidates.take.map((p) => `${p}\0`).join('');
   /** Brings `index` up to date with the work tree (git writes it through a lock file and a rename) and writes its tree. */
   const update = async (index: string): Promise<string> => {
     const env = { GIT_INDEX_FILE: index };
-    if (candidates.take.length) {
-      // Paths through stdin, never as options; --remove drops what is gone, as `add -A` does; skip-worktree
-      // entries stay, as they do for `add -A`.
-      const input = candidates.take.map((p) => `${p}\0`).join('');
-      await inTop([...WHOLE_INDEX, 'update-index', '--add', '--remove', '--replace', '--ignore-skip-worktree-entries', '-z', '--stdin'], { env, input });
-    }
+    if (candidates.take.length) await inTop([...WHOLE_INDEX, ...UPDATE_FROM_STDIN], { env, input: pathsInput });
     const tree = (await inTop([...WHOLE_INDEX, 'write-tree'], { env })).trim();
     if (!isObjectId(tree)) throw new CheckpointError(`git write-tree gave no tree (${String(tree).slice(0, 80)})`);
     return tree;
   };
   /** {@link update} on the snapshot index and the commit, one process of this one's (POSIX; see SNAPSHOT_SCRIPT). */
   const updateAndCommit = async (message: string): Promise<{ tree: string; commit?: string }> => {
-    const input = candidates.take.map((p) => `${p}\0`).join('');
-    const r = await runGitScript(top, SNAPSHOT_SCRIPT, [head, message], { env: { GIT_INDEX_FILE: own }, input, timeoutMs: inTop.left() });
+    const r = await runGitScript(top, SNAPSHOT_SCRIPT, [head, message], { env: { GIT_INDEX_FILE: own }, input: pathsInput, timeoutMs: inTop.left() });
     const [tree, commit] = r.out.split('\n');
     if (r.code === 90 || r.code === 91 || !isObjectId(tree)) throw new CheckpointError(r.err.trim() || `git wrote no tree (exit ${r.code})`);
     return { tree, commit: r.code === 0 && isObjectId(commit) ? commit : undefined };
