@@ -4,7 +4,7 @@ import { isObjectId } from './checkpoint';
 import { isLikelySecret } from './secrets';
 import { CheckpointError, errorMessage } from './errors';
 import { oneLine } from './escaping';
-import { insideAny, removeFile } from './files';
+import { insideAny, readPrefixSync, removeFile } from './files';
 import { GIT_TIMEOUT_MS, GitTimeoutError, NO_FSMONITOR, NO_HOOKS, readGitState, runGit as runAnyGit, runGitScript, type GitRunOptions, type GitState } from './git';
 
 // A code snapshot per checkpoint, with git's own plumbing: the work tree (tracked changes and untracked files that
@@ -363,22 +363,33 @@ export interface SnapshotGround {
 
 /** Reads a snapshot's ground (undefined outside a work tree). */
 export async function groundSnapshot(cwd: string, opts: { timeLimitMs?: number; syncReads?: boolean }): Promise<SnapshotGround | undefined> {
-  const located = repoPaths(cwd, opts.timeLimitMs ?? SNAPSHOT_TIME_LIMIT_MS);
-  // A one-shot process reads the rest while git answers, from where it is when the command runs at the top of an
-  // ordinary repository (as it usually does); git's answer confirms that, or it is read again from where git says.
-  const gitDir = path.join(path.resolve(cwd), '.git');
-  const guess = opts.syncReads ? await lookAround({ top: cwd, index: path.join(gitDir, 'index'), own: path.join(gitDir, SNAPSHOT_INDEX) }, true) : undefined;
-  const paths = await located;
-  if (!paths) return undefined;
-  const confirmed = guess && paths.index === guess.index && paths.own === guess.own && (paths.top === cwd || paths.top === realpathOrSelf(cwd));
-  return confirmed ? { ...guess, top: paths.top } : lookAround(paths, opts.syncReads);
+  // A one-shot process run at the top of an ordinary repository (as it usually is) reads the rest while git scans,
+  // without asking git where the files are; anywhere else, git says.
+  const paths = (opts.syncReads ? ordinaryRepository(cwd) : undefined) ?? (await repoPaths(cwd, opts.timeLimitMs ?? SNAPSHOT_TIME_LIMIT_MS));
+  return paths && lookAround(paths, opts.syncReads);
 }
 
-function realpathOrSelf(p: string): string {
+/**
+ * Where git keeps the files of the repository at `cwd` when `cwd` is its top and git's discovery can only find
+ * `<cwd>/.git` there (POSIX): a folder git takes for a repository (a HEAD that names a ref or a commit, objects/ and
+ * refs/ of its own), not a linked worktree's, whose config names no other work tree and includes no other file. The
+ * runner's environment has no GIT_DIR, GIT_WORK_TREE or GIT_INDEX_FILE. Undefined in any other case, when git is
+ * asked (`rev-parse`): this only spares that process where its answer is certain.
+ */
+function ordinaryRepository(cwd: string): { top: string; index: string; own: string } | undefined {
+  if (process.platform === 'win32') return undefined;
   try {
-    return realpathSync(p);
+    const top = realpathSync(cwd);
+    const gitDir = path.join(top, '.git');
+    const at = (name: string): Stats | undefined => lstatSync(path.join(gitDir, name), { throwIfNoEntry: false });
+    if (!at('.')?.isDirectory() || !at('objects')?.isDirectory() || !at('refs')?.isDirectory() || !at('HEAD')?.isFile()) return undefined;
+    if (at('commondir') || at('config.worktree')) return undefined;
+    const head = readPrefixSync(path.join(gitDir, 'HEAD'), 256).text;
+    if (!head.startsWith('ref: refs/') && !isObjectId(head.trim())) return undefined;
+    if (/worktree|include/i.test(readFileSync(path.join(gitDir, 'config'), 'utf8'))) return undefined;
+    return { top, index: path.join(gitDir, 'index'), own: path.join(gitDir, SNAPSHOT_INDEX) };
   } catch {
-    return p;
+    return undefined;
   }
 }
 
