@@ -5,7 +5,7 @@ import { CheckpointError, errorMessage } from './errors';
 import { printable } from './names';
 
 // One way to run git: `runGitBytes` below spawns git directly, in a process group of its own, with a time limit
-// after which the whole group (git and any hook or filter it started) is killed (`runGitScript`: a fixed sequence
+// after which the whole group (git and any hook or filter it started) is killed (`startGitScript`: a fixed sequence
 // of git calls in one POSIX shell, the same way). Reads (status, branch, the state a
 // commit checks first), the code snapshot's plumbing (snapshot.ts, handoff.ts, with NO_HOOKS) and the writes of
 // Save and Commit (commit.ts: stage, commit, push, the index rollback) all go through it. simple-git was used for
@@ -119,34 +119,107 @@ export function runGitBytes(cwd: string, args: string[], opts: GitRunOptions = {
   });
 }
 
+/** A script of {@link startGitScript} that has said what it made, or has ended. */
+export interface ScriptStarted {
+  /** Its output so far: the lines it was to print (all of its output when it ended first). */
+  out: string;
+  /** Set when the script ended before it printed those lines. */
+  ended?: { code: number; err: string };
+  /**
+   * Gives the waiting script the rest of its stdin and closes it (an empty `input`: it has nothing to do), with a
+   * time limit of its own from now; resolves with its exit code (-1 when it was stopped or had ended) and stderr.
+   * Only the first call writes; later ones resolve with the same result.
+   */
+  finish(input: string, timeoutMs?: number): Promise<{ code: number; err: string }>;
+}
+
 /**
  * Runs a fixed POSIX shell script whose commands are git's, under the same rules and time limit as one git call
- * ({@link runGitBytes}): a sequence of git calls costs this process one fork instead of one each. `params` are
- * the script's `$1`, `$2`…, never part of its text. Resolves with the script's exit code and output. Not on Windows.
+ * ({@link runGitBytes}): a sequence of git calls costs this process one fork instead of one each. `params` are the
+ * script's `$1`, `$2`…, never part of its text. Not on Windows.
+ *
+ * The script makes something, prints `lines` lines about it, then reads its stdin for what to do next: git's
+ * start-up for that next step is paid while this process does other work. Its first input (`fd3`) is on file
+ * descriptor 3; its stdin stays open until {@link ScriptStarted.finish}. Resolves once those lines are out or the
+ * script has ended; the time limit runs on until `finish` sets a new one.
  */
-export async function runGitScript(cwd: string, script: string, params: string[], opts: GitRunOptions = {}): Promise<{ code: number; out: string; err: string }> {
-  const { code, out, err } = await runInGroup(cwd, '/bin/sh', ['-c', script, 'sh', ...params], opts);
-  return { code, out: out.toString('utf8'), err: err.toString('utf8') };
+export async function startGitScript(
+  cwd: string,
+  script: string,
+  params: string[],
+  opts: Omit<GitRunOptions, 'input'> & { fd3: string; lines: number },
+): Promise<ScriptStarted> {
+  const run = spawnInGroup(cwd, '/bin/sh', ['-c', script, 'sh', ...params], { ...opts, fd3: opts.fd3 });
+  const ended = run.done.then(
+    ({ code, out, err }) => ({ code, out: out.toString('utf8'), err: err.toString('utf8') }),
+    (e: unknown) => ({ code: -1, out: '', err: errorMessage(e) }),
+  );
+  const said = new Promise<string>((resolve) => {
+    let text = '';
+    run.child?.stdout?.on('data', (d: Buffer) => {
+      text += d.toString('utf8');
+      if (text.split('\n').length > opts.lines) resolve(text);
+    });
+  });
+  const first = await Promise.race([said, ended]);
+  let finished: Promise<{ code: number; err: string }> | undefined;
+  const finish = (input: string, timeoutMs = GIT_TIMEOUT_MS): Promise<{ code: number; err: string }> => {
+    if (!finished) {
+      run.rearm(timeoutMs);
+      run.child?.stdin?.end(input);
+      finished = ended.then(({ code, err }) => ({ code, err }));
+    }
+    return finished;
+  };
+  if (typeof first !== 'string') {
+    finish('');
+    return { out: first.out, ended: { code: first.code, err: first.err }, finish: () => Promise.resolve({ code: -1, err: first.err }) };
+  }
+  return { out: first, finish };
 }
 
 /** Spawns `file` in a process group of its own with git's environment and time limit; resolves when it is done. */
 function runInGroup(cwd: string, file: string, argv: string[], opts: GitRunOptions): Promise<{ code: number; out: Buffer; err: Buffer }> {
+  const run = spawnInGroup(cwd, file, argv, opts);
+  run.child?.stdin?.end(opts.input);
+  return run.done;
+}
+
+/**
+ * The spawn behind {@link runInGroup}: stdin is a pipe left open when `input` or `fd3` is given (else closed), `fd3`
+ * is written to file descriptor 3 and closed. `rearm` restarts the time limit.
+ */
+function spawnInGroup(
+  cwd: string,
+  file: string,
+  argv: string[],
+  opts: GitRunOptions & { fd3?: string },
+): { done: Promise<{ code: number; out: Buffer; err: Buffer }>; child?: import('node:child_process').ChildProcess; rearm(ms: number): void } {
+  const none = { rearm: () => undefined };
   if (!statSync(cwd, { throwIfNoEntry: false })?.isDirectory()) {
-    return Promise.reject(new CheckpointError(`Cannot run git in ${cwd}: the folder does not exist.`));
+    return { ...none, done: Promise.reject(new CheckpointError(`Cannot run git in ${cwd}: the folder does not exist.`)) };
   }
-  if (opts.signal?.aborted) return Promise.reject(new CheckpointError('canceled'));
+  if (opts.signal?.aborted) return { ...none, done: Promise.reject(new CheckpointError('canceled')) };
   const env = { ...gitEnv(opts.envFrom), ...opts.env };
-  const timeoutMs = opts.timeoutMs ?? GIT_TIMEOUT_MS;
-  return new Promise((resolve, reject) => {
-    // node:child_process is loaded on first use: commands that never run git do not pay for it.
-    const { spawn } = require('node:child_process') as typeof import('node:child_process');
-    const group = process.platform !== 'win32';
-    const stdin = opts.input === undefined ? 'ignore' : 'pipe';
-    if (!killOnExit) {
-      killOnExit = true;
-      process.on('exit', () => running.forEach((kill) => kill()));
-    }
-    const child = spawn(file, argv, { cwd, env, windowsHide: true, detached: group, stdio: [stdin, 'pipe', 'pipe'] });
+  // node:child_process is loaded on first use: commands that never run git do not pay for it.
+  const { spawn } = require('node:child_process') as typeof import('node:child_process');
+  const group = process.platform !== 'win32';
+  const stdin = opts.input === undefined && opts.fd3 === undefined ? 'ignore' : 'pipe';
+  if (!killOnExit) {
+    killOnExit = true;
+    process.on('exit', () => running.forEach((kill) => kill()));
+  }
+  const stdio: ('pipe' | 'ignore')[] = [stdin, 'pipe', 'pipe'];
+  if (opts.fd3 !== undefined) stdio.push('pipe');
+  let child: import('node:child_process').ChildProcess;
+  try {
+    child = spawn(file, argv, { cwd, env, windowsHide: true, detached: group, stdio });
+  } catch (e) {
+    return { ...none, done: Promise.reject(e as Error) };
+  }
+  let timer: NodeJS.Timeout | undefined;
+  let rearm: (ms: number) => void = () => undefined;
+  const done = new Promise<{ code: number; out: Buffer; err: Buffer }>((resolve, reject) => {
     const out: Buffer[] = [];
     const err: Buffer[] = [];
     let settled = false;
@@ -174,8 +247,13 @@ function runInGroup(cwd: string, file: string, argv: string[], opts: GitRunOptio
         killGroup();
         reject(error);
       });
-    const timer = setTimeout(() => stop(new GitTimeoutError(timeoutMs)), timeoutMs);
-    timer.unref();
+    rearm = (ms: number): void => {
+      if (settled) return;
+      clearTimeout(timer);
+      timer = setTimeout(() => stop(new GitTimeoutError(ms)), ms);
+      timer.unref();
+    };
+    rearm(opts.timeoutMs ?? GIT_TIMEOUT_MS);
     const onAbort = (): void => stop(new CheckpointError('canceled'));
     opts.signal?.addEventListener('abort', onAbort, { once: true });
     running.add(killGroup);
@@ -185,11 +263,15 @@ function runInGroup(cwd: string, file: string, argv: string[], opts: GitRunOptio
     child.on('error', (e) => settle(() => reject(e)));
     child.on('close', (code) => finish(code));
     child.on('exit', (code) => setTimeout(() => finish(code), 50).unref());
-    if (child.stdin) {
-      child.stdin.on('error', () => undefined); // git may exit before reading all of it; its exit code tells
-      child.stdin.end(opts.input);
-    }
   });
+  // git may exit before reading all of its input; its exit code tells.
+  child.stdin?.on('error', () => undefined);
+  const extra = child.stdio[3] as import('node:stream').Writable | undefined;
+  if (extra) {
+    extra.on('error', () => undefined);
+    extra.end(opts.fd3);
+  }
+  return { done, child, rearm: (ms) => rearm(ms) };
 }
 
 /** {@link runGitBytes} with stdout decoded as UTF-8. */

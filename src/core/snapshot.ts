@@ -5,7 +5,7 @@ import { isLikelySecret } from './secrets';
 import { CheckpointError, errorMessage } from './errors';
 import { oneLine } from './escaping';
 import { insideAny, readPrefixSync, removeFile } from './files';
-import { GIT_TIMEOUT_MS, GitTimeoutError, NO_FSMONITOR, NO_HOOKS, readGitState, runGit as runAnyGit, runGitScript, type GitRunOptions, type GitState } from './git';
+import { GIT_TIMEOUT_MS, GitTimeoutError, NO_FSMONITOR, NO_HOOKS, readGitState, runGit as runAnyGit, startGitScript, type GitRunOptions, type ScriptStarted, type GitState } from './git';
 
 // A code snapshot per checkpoint, with git's own plumbing: the work tree (tracked changes and untracked files that
 // are not ignored) is written as a commit object through a temporary index file, so the user's index, work tree,
@@ -81,6 +81,11 @@ export interface SnapshotOutcome {
    * the snapshot index.
    */
   noted?: Promise<void>;
+  /**
+   * The git process that made the snapshot, waiting to move its ref: {@link keepSnapshot} gives it the update once
+   * the checkpoint is written; whoever does not must `finish('')` it (it then ends with nothing updated).
+   */
+  keeper?: ScriptStarted;
 }
 
 /** The ref that keeps the snapshot of checkpoint `name`; throws when git would not accept it as a ref name. */
@@ -410,17 +415,22 @@ const WHOLE_INDEX = ['-c', 'core.splitIndex=false'];
 const UPDATE_FROM_STDIN = ['update-index', '--add', '--remove', '--replace', '--ignore-skip-worktree-entries', '-z', '--stdin'];
 
 /**
- * A snapshot on a trusted snapshot index, in one shell: update it from the paths on stdin, write its tree, print it,
- * and commit it (`$1`: the parent, '' none; `$2`: the message). Exit 90: the update failed; 91: no tree.
+ * A snapshot on a trusted snapshot index, in one shell: update it from the paths on file descriptor 3, write its
+ * tree, print it, commit it (`$1`: the parent, '' none; `$2`: the message) and print the commit; then wait on stdin
+ * for the ref update that keeps it (`update-ref -z --stdin`: nothing on stdin, nothing updated). Exit 90: the update
+ * failed; 91: no tree; 92: no commit.
  */
 const SNAPSHOT_SCRIPT = (() => {
   const git = ['git', ...NO_FSMONITOR, ...NO_HOOKS, ...WHOLE_INDEX].join(' ');
   return [
-    `${git} ${UPDATE_FROM_STDIN.join(' ')} || exit 90`,
+    `${git} ${UPDATE_FROM_STDIN.join(' ')} <&3 3<&- || exit 90`,
+    'exec 3<&-',
     `tree=$(${git} write-tree) || exit 91`,
     `printf '%s\\n' "$tree"`,
     `if [ -n "$1" ]; then set -- -p "$1" -m "$2"; else set -- -m "$2"; fi`,
-    `exec ${git} commit-tree --no-gpg-sign "$tree" "$@"`,
+    `commit=$(${git} commit-tree --no-gpg-sign "$tree" "$@") || exit 92`,
+    `printf '%s\\n' "$commit"`,
+    `exec ${git} update-ref -z --stdin`,
   ].join('\n');
 })();
 
@@ -446,7 +456,18 @@ async function writeWorkTree(
     /** Commit the tree too, with this message (`commit` in the result; when it is missing, commit it apart). */
     message?: string;
   },
-): Promise<{ top: string; head: string; tree?: string; commit?: string; gitlinks: string[]; tooLarge?: string; candidates?: Candidates; noted?: Promise<void> }> {
+): Promise<{
+  top: string;
+  head: string;
+  tree?: string;
+  commit?: string;
+  /** The script that made `commit`, waiting to move its ref (see {@link SnapshotOutcome.keeper}). */
+  keeper?: ScriptStarted;
+  gitlinks: string[];
+  tooLarge?: string;
+  candidates?: Candidates;
+  noted?: Promise<void>;
+}> {
   const git = budgeted(cwd, opts.timeLimitMs);
   const [ground, scan] = await Promise.all([
     opts.ground ?? groundSnapshot(cwd, opts),
@@ -489,12 +510,18 @@ async function writeWorkTree(
     if (!isObjectId(tree)) throw new CheckpointError(`git write-tree gave no tree (${String(tree).slice(0, 80)})`);
     return tree;
   };
-  /** {@link update} on the snapshot index and the commit, one process of this one's (POSIX; see SNAPSHOT_SCRIPT). */
-  const updateAndCommit = async (message: string): Promise<{ tree: string; commit?: string }> => {
-    const r = await runGitScript(top, SNAPSHOT_SCRIPT, [head, message], { env: { GIT_INDEX_FILE: own }, input: pathsInput, timeoutMs: inTop.left() });
+  /**
+   * {@link update} on the snapshot index and the commit, one process of this one's (POSIX; see SNAPSHOT_SCRIPT), left
+   * waiting to move the ref once the checkpoint is written (`keeper`).
+   */
+  const updateAndCommit = async (message: string): Promise<{ tree: string; commit?: string; keeper?: ScriptStarted }> => {
+    const r = await startGitScript(top, SNAPSHOT_SCRIPT, [head, message], { env: { GIT_INDEX_FILE: own }, fd3: pathsInput, lines: 2, timeoutMs: inTop.left() });
     const [tree, commit] = r.out.split('\n');
-    if (r.code === 90 || r.code === 91 || !isObjectId(tree)) throw new CheckpointError(r.err.trim() || `git wrote no tree (exit ${r.code})`);
-    return { tree, commit: r.code === 0 && isObjectId(commit) ? commit : undefined };
+    if (r.ended?.code === 90 || r.ended?.code === 91 || !isObjectId(tree)) {
+      void r.finish('');
+      throw new CheckpointError(r.ended?.err.trim() || `git wrote no tree (exit ${r.ended?.code})`);
+    }
+    return !r.ended && isObjectId(commit) ? { tree, commit, keeper: r } : { tree };
   };
   /** A new snapshot index from the user's index (or HEAD), built aside and renamed into place. */
   const rebuild = async (): Promise<string> => {
@@ -513,9 +540,10 @@ async function writeWorkTree(
   };
   let tree: string;
   let commit: string | undefined;
+  let keeper: ScriptStarted | undefined;
   if (trusted) {
     try {
-      if (opts.message !== undefined && process.platform !== 'win32') ({ tree, commit } = await updateAndCommit(opts.message));
+      if (opts.message !== undefined && process.platform !== 'win32') ({ tree, commit, keeper } = await updateAndCommit(opts.message));
       else tree = await update(own);
     } catch (err) {
       // A snapshot index git cannot read (corrupt, truncated) or cannot lock is rebuilt from the user's index.
@@ -526,7 +554,12 @@ async function writeWorkTree(
   // Gitlinks (submodules, nested repositories) are recorded at their commit; their own changes are not included.
   const mayHaveLinks = (scan.entries ?? []).some((e) => e.path.endsWith('/')) || ground.modules;
   const gitlinks = mayHaveLinks
-    ? splitZ(await inTop(['ls-tree', '-r', '-z', tree]))
+    ? splitZ(
+        await inTop(['ls-tree', '-r', '-z', tree]).catch((err: unknown) => {
+          void keeper?.finish('');
+          throw err;
+        }),
+      )
         .filter((r) => r.startsWith('160000 '))
         .map((r) => r.slice(r.indexOf('\t') + 1))
     : [];
@@ -538,7 +571,7 @@ async function writeWorkTree(
     await fs.writeFile(noteTmp, JSON.stringify(written));
     await fs.rename(noteTmp, noteFile);
   });
-  return { top, head, tree, commit, gitlinks, candidates, noted };
+  return { top, head, tree, commit, keeper, gitlinks, candidates, noted };
 }
 
 /** Removes a lock file older than `ms` (its git was stopped); a younger one belongs to a git still running. */
@@ -591,6 +624,7 @@ export async function takeSnapshot(cwd: string, name: string, opts: SnapshotOpti
     outcome.noted = wt.noted?.catch(() => undefined);
     const commit = wt.commit ?? (await commitTree(wt.top, wt.tree, wt.head, message, timeLimitMs));
     outcome.snapshot = { head: wt.head, commit };
+    outcome.keeper = wt.keeper;
   } catch (err) {
     if (errorMessage(err) === 'not a git work tree' || /not a git repository/.test(errorMessage(err))) return outcome;
     if (err instanceof GitTimeoutError) return skip(`${err.message}: it would take longer than its time limit, so the checkpoint is saved without it`);
@@ -618,25 +652,34 @@ export async function commitTree(cwd: string, tree: string, parent: string, mess
  * Points `refs/checkpoints/snapshots/<name>` at `commit`. A different snapshot it pointed at stays reachable as
  * `refs/checkpoints/kept/<sha>`: a trashed checkpoint may still name it, and Undo or restore can bring that back.
  */
-export async function keepSnapshot(cwd: string, name: string, commit: string, timeoutMs = GIT_QUICK_MS, previous?: string): Promise<void> {
-  if (!isObjectId(commit)) throw new CheckpointError(`"${commit}" is not a commit id.`);
-  const ref = await snapshotRef(cwd, name, timeoutMs);
-  // A value read earlier is only a guess: update-ref checks it, and on a mismatch the ref is read again. A guess that
-  // is this very commit proves nothing (the ref may never have been set to it): the ref is read.
-  if (previous !== undefined && previous !== commit) {
-    const ok = await keepSnapshotFrom(cwd, ref, commit, previous, timeoutMs).then(() => true, () => false);
-    if (ok) return;
+export async function keepSnapshot(cwd: string, name: string, commit: string, timeoutMs = GIT_QUICK_MS, previous?: string, keeper?: ScriptStarted): Promise<void> {
+  try {
+    if (!isObjectId(commit)) throw new CheckpointError(`"${commit}" is not a commit id.`);
+    const ref = await snapshotRef(cwd, name, timeoutMs);
+    // A value read earlier is only a guess: update-ref checks it, and on a mismatch the ref is read again. A guess that
+    // is this very commit proves nothing (the ref may never have been set to it): the ref is read.
+    if (previous !== undefined && previous !== commit) {
+      const update = keepUpdate(ref, commit, previous);
+      // The snapshot's own git process, waiting, takes it (update-ref is already running); otherwise a new one.
+      const ok = keeper
+        ? (await keeper.finish(update, timeoutMs)).code === 0
+        : await runGit(cwd, ['update-ref', '-z', '--stdin'], { input: update, timeoutMs }).then(() => true, () => false);
+      if (ok) return;
+    }
+    const old = await refCommit(cwd, ref, timeoutMs);
+    if (old !== commit) await runGit(cwd, ['update-ref', '-z', '--stdin'], { input: keepUpdate(ref, commit, old), timeoutMs });
+  } finally {
+    void keeper?.finish('');
   }
-  await keepSnapshotFrom(cwd, ref, commit, await refCommit(cwd, ref, timeoutMs), timeoutMs);
 }
 
-async function keepSnapshotFrom(cwd: string, ref: string, commit: string, old: string, timeoutMs: number): Promise<void> {
-  if (old === commit) return;
+/** The update-ref transaction that points `ref` at `commit` if it is still at `old` ('' none), and keeps `old`. */
+function keepUpdate(ref: string, commit: string, old: string): string {
   // With no old value `update` would not check (an empty old value means "any"): `create` refuses a ref another
   // writer made meanwhile, whose snapshot would otherwise be overwritten without its kept/ ref.
   const lines = [old ? `update ${ref}\0${commit}\0${old}\0` : `create ${ref}\0${commit}\0`];
   if (old) lines.push(`update ${KEPT_REFS}${old}\0${old}\0\0`);
-  await runGit(cwd, ['update-ref', '-z', '--stdin'], { input: lines.join(''), timeoutMs });
+  return lines.join('');
 }
 
 /**

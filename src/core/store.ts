@@ -112,60 +112,65 @@ export class CheckpointStore extends CheckpointReader {
       if (input.auto.session) cp.session = input.auto.session;
     }
     const snap = await pendingSnapshot;
-    if (snap?.snapshot) {
-      if (snap.snapshot.head) cp.head = snap.snapshot.head;
-      cp.snapshot = snap.snapshot.commit;
-      if (snap.skipped.length) cp.snapshotLeftOut = snap.skipped;
-    } else if (snap?.reason) cp.snapshotSkipped = snap.reason;
-    warnings.push(...(snap?.warnings ?? []), ...(snap?.notes ?? []));
-    const planPath = input.plan?.trim() ? resolvePlanPath(input.plan, this.cwd, this.home) : undefined;
-    // A plan path that leads nowhere is not a known plan: the checkpoint is saved without it (an agent's hook
-    // must not lose the checkpoint over a moved plan), and the warning says so.
-    if (planPath && !(await exists(planPath))) warnings.push(`Plan file ${oneLine(planPath)} was not found; saved without a plan.`);
-    else if (planPath) {
-      cp.plan = planPath;
-      const progress = await readPlanProgress(cp.plan);
-      if (progress) {
-        cp.planStep = progress.step;
-        cp.planSteps = progress.steps;
+    try {
+      if (snap?.snapshot) {
+        if (snap.snapshot.head) cp.head = snap.snapshot.head;
+        cp.snapshot = snap.snapshot.commit;
+        if (snap.skipped.length) cp.snapshotLeftOut = snap.skipped;
+      } else if (snap?.reason) cp.snapshotSkipped = snap.reason;
+      warnings.push(...(snap?.warnings ?? []), ...(snap?.notes ?? []));
+      const planPath = input.plan?.trim() ? resolvePlanPath(input.plan, this.cwd, this.home) : undefined;
+      // A plan path that leads nowhere is not a known plan: the checkpoint is saved without it (an agent's hook
+      // must not lose the checkpoint over a moved plan), and the warning says so.
+      if (planPath && !(await exists(planPath))) warnings.push(`Plan file ${oneLine(planPath)} was not found; saved without a plan.`);
+      else if (planPath) {
+        cp.plan = planPath;
+        const progress = await readPlanProgress(cp.plan);
+        if (progress) {
+          cp.planStep = progress.step;
+          cp.planSteps = progress.steps;
+        }
       }
+      const content = renderCheckpoint(cp);
+      const bullet = formatBullet(cp);
+      const large = sizeWarning(cp, content, git.modifiedFiles.length);
+      if (large) warnings.push(large);
+      const written = await this.writeCheckpoint(file, {
+        put: () => writeFileAtomic(file, content),
+        check: async (existing) => {
+          if (existing && !input.force) throw new CheckpointExistsError(await this.read(file, LIST_READ_BYTES).catch(() => undefined), file, name);
+        },
+        index: (text, known) => upsertIndex(text, name, bullet, known),
+      });
+      if (written.edit.budgetWarning) warnings.push(written.edit.budgetWarning);
+      const result: SaveResult = { checkpoint: cp, path: file, overwritten: written.overwritten, warnings };
+      if (written.replaced) result.replaced = written.replaced;
+      // The snapshot's ref moves only once its checkpoint is written: a save that writes nothing moves no ref (a save
+      // refused, or beaten by another writer of the same name, must not take the ref from the checkpoint that names it).
+      const snapshot = cp.snapshot;
+      const after = await Promise.all([
+        (async () => {
+          const kept = snapshot
+            ? await keepSnapshot(this.cwd, name, snapshot, undefined, await replacing, snap?.keeper).then(
+                () => undefined,
+                (err: unknown) => `The code snapshot ${snapshot.slice(0, 12)} is saved but no ref keeps it (${errorMessage(err).trim().split('\n')[0]}); git may prune it.`,
+              )
+            : undefined;
+          // Then trash older than 30 days goes, with the snapshot refs only it named: not while the ref moves, whose
+          // old value may be one of them.
+          const purged = await collectGarbage(this, TRASH_PURGE_DAYS, { git: this.allowGit }).then((g) => g.warnings, (err: unknown) => [`Old trash was not purged: ${errorMessage(err)}`]);
+          return [kept, ...purged];
+        })(),
+        // Seed 003's `.claude/state-index.json`, when it exists, records every save as the last checkpoint.
+        recordLastCheckpoint(this.cwd, cp.saved),
+        snap?.noted,
+      ]);
+      for (const w of after.flat()) if (w) warnings.push(w);
+      return result;
+    } finally {
+      // A save that ends before its ref moves lets the snapshot's git process end with nothing updated.
+      void snap?.keeper?.finish('');
     }
-    const content = renderCheckpoint(cp);
-    const bullet = formatBullet(cp);
-    const large = sizeWarning(cp, content, git.modifiedFiles.length);
-    if (large) warnings.push(large);
-    const written = await this.writeCheckpoint(file, {
-      put: () => writeFileAtomic(file, content),
-      check: async (existing) => {
-        if (existing && !input.force) throw new CheckpointExistsError(await this.read(file, LIST_READ_BYTES).catch(() => undefined), file, name);
-      },
-      index: (text, known) => upsertIndex(text, name, bullet, known),
-    });
-    if (written.edit.budgetWarning) warnings.push(written.edit.budgetWarning);
-    const result: SaveResult = { checkpoint: cp, path: file, overwritten: written.overwritten, warnings };
-    if (written.replaced) result.replaced = written.replaced;
-    // The snapshot's ref moves only once its checkpoint is written: a save that writes nothing moves no ref (a save
-    // refused, or beaten by another writer of the same name, must not take the ref from the checkpoint that names it).
-    const snapshot = cp.snapshot;
-    const after = await Promise.all([
-      (async () => {
-        const kept = snapshot
-          ? await keepSnapshot(this.cwd, name, snapshot, undefined, await replacing).then(
-              () => undefined,
-              (err: unknown) => `The code snapshot ${snapshot.slice(0, 12)} is saved but no ref keeps it (${errorMessage(err).trim().split('\n')[0]}); git may prune it.`,
-            )
-          : undefined;
-        // Then trash older than 30 days goes, with the snapshot refs only it named: not while the ref moves, whose
-        // old value may be one of them.
-        const purged = await collectGarbage(this, TRASH_PURGE_DAYS, { git: this.allowGit }).then((g) => g.warnings, (err: unknown) => [`Old trash was not purged: ${errorMessage(err)}`]);
-        return [kept, ...purged];
-      })(),
-      // Seed 003's `.claude/state-index.json`, when it exists, records every save as the last checkpoint.
-      recordLastCheckpoint(this.cwd, cp.saved),
-      snap?.noted,
-    ]);
-    for (const w of after.flat()) if (w) warnings.push(w);
-    return result;
   }
 
   /**

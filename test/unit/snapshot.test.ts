@@ -270,18 +270,47 @@ test('a save that is refused moves no snapshot ref: the name keeps the snapshot 
   await assert.rejects(store.save({ name: 'fresh-name' }), CheckpointExistsError);
   assert.equal(git(repo, 'for-each-ref', '--format=%(refname)', 'refs/checkpoints/snapshots/fresh-name').trim(), '');
   assert.ok(fresh.checkpoint.snapshot);
+  // The snapshot's git process, left waiting to move the ref, ended with the refused save (not at its time limit).
+  await gitProcessesEnded();
+});
+
+/** Resolves once this process has no child process left; fails when one is still running after 5 s (git's limit is 10 s). */
+async function gitProcessesEnded(): Promise<void> {
+  const deadline = Date.now() + 5000;
+  while (process.getActiveResourcesInfo().includes('ProcessWrap')) {
+    if (Date.now() > deadline) assert.fail('a git process is still running');
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
+}
+
+/** Two saves of different work trees, `name` and then `other`, with their snapshots. */
+async function twoSaves(name: string): Promise<{ repo: string; store: CheckpointStore; first: string; other: string }> {
+  const { repo, store } = setup();
+  writeFileSync(path.join(repo, 'a.txt'), 'one\n');
+  const first = (await store.save({ name })).checkpoint.snapshot!;
+  writeFileSync(path.join(repo, 'a.txt'), 'two\n');
+  const other = (await store.save({ name: 'other' })).checkpoint.snapshot!;
+  assert.ok(first && other && first !== other);
+  return { repo, store, first, other };
+}
+
+test('a snapshot ref moved by another writer since the checkpoint was read: the save moves it on and keeps the other snapshot', async () => {
+  const { repo, store, other } = await twoSaves('moved');
+  // Another writer points the name's ref at another snapshot: the checkpoint file still names the first one.
+  git(repo, 'update-ref', 'refs/checkpoints/snapshots/moved', other);
+  writeFileSync(path.join(repo, 'a.txt'), 'three\n');
+  const third = await store.save({ name: 'moved', force: true });
+  assert.deepEqual(third.warnings.filter((w) => /ref/.test(w)), []);
+  assert.equal(git(repo, 'rev-parse', 'refs/checkpoints/snapshots/moved').trim(), third.checkpoint.snapshot);
+  assert.equal(git(repo, 'rev-parse', `refs/checkpoints/kept/${other}`).trim(), other);
 });
 
 test('a snapshot ref that another writer made after this save looked is moved with its kept ref, never overwritten', async () => {
-  const { repo, store } = setup();
-  writeFileSync(path.join(repo, 'a.txt'), 'one\n');
-  const first = await store.save({ name: 'raced' });
-  writeFileSync(path.join(repo, 'a.txt'), 'two\n');
-  const second = await store.save({ name: 'other' });
+  const { repo, first, other } = await twoSaves('raced');
   // This save looked before the first one's ref existed: its guess of the old value is "none".
-  await keepSnapshot(repo, 'raced', second.checkpoint.snapshot!, undefined, '');
-  assert.equal(git(repo, 'rev-parse', 'refs/checkpoints/snapshots/raced').trim(), second.checkpoint.snapshot);
-  assert.equal(git(repo, 'rev-parse', `refs/checkpoints/kept/${first.checkpoint.snapshot}`).trim(), first.checkpoint.snapshot);
+  await keepSnapshot(repo, 'raced', other, undefined, '');
+  assert.equal(git(repo, 'rev-parse', 'refs/checkpoints/snapshots/raced').trim(), other);
+  assert.equal(git(repo, 'rev-parse', `refs/checkpoints/kept/${first}`).trim(), first);
 });
 
 test('a guess of the old value that is the snapshot itself is checked: a ref that never got it is set', async () => {
