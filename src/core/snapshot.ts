@@ -287,10 +287,13 @@ function lstatOrNone(file: string): Stats | undefined {
 async function statPaths(top: string, paths: readonly string[], syncReads: boolean | undefined): Promise<(Stats | undefined)[]> {
   // A one-shot process stats synchronously: a few microseconds a file, where a promise each goes through the thread
   // pool (ten times as long for a few hundred files). The extension host never blocks on a slow file system.
-  if (syncReads) return paths.map((p) => lstatOrNone(path.join(top, p)));
+  // git's paths are already normal (relative, `/`-separated, no `.` or `..`): joined as strings, not by path.join,
+  // whose normalizing of each one costs more than its lstat.
+  const base = top.endsWith('/') || top.endsWith(path.sep) ? top : `${top}/`;
+  if (syncReads) return paths.map((p) => lstatOrNone(base + p));
   const out: (Stats | undefined)[] = [];
   for (let i = 0; i < paths.length; i += STAT_CHUNK) {
-    out.push(...(await Promise.all(paths.slice(i, i + STAT_CHUNK).map((p) => fs.lstat(path.join(top, p)).catch(() => undefined)))));
+    out.push(...(await Promise.all(paths.slice(i, i + STAT_CHUNK).map((p) => fs.lstat(base + p).catch(() => undefined)))));
   }
   return out;
 }
