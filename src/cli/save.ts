@@ -5,7 +5,8 @@ import { saveAndCommit, type SaveAndCommitResult } from '../core/commit';
 import { defineCommand } from './command';
 import { autoMemoryOffNotice } from '../core/wording';
 import { suggestName } from '../core/saveForm';
-import { gitTimeoutFrom, readGitState } from '../core/git';
+import { readGitState } from '../core/git';
+import { gitTimeoutFrom } from '../core/gitProcess';
 import type { ResolvedMemoryDir } from '../core/memoryDir';
 import { groundSnapshot } from '../core/snapshot';
 

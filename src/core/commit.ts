@@ -4,7 +4,8 @@ import * as path from 'node:path';
 import { NONE, oneLine, type Checkpoint } from './checkpoint';
 import { CheckpointError, errorMessage } from './errors';
 import { insideAny, removeFile, writeFileAtomic } from './files';
-import { GitTimeoutError, NO_HOOKS, readCommitState, runGit, type CommitState } from './git';
+import { NO_HOOKS, readCommitState, runGit, type CommitState } from './git';
+import { GitTimeoutError } from './gitProcess';
 import { isLikelySecret } from './secrets';
 import type { CheckpointStore, SaveInput, SaveResult } from './store';
 

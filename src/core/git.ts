@@ -2,6 +2,7 @@ import { statSync } from 'node:fs';
 import { devNull } from 'node:os';
 import * as path from 'node:path';
 import { CheckpointError, errorMessage } from './errors';
+import { adoptStatusScan, GIT_TIMEOUT_MS, GitTimeoutError, NO_FSMONITOR, spawnInGroup, STATUS_ARGS, type GitRunOptions } from './gitProcess';
 import { printable } from './names';
 
 // One way to run git: `runGitBytes` below spawns git directly, in a process group of its own, with a time limit
@@ -32,71 +33,14 @@ export interface GitState {
 const DETACHED = /^HEAD \(detached at ([0-9a-f]{4,})\)$/;
 const isCommitHex = (s: string): boolean => s.length >= 4 && s.length <= 40 && /^[0-9a-f]+$/.test(s);
 
-/** Environment variables git may see: enough to find itself and the user's config, nothing that names a program. */
-export const ENV_KEEP = ['PATH', 'HOME', 'USERPROFILE', 'LANG', 'LC_ALL', 'TMPDIR', 'TEMP', 'TMP', 'XDG_CONFIG_HOME', 'SYSTEMROOT', 'ComSpec'];
-
-function gitEnv(source: NodeJS.ProcessEnv = process.env): Record<string, string> {
-  const env: Record<string, string> = { GIT_TERMINAL_PROMPT: '0', GIT_OPTIONAL_LOCKS: '0' };
-  for (const k of ENV_KEEP) {
-    const v = source[k];
-    if (v !== undefined) env[k] = v;
-  }
-  return env;
-}
-
 /** Runs one git command in a folder; resolves with its stdout. */
 type GitRunner = (args: string[]) => Promise<string>;
-
-/** How long one git call may take before it is killed (a repository's filter or hook can hang it forever). */
-export const GIT_TIMEOUT_MS = 10_000;
-
-/**
- * The time limit set in the environment (`CHECKPOINT_GIT_TIMEOUT_MS`, for a repository whose `git status` takes
- * longer), or undefined for the default.
- */
-export function gitTimeoutFrom(env: NodeJS.ProcessEnv): number | undefined {
-  const ms = Number(env.CHECKPOINT_GIT_TIMEOUT_MS);
-  return Number.isSafeInteger(ms) && ms > 0 ? ms : undefined;
-}
-
-/** Raised when git was killed for taking longer than its time limit. */
-export class GitTimeoutError extends CheckpointError {
-  constructor(readonly ms: number) {
-    super(`git did not answer within ${Math.round(ms / 1000)} s and was stopped`);
-    this.name = 'GitTimeoutError';
-  }
-}
-
-export interface GitRunOptions {
-  /** Extra environment variables for git (for example GIT_INDEX_FILE); never taken from user text. */
-  env?: Record<string, string>;
-  /** Written to git's stdin (else stdin is closed). */
-  input?: string | Buffer;
-  /** Kill git (and fail with GitTimeoutError) after this many milliseconds; default {@link GIT_TIMEOUT_MS}. */
-  timeoutMs?: number;
-  /** The environment git's own variables ({@link ENV_KEEP}) are taken from; default this process's. */
-  envFrom?: NodeJS.ProcessEnv;
-  /** Kills git and the processes it started, and fails with "canceled" (the editor's Cancel). */
-  signal?: AbortSignal;
-  /**
-   * Any non-zero exit fails, with everything git printed (stdout and stderr: a hook may write to either) as the
-   * error's message. By default a failure needs a non-zero exit *and* stderr output.
-   */
-  failOnExitCode?: boolean;
-}
 
 /**
  * Arguments that keep git from running any hook a repository's config names (`core.hooksPath`): updating a ref
  * runs `reference-transaction`, for one. For the product's own plumbing, never for the user's own commands.
  */
 export const NO_HOOKS = ['-c', `core.hooksPath=${devNull}`];
-
-/** Before every git call's own arguments: a repository's fsmonitor hook (any command a `.git/config` names) never runs. */
-export const NO_FSMONITOR = ['-c', 'core.fsmonitor=false'];
-
-/** How to stop each git call still running: a process that exits (a hook that gives up) takes their groups along. */
-const running = new Set<() => void>();
-let killOnExit = false;
 
 /**
  * Runs git once and resolves with its raw stdout. Never runs a repository's fsmonitor hook (a `.git/config` could
@@ -112,11 +56,14 @@ let killOnExit = false;
  * Callers pass arguments they built themselves: user text goes after `--`, through stdin, or is checked first.
  */
 export function runGitBytes(cwd: string, args: string[], opts: GitRunOptions = {}): Promise<Buffer> {
-  return runInGroup(cwd, 'git', [...NO_FSMONITOR, ...args], opts).then(({ code, out, err }) => {
-    if (code && opts.failOnExitCode) throw new Error(Buffer.concat([out, err]).toString('utf8') || `git exited with code ${code}`);
-    if (code && err.length) throw new Error(err.toString('utf8'));
-    return out;
-  });
+  return runInGroup(cwd, 'git', [...NO_FSMONITOR, ...args], opts).then((r) => gitOutput(r, opts.failOnExitCode));
+}
+
+/** git's stdout, or the error its exit code and stderr say (see {@link runGitBytes}). */
+function gitOutput({ code, out, err }: { code: number; out: Buffer; err: Buffer }, failOnExitCode?: boolean): Buffer {
+  if (code && failOnExitCode) throw new Error(Buffer.concat([out, err]).toString('utf8') || `git exited with code ${code}`);
+  if (code && err.length) throw new Error(err.toString('utf8'));
+  return out;
 }
 
 /** A script of {@link startGitScript} that has said what it made, or has ended. */
@@ -185,95 +132,6 @@ function runInGroup(cwd: string, file: string, argv: string[], opts: GitRunOptio
   return run.done;
 }
 
-/**
- * The spawn behind {@link runInGroup}: stdin is a pipe left open when `input` or `fd3` is given (else closed), `fd3`
- * is written to file descriptor 3 and closed. `rearm` restarts the time limit.
- */
-function spawnInGroup(
-  cwd: string,
-  file: string,
-  argv: string[],
-  opts: GitRunOptions & { fd3?: string },
-): { done: Promise<{ code: number; out: Buffer; err: Buffer }>; child?: import('node:child_process').ChildProcess; rearm(ms: number): void } {
-  const none = { rearm: () => undefined };
-  if (!statSync(cwd, { throwIfNoEntry: false })?.isDirectory()) {
-    return { ...none, done: Promise.reject(new CheckpointError(`Cannot run git in ${cwd}: the folder does not exist.`)) };
-  }
-  if (opts.signal?.aborted) return { ...none, done: Promise.reject(new CheckpointError('canceled')) };
-  const env = { ...gitEnv(opts.envFrom), ...opts.env };
-  // node:child_process is loaded on first use: commands that never run git do not pay for it.
-  const { spawn } = require('node:child_process') as typeof import('node:child_process');
-  const group = process.platform !== 'win32';
-  const stdin = opts.input === undefined && opts.fd3 === undefined ? 'ignore' : 'pipe';
-  if (!killOnExit) {
-    killOnExit = true;
-    process.on('exit', () => running.forEach((kill) => kill()));
-  }
-  const stdio: ('pipe' | 'ignore')[] = [stdin, 'pipe', 'pipe'];
-  if (opts.fd3 !== undefined) stdio.push('pipe');
-  let child: import('node:child_process').ChildProcess;
-  try {
-    child = spawn(file, argv, { cwd, env, windowsHide: true, detached: group, stdio });
-  } catch (e) {
-    return { ...none, done: Promise.reject(e as Error) };
-  }
-  let timer: NodeJS.Timeout | undefined;
-  let rearm: (ms: number) => void = () => undefined;
-  const done = new Promise<{ code: number; out: Buffer; err: Buffer }>((resolve, reject) => {
-    const out: Buffer[] = [];
-    const err: Buffer[] = [];
-    let settled = false;
-    const settle = (fn: () => void): void => {
-      if (settled) return;
-      settled = true;
-      clearTimeout(timer);
-      opts.signal?.removeEventListener('abort', onAbort);
-      running.delete(killGroup);
-      fn();
-    };
-    /** Kills git's whole process group: git and every hook or filter it started. */
-    const killGroup = (): void => {
-      try {
-        if (group && child.pid !== undefined) process.kill(-child.pid, 'SIGKILL');
-        else child.kill('SIGKILL');
-      } catch {
-        child.kill('SIGKILL');
-      }
-      child.stdout!.destroy();
-      child.stderr!.destroy();
-    };
-    const stop = (error: Error): void =>
-      settle(() => {
-        killGroup();
-        reject(error);
-      });
-    rearm = (ms: number): void => {
-      if (settled) return;
-      clearTimeout(timer);
-      timer = setTimeout(() => stop(new GitTimeoutError(ms)), ms);
-      timer.unref();
-    };
-    rearm(opts.timeoutMs ?? GIT_TIMEOUT_MS);
-    const onAbort = (): void => stop(new CheckpointError('canceled'));
-    opts.signal?.addEventListener('abort', onAbort, { once: true });
-    running.add(killGroup);
-    const finish = (code: number | null): void => settle(() => resolve({ code: code ?? 0, out: Buffer.concat(out), err: Buffer.concat(err) }));
-    child.stdout!.on('data', (d: Buffer) => out.push(d));
-    child.stderr!.on('data', (d: Buffer) => err.push(d));
-    child.on('error', (e) => settle(() => reject(e)));
-    child.on('close', (code) => finish(code));
-    child.on('exit', (code) => setTimeout(() => finish(code), 50).unref());
-  });
-  // git may exit before reading all of its input; its exit code tells.
-  child.stdin?.on('error', () => undefined);
-  const extra = child.stdio[3] as import('node:stream').Writable | undefined;
-  if (extra) {
-    extra.on('error', () => undefined);
-    extra.end(opts.fd3);
-  }
-  return { done, child, rearm: (ms) => rearm(ms) };
-}
-
 /** {@link runGitBytes} with stdout decoded as UTF-8. */
 export async function runGit(cwd: string, args: string[], opts: GitRunOptions = {}): Promise<string> {
   return (await runGitBytes(cwd, args, opts)).toString('utf8');
@@ -319,7 +177,12 @@ function fieldsAfter(record: string, n: number): string {
 /** Branch and changed files in one git call. Not a repository, or no git at all, is not an error. */
 export async function readGitState(cwd: string, opts: { timeoutMs?: number; signal?: AbortSignal } = {}): Promise<GitState> {
   try {
-    return parseStatus(await gitIn(cwd, opts.timeoutMs, opts.signal)(['status', '--porcelain=v2', '--branch', '-z', '--untracked-files=normal']));
+    // The CLI's entry may have started this very scan already (startStatusScan): it is read, and stopped as its own.
+    const early = adoptStatusScan(cwd);
+    if (!early) return parseStatus(await gitIn(cwd, opts.timeoutMs, opts.signal)(STATUS_ARGS));
+    if (opts.signal?.aborted) early.abort();
+    opts.signal?.addEventListener('abort', () => early.abort(), { once: true });
+    return parseStatus(gitOutput(await early.done).toString('utf8'));
   } catch (err) {
     const state: GitState = { branch: '', modifiedFiles: [], problem: gitProblem(err) };
     if (err instanceof GitTimeoutError) state.timedOut = true;

@@ -1,4 +1,4 @@
-import { gitTimeoutFrom } from './git';
+import { gitTimeoutFrom } from './gitProcess';
 import { resolveMemoryFolder, type MemoryFolder } from './memoryDir';
 import { CheckpointStore } from './store';
 

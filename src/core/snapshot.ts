@@ -5,7 +5,8 @@ import { isLikelySecret } from './secrets';
 import { CheckpointError, errorMessage } from './errors';
 import { oneLine } from './escaping';
 import { insideAny, readPrefixSync, removeFile } from './files';
-import { GIT_TIMEOUT_MS, GitTimeoutError, NO_FSMONITOR, NO_HOOKS, readGitState, runGit as runAnyGit, startGitScript, type GitRunOptions, type ScriptStarted, type GitState } from './git';
+import { NO_HOOKS, readGitState, runGit as runAnyGit, startGitScript, type ScriptStarted, type GitState } from './git';
+import { GIT_TIMEOUT_MS, GitTimeoutError, NO_FSMONITOR, type GitRunOptions } from './gitProcess';
 
 // A code snapshot per checkpoint, with git's own plumbing: the work tree (tracked changes and untracked files that
 // are not ignored) is written as a commit object through a temporary index file, so the user's index, work tree,

@@ -5,9 +5,11 @@ import { test } from 'node:test';
 import * as assert from 'node:assert/strict';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import * as path from 'node:path';
-import { git } from '../support/fixtures';
+import { spawn } from 'node:child_process';
+import { CLI, finished, git } from '../support/fixtures';
 import { attackWorld } from '../support/attackWorld';
-import { GIT_TIMEOUT_MS, readGitState } from '../../src/core/git';
+import { readGitState } from '../../src/core/git';
+import { GIT_TIMEOUT_MS, startStatusScan } from '../../src/core/gitProcess';
 
 /** A repository whose clean filter writes its pid, then sleeps far longer than any test. */
 function hangingFilter(repo: string): string {
@@ -37,20 +39,45 @@ const alive = (pid: number): boolean => {
   }
 };
 
+/** Checks a save --json that git's time limit (`seconds`) cut short: saved, without git data, said so, the filter gone. */
+async function savedWithoutGit(r: { code: number | null; out: string; err: string }, pidFile: string, seconds: number): Promise<number> {
+  assert.equal(r.code, 0, r.err);
+  assert.match(r.err, new RegExp(`git did not answer within ${seconds} s`));
+  assert.match(r.err, /saved without the branch and the modified files/);
+  assert.equal(JSON.parse(r.out).branch, '');
+  const pid = Number(readFileSync(pidFile, 'utf8'));
+  assert.equal(await gone(pid), true, 'the filter git started was stopped with it');
+  return pid;
+}
+
 test(`save in a repository whose clean filter hangs: git is stopped after ${GIT_TIMEOUT_MS / 1000} s, the checkpoint is saved without git data, with a warning (0.1.0: hung)`, { timeout: 60_000 }, async () => {
   const w = attackWorld();
   let pid: number | undefined;
   try {
     const pidFile = hangingFilter(w.repo);
     const r = await w.cli(['save', 'slow', '--left-off', 'filter hangs', '--json']);
-    assert.equal(r.code, 0, r.err);
-    assert.match(r.err, /git did not answer within 10 s/);
-    assert.match(r.err, /saved without the branch and the modified files/);
-    assert.equal(JSON.parse(r.out).branch, '');
-    pid = Number(readFileSync(pidFile, 'utf8'));
-    assert.equal(await gone(pid), true, 'the filter git started was stopped with it');
+    pid = await savedWithoutGit(r, pidFile, 10);
     const listed = await w.cli(['list', '--json']);
     assert.equal(JSON.parse(listed.out)[0].name, 'slow');
+  } finally {
+    if (pid && alive(pid)) process.kill(pid, 'SIGKILL');
+    w.done();
+  }
+});
+
+test('a save run in the repository, whose status scan the CLI starts before it loads: at the time limit, saved without git data, with the warning', { timeout: 60_000 }, async () => {
+  const w = attackWorld();
+  let pid: number | undefined;
+  try {
+    const pidFile = hangingFilter(w.repo);
+    // No --cwd: the CLI's entry starts git status in the folder it runs in, before the rest of the CLI has loaded.
+    const child = spawn(process.execPath, [CLI, 'save', 'slow', '--left-off', 'filter hangs', '--json', '--dir', w.mem], {
+      cwd: w.repo,
+      env: { ...w.env, CHECKPOINT_GIT_TIMEOUT_MS: '1500' },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    const r = await finished(child);
+    pid = await savedWithoutGit(r, pidFile, 2);
   } finally {
     if (pid && alive(pid)) process.kill(pid, 'SIGKILL');
     w.done();
@@ -72,6 +99,26 @@ test('a save that fails while git scans stops git and ends at once: it does not 
       pid = Number(started);
       assert.equal(await gone(pid), true, 'the filter git started was stopped with it');
     }
+  } finally {
+    if (pid && alive(pid)) process.kill(pid, 'SIGKILL');
+    w.done();
+  }
+});
+
+test('a status scan started early is stopped by the abort of the scan that reads it (and what git started with it)', { timeout: 60_000 }, async () => {
+  const w = attackWorld();
+  let pid: number | undefined;
+  try {
+    const pidFile = hangingFilter(w.repo);
+    // A time limit longer than the test's own: only the abort ends the scan in time.
+    startStatusScan(w.repo, { ...process.env, CHECKPOINT_GIT_TIMEOUT_MS: '600000' });
+    const stop = new AbortController();
+    const state = readGitState(w.repo, { signal: stop.signal });
+    while (!existsSync(pidFile) || !readFileSync(pidFile, 'utf8').trim()) await new Promise((r) => setTimeout(r, 20));
+    pid = Number(readFileSync(pidFile, 'utf8'));
+    stop.abort();
+    assert.match((await state).problem ?? '', /canceled/);
+    assert.equal(await gone(pid), true, 'the filter git started was stopped with it');
   } finally {
     if (pid && alive(pid)) process.kill(pid, 'SIGKILL');
     w.done();
