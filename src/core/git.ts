@@ -80,23 +80,32 @@ export interface ScriptStarted {
   finish(input: string, timeoutMs?: number): Promise<{ code: number; err: string }>;
 }
 
+/** A script of {@link startGitScript}, started, waiting for its input. */
+export interface ScriptWaiting {
+  /**
+   * Gives the script its first input (on file descriptor 3, then closed) and the first line of its stdin; resolves
+   * once it has printed its lines, or has ended.
+   */
+  begin(fd3: string, line: string): Promise<ScriptStarted>;
+  /**
+   * Closes its inputs unless it began (it then ends with nothing done, as it must); resolves once it has ended. After
+   * `begin`, the {@link ScriptStarted} it gave is what ends it.
+   */
+  cancel(): Promise<void>;
+}
+
 /**
- * Runs a fixed POSIX shell script whose commands are git's, under the same rules and time limit as one git call
- * ({@link runGitBytes}): a sequence of git calls costs this process one fork instead of one each. `params` are the
- * script's `$1`, `$2`…, never part of its text. Not on Windows.
+ * Starts a fixed POSIX shell script whose commands are git's, under the same rules and time limit as one git call
+ * ({@link runGitBytes}): a sequence of git calls costs this process one fork instead of one each, and its git
+ * processes start while this one does other work. `params` are the script's `$1`, `$2`…, never part of its text. Not
+ * on Windows.
  *
- * The script makes something, prints `lines` lines about it, then reads its stdin for what to do next: git's
- * start-up for that next step is paid while this process does other work. Its first input (`fd3`) is on file
- * descriptor 3; its stdin stays open until {@link ScriptStarted.finish}. Resolves once those lines are out or the
- * script has ended; the time limit runs on until `finish` sets a new one.
+ * The script reads its first input from file descriptor 3 and a line of its stdin ({@link ScriptWaiting.begin}),
+ * makes something, prints `lines` lines about it, then reads the rest of its stdin for what to do next
+ * ({@link ScriptStarted.finish}). The time limit runs from now until `finish` sets a new one.
  */
-export async function startGitScript(
-  cwd: string,
-  script: string,
-  params: string[],
-  opts: Omit<GitRunOptions, 'input'> & { fd3: string; lines: number },
-): Promise<ScriptStarted> {
-  const run = spawnInGroup(cwd, '/bin/sh', ['-c', script, 'sh', ...params], { ...opts, fd3: opts.fd3 });
+export function startGitScript(cwd: string, script: string, params: string[], opts: Omit<GitRunOptions, 'input'> & { lines: number }): ScriptWaiting {
+  const run = spawnInGroup(cwd, '/bin/sh', ['-c', script, 'sh', ...params], { ...opts, fd3: true });
   const ended = run.done.then(
     ({ code, out, err }) => ({ code, out: out.toString('utf8'), err: err.toString('utf8') }),
     (e: unknown) => ({ code: -1, out: '', err: errorMessage(e) }),
@@ -108,21 +117,32 @@ export async function startGitScript(
       if (text.split('\n').length > opts.lines) resolve(text);
     });
   });
-  const first = await Promise.race([said, ended]);
+  const extra = run.child?.stdio[3] as import('node:stream').Writable | undefined;
+  let begun = false;
   let finished: Promise<{ code: number; err: string }> | undefined;
   const finish = (input: string, timeoutMs = GIT_TIMEOUT_MS): Promise<{ code: number; err: string }> => {
     if (!finished) {
       run.rearm(timeoutMs);
+      extra?.end();
       run.child?.stdin?.end(input);
       finished = ended.then(({ code, err }) => ({ code, err }));
     }
     return finished;
   };
-  if (typeof first !== 'string') {
-    finish('');
-    return { out: first.out, ended: { code: first.code, err: first.err }, finish: () => Promise.resolve({ code: -1, err: first.err }) };
-  }
-  return { out: first, finish };
+  return {
+    async begin(fd3, line) {
+      begun = true;
+      extra?.end(fd3);
+      run.child?.stdin?.write(`${line}\n`);
+      const first = await Promise.race([said, ended]);
+      if (typeof first === 'string') return { out: first, finish };
+      void finish('');
+      return { out: first.out, ended: { code: first.code, err: first.err }, finish: () => Promise.resolve({ code: -1, err: first.err }) };
+    },
+    cancel: async () => {
+      if (!begun) await finish('');
+    },
+  };
 }
 
 /** Spawns `file` in a process group of its own with git's environment and time limit; resolves when it is done. */

@@ -63,14 +63,14 @@ const running = new Set<() => void>();
 let killOnExit = false;
 
 /**
- * The spawn behind {@link runInGroup}: stdin is a pipe left open when `input` or `fd3` is given (else closed), `fd3`
- * is written to file descriptor 3 and closed. `rearm` restarts the time limit.
+ * The spawn behind {@link runInGroup}: stdin is a pipe left open when `input` is given or `fd3` set (else closed);
+ * `fd3`: file descriptor 3 is a pipe too (`child.stdio[3]`). `rearm` restarts the time limit.
  */
 export function spawnInGroup(
   cwd: string,
   file: string,
   argv: string[],
-  opts: GitRunOptions & { fd3?: string },
+  opts: GitRunOptions & { fd3?: boolean },
 ): { done: Promise<{ code: number; out: Buffer; err: Buffer }>; child?: import('node:child_process').ChildProcess; rearm(ms: number): void } {
   const none = { rearm: () => undefined };
   if (!statSync(cwd, { throwIfNoEntry: false })?.isDirectory()) {
@@ -81,13 +81,13 @@ export function spawnInGroup(
   // node:child_process is loaded on first use: commands that never run git do not pay for it.
   const { spawn } = require('node:child_process') as typeof import('node:child_process');
   const group = process.platform !== 'win32';
-  const stdin = opts.input === undefined && opts.fd3 === undefined ? 'ignore' : 'pipe';
+  const stdin = opts.input === undefined && !opts.fd3 ? 'ignore' : 'pipe';
   if (!killOnExit) {
     killOnExit = true;
     process.on('exit', () => running.forEach((kill) => kill()));
   }
   const stdio: ('pipe' | 'ignore')[] = [stdin, 'pipe', 'pipe'];
-  if (opts.fd3 !== undefined) stdio.push('pipe');
+  if (opts.fd3) stdio.push('pipe');
   let child: import('node:child_process').ChildProcess;
   try {
     child = spawn(file, argv, { cwd, env, windowsHide: true, detached: group, stdio });
@@ -143,11 +143,7 @@ export function spawnInGroup(
   });
   // git may exit before reading all of its input; its exit code tells.
   child.stdin?.on('error', () => undefined);
-  const extra = child.stdio[3] as import('node:stream').Writable | undefined;
-  if (extra) {
-    extra.on('error', () => undefined);
-    extra.end(opts.fd3);
-  }
+  (child.stdio[3] as import('node:stream').Writable | undefined)?.on('error', () => undefined);
   return { done, child, rearm: (ms) => rearm(ms) };
 }
 

@@ -5,7 +5,7 @@ import { isLikelySecret } from './secrets';
 import { CheckpointError, errorMessage } from './errors';
 import { oneLine } from './escaping';
 import { insideAny, readPrefixSync, removeFile } from './files';
-import { NO_HOOKS, readGitState, runGit as runAnyGit, startGitScript, type ScriptStarted, type GitState } from './git';
+import { NO_HOOKS, readGitState, runGit as runAnyGit, startGitScript, type ScriptStarted, type ScriptWaiting, type GitState } from './git';
 import { GIT_TIMEOUT_MS, GitTimeoutError, NO_FSMONITOR, type GitRunOptions } from './gitProcess';
 
 // A code snapshot per checkpoint, with git's own plumbing: the work tree (tracked changes and untracked files that
@@ -419,19 +419,21 @@ const WHOLE_INDEX = ['-c', 'core.splitIndex=false'];
 const UPDATE_FROM_STDIN = ['update-index', '--add', '--remove', '--replace', '--ignore-skip-worktree-entries', '-z', '--stdin'];
 
 /**
- * A snapshot on a trusted snapshot index, in one shell: update it from the paths on file descriptor 3, write its
- * tree, print it, commit it (`$1`: the parent, '' none; `$2`: the message) and print the commit; then wait on stdin
- * for the ref update that keeps it (`update-ref -z --stdin`: nothing on stdin, nothing updated). Exit 90: the update
- * failed; 91: no tree; 92: no commit.
+ * A snapshot on a trusted snapshot index, in one shell, started while git scans the work tree: update it from the
+ * paths on file descriptor 3 (none: it is left as it is), then, given the parent on the first line of stdin (''
+ * none; stdin closed instead: stop there), write its tree, print it, commit it (`$1`: the message) and print the
+ * commit; then wait on stdin for the ref update that keeps it (`update-ref -z --stdin`: nothing on stdin, nothing
+ * updated). Exit 90: the update failed; 91: no tree; 92: no commit; 93: stopped.
  */
 const SNAPSHOT_SCRIPT = (() => {
   const git = ['git', ...NO_FSMONITOR, ...NO_HOOKS, ...WHOLE_INDEX].join(' ');
   return [
     `${git} ${UPDATE_FROM_STDIN.join(' ')} <&3 3<&- || exit 90`,
     'exec 3<&-',
+    'IFS= read -r parent || exit 93',
     `tree=$(${git} write-tree) || exit 91`,
     `printf '%s\\n' "$tree"`,
-    `if [ -n "$1" ]; then set -- -p "$1" -m "$2"; else set -- -m "$2"; fi`,
+    `if [ -n "$parent" ]; then set -- -p "$parent" -m "$1"; else set -- -m "$1"; fi`,
     `commit=$(${git} commit-tree --no-gpg-sign "$tree" "$@") || exit 92`,
     `printf '%s\\n' "$commit"`,
     `exec ${git} update-ref -z --stdin`,
@@ -473,109 +475,131 @@ async function writeWorkTree(
   noted?: Promise<void>;
 }> {
   const git = budgeted(cwd, opts.timeLimitMs);
-  const [ground, scan] = await Promise.all([
-    opts.ground ?? groundSnapshot(cwd, opts),
-    opts.scan ?? readGitState(cwd, { timeoutMs: opts.timeLimitMs }),
-  ]);
+  const scanning = opts.scan ?? readGitState(cwd, { timeoutMs: opts.timeLimitMs });
+  const ground = await (opts.ground ?? groundSnapshot(cwd, opts));
   if (!ground) throw new CheckpointError('not a git work tree');
-  if (scan.problem) throw new CheckpointError(scan.problem);
-  const head = scan.head ?? (await headCommit(cwd, opts.timeLimitMs));
-  const { top, own } = ground;
-  const inTop = budgeted(top, opts.timeLimitMs);
-  const candidates = await sortCandidates(top, await scannedPaths(top, scan, inTop), opts, ground.seen);
-  if (candidates.total > opts.limitBytes) {
-    const largest = [...candidates.sizes]
-      .sort((a, b) => b[1] - a[1])
-      .slice(0, 3)
-      .map(([p, size]) => `${oneLine(p)} (${mb(size)})`)
-      .join(', ');
-    return {
-      top,
-      head,
-      gitlinks: [],
-      candidates,
-      tooLarge: `the changed and untracked files hold more than ${mb(opts.limitBytes)} of new content (largest: ${largest})`,
-    };
+  // When the snapshot index is still what it was built from, its script starts now (POSIX): git's start-up and its
+  // read of the snapshot index happen while the scan runs. It waits for the paths; whatever ends this function before
+  // it has them lets it end with nothing done.
+  const early =
+    opts.message !== undefined && process.platform !== 'win32' && builtFromTheseIndexes(ground)
+      ? startGitScript(ground.top, SNAPSHOT_SCRIPT, [opts.message], { env: { GIT_INDEX_FILE: ground.own }, lines: 2, timeoutMs: git.left() })
+      : undefined;
+  try {
+    return await writeFromScan(ground, await scanning);
+  } finally {
+    await early?.cancel();
   }
-  const noteFile = `${own}.json`;
-  const { note, userSum, ownSum } = ground;
-  const checksum = async (file: string): Promise<string> => (opts.syncReads ? indexChecksumSync(file) : indexChecksum(file));
-  const taking = new Set(candidates.take);
-  // Read while git scanned: the snapshot index is trusted only if it is still the one read (another save may have
-  // rebuilt it meanwhile).
-  const trusted =
-    note !== undefined && ownSum !== '' && note.own === ownSum && note.user === userSum && note.paths.every((p) => taking.has(p)) && (await checksum(own)) === ownSum;
-  const pathsInput = candidates.take.map((p) => `${p}\0`).join('');
-  /** Brings `index` up to date with the work tree (git writes it through a lock file and a rename) and writes its tree. */
-  const update = async (index: string): Promise<string> => {
-    const env = { GIT_INDEX_FILE: index };
-    if (candidates.take.length) await inTop([...WHOLE_INDEX, ...UPDATE_FROM_STDIN], { env, input: pathsInput });
-    const tree = (await inTop([...WHOLE_INDEX, 'write-tree'], { env })).trim();
-    if (!isObjectId(tree)) throw new CheckpointError(`git write-tree gave no tree (${String(tree).slice(0, 80)})`);
-    return tree;
-  };
-  /**
-   * {@link update} on the snapshot index and the commit, one process of this one's (POSIX; see SNAPSHOT_SCRIPT), left
-   * waiting to move the ref once the checkpoint is written (`keeper`).
-   */
-  const updateAndCommit = async (message: string): Promise<{ tree: string; commit?: string; keeper?: ScriptStarted }> => {
-    const r = await startGitScript(top, SNAPSHOT_SCRIPT, [head, message], { env: { GIT_INDEX_FILE: own }, fd3: pathsInput, lines: 2, timeoutMs: inTop.left() });
-    const [tree, commit] = r.out.split('\n');
-    if (r.ended?.code === 90 || r.ended?.code === 91 || !isObjectId(tree)) {
-      void r.finish('');
-      throw new CheckpointError(r.ended?.err.trim() || `git wrote no tree (exit ${r.ended?.code})`);
+
+  async function writeFromScan(ground: SnapshotGround, scan: GitState): Promise<Awaited<ReturnType<typeof writeWorkTree>>> {
+    if (scan.problem) throw new CheckpointError(scan.problem);
+    const head = scan.head ?? (await headCommit(cwd, opts.timeLimitMs));
+    const { top, own } = ground;
+    const inTop = budgeted(top, opts.timeLimitMs);
+    const candidates = await sortCandidates(top, await scannedPaths(top, scan, inTop), opts, ground.seen);
+    if (candidates.total > opts.limitBytes) {
+      const largest = [...candidates.sizes]
+        .sort((a, b) => b[1] - a[1])
+        .slice(0, 3)
+        .map(([p, size]) => `${oneLine(p)} (${mb(size)})`)
+        .join(', ');
+      return {
+        top,
+        head,
+        gitlinks: [],
+        candidates,
+        tooLarge: `the changed and untracked files hold more than ${mb(opts.limitBytes)} of new content (largest: ${largest})`,
+      };
     }
-    return !r.ended && isObjectId(commit) ? { tree, commit, keeper: r } : { tree };
-  };
-  /** A new snapshot index from the user's index (or HEAD), built aside and renamed into place. */
-  const rebuild = async (): Promise<string> => {
-    const tmp = `${own}.${process.pid}-${Math.random().toString(36).slice(2)}.tmp`;
-    try {
-      const seeded = await copyIndex(ground.index, tmp);
-      if (!seeded && head) await git([...WHOLE_INDEX, 'read-tree', head], { env: { GIT_INDEX_FILE: tmp } });
-      const tree = await update(tmp);
-      await fs.rename(tmp, own);
-      // A lock left by a git stopped at its time limit would keep the snapshot index from being updated in place.
-      await removeStaleLock(`${own}.lock`, opts.timeLimitMs);
+    const noteFile = `${own}.json`;
+    const { note, userSum, ownSum } = ground;
+    const checksum = async (file: string): Promise<string> => (opts.syncReads ? indexChecksumSync(file) : indexChecksum(file));
+    const taking = new Set(candidates.take);
+    // Read while git scanned: the snapshot index is trusted only if it is still the one read (another save may have
+    // rebuilt it meanwhile).
+    const trusted = note !== undefined && builtFromTheseIndexes(ground) && note.paths.every((p) => taking.has(p)) && (await checksum(own)) === ownSum;
+    const pathsInput = candidates.take.map((p) => `${p}\0`).join('');
+    /** Brings `index` up to date with the work tree (git writes it through a lock file and a rename) and writes its tree. */
+    const update = async (index: string): Promise<string> => {
+      const env = { GIT_INDEX_FILE: index };
+      if (candidates.take.length) await inTop([...WHOLE_INDEX, ...UPDATE_FROM_STDIN], { env, input: pathsInput });
+      const tree = (await inTop([...WHOLE_INDEX, 'write-tree'], { env })).trim();
+      if (!isObjectId(tree)) throw new CheckpointError(`git write-tree gave no tree (${String(tree).slice(0, 80)})`);
       return tree;
-    } finally {
-      await removeFile(tmp);
-    }
-  };
-  let tree: string;
-  let commit: string | undefined;
-  let keeper: ScriptStarted | undefined;
-  if (trusted) {
-    try {
-      if (opts.message !== undefined && process.platform !== 'win32') ({ tree, commit, keeper } = await updateAndCommit(opts.message));
-      else tree = await update(own);
-    } catch (err) {
-      // A snapshot index git cannot read (corrupt, truncated) or cannot lock is rebuilt from the user's index.
-      if (err instanceof GitTimeoutError) throw err;
+    };
+    /**
+     * {@link update} on the snapshot index and the commit, one process of this one's (POSIX; see SNAPSHOT_SCRIPT), left
+     * waiting to move the ref once the checkpoint is written (`keeper`).
+     */
+    const updateAndCommit = async (script: ScriptWaiting): Promise<{ tree: string; commit?: string; keeper?: ScriptStarted }> => {
+      const r = await script.begin(pathsInput, head);
+      const [tree, commit] = r.out.split('\n');
+      if (r.ended?.code === 90 || r.ended?.code === 91 || !isObjectId(tree)) {
+        await r.finish('');
+        throw new CheckpointError(r.ended?.err.trim() || `git wrote no tree (exit ${r.ended?.code})`);
+      }
+      return !r.ended && isObjectId(commit) ? { tree, commit, keeper: r } : { tree };
+    };
+    /** A new snapshot index from the user's index (or HEAD), built aside and renamed into place. */
+    const rebuild = async (): Promise<string> => {
+      const tmp = `${own}.${process.pid}-${Math.random().toString(36).slice(2)}.tmp`;
+      try {
+        const seeded = await copyIndex(ground.index, tmp);
+        if (!seeded && head) await git([...WHOLE_INDEX, 'read-tree', head], { env: { GIT_INDEX_FILE: tmp } });
+        const tree = await update(tmp);
+        await fs.rename(tmp, own);
+        // A lock left by a git stopped at its time limit would keep the snapshot index from being updated in place.
+        await removeStaleLock(`${own}.lock`, opts.timeLimitMs);
+        return tree;
+      } finally {
+        await removeFile(tmp);
+      }
+    };
+    let tree: string;
+    let commit: string | undefined;
+    let keeper: ScriptStarted | undefined;
+    if (trusted) {
+      try {
+        if (early) ({ tree, commit, keeper } = await updateAndCommit(early));
+        else tree = await update(own);
+      } catch (err) {
+        // A snapshot index git cannot read (corrupt, truncated) or cannot lock is rebuilt from the user's index.
+        if (err instanceof GitTimeoutError) throw err;
+        tree = await rebuild();
+      }
+    } else {
+      // The script started for the snapshot index ends first: its git holds the index's lock.
+      await early?.cancel();
       tree = await rebuild();
     }
-  } else tree = await rebuild();
-  // Gitlinks (submodules, nested repositories) are recorded at their commit; their own changes are not included.
-  const mayHaveLinks = (scan.entries ?? []).some((e) => e.path.endsWith('/')) || ground.modules;
-  const gitlinks = mayHaveLinks
-    ? splitZ(
-        await inTop(['ls-tree', '-r', '-z', tree]).catch((err: unknown) => {
-          void keeper?.finish('');
-          throw err;
-        }),
-      )
-        .filter((r) => r.startsWith('160000 '))
-        .map((r) => r.slice(r.indexOf('\t') + 1))
-    : [];
-  // The note of what the snapshot index was built from, for the next snapshot (written atomically, while the caller
-  // goes on; it waits for `noted` before it is done).
-  const noted = checksum(own).then(async (sum) => {
-    const written: SnapshotIndexNote = { user: userSum, own: sum, paths: candidates.take };
-    const noteTmp = `${noteFile}.${process.pid}.tmp`;
-    await fs.writeFile(noteTmp, JSON.stringify(written));
-    await fs.rename(noteTmp, noteFile);
-  });
-  return { top, head, tree, commit, keeper, gitlinks, candidates, noted };
+    // Gitlinks (submodules, nested repositories) are recorded at their commit; their own changes are not included.
+    const mayHaveLinks = (scan.entries ?? []).some((e) => e.path.endsWith('/')) || ground.modules;
+    const gitlinks = mayHaveLinks
+      ? splitZ(
+          await inTop(['ls-tree', '-r', '-z', tree]).catch((err: unknown) => {
+            void keeper?.finish('');
+            throw err;
+          }),
+        )
+          .filter((r) => r.startsWith('160000 '))
+          .map((r) => r.slice(r.indexOf('\t') + 1))
+      : [];
+    // The note of what the snapshot index was built from, for the next snapshot (written atomically, while the caller
+    // goes on; it waits for `noted` before it is done).
+    const noted = checksum(own).then(async (sum) => {
+      const written: SnapshotIndexNote = { user: userSum, own: sum, paths: candidates.take };
+      const noteTmp = `${noteFile}.${process.pid}.tmp`;
+      await fs.writeFile(noteTmp, JSON.stringify(written));
+      await fs.rename(noteTmp, noteFile);
+    });
+    return { top, head, tree, commit, keeper, gitlinks, candidates, noted };
+  }
+}
+
+/** The snapshot index is still what it was built from: both index files are as its note says (see writeWorkTree). */
+function builtFromTheseIndexes(ground: SnapshotGround): boolean {
+  const { note, ownSum, userSum } = ground;
+  return note !== undefined && ownSum !== '' && note.own === ownSum && note.user === userSum;
 }
 
 /** Removes a lock file older than `ms` (its git was stopped); a younger one belongs to a git still running. */

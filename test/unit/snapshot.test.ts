@@ -226,6 +226,37 @@ test('new content over the size limit: the checkpoint is saved without a snapsho
   assert.equal(spawnOut(repo, ['for-each-ref', 'refs/checkpoints']), '');
 });
 
+test('the snapshot script started while git scans ends with nothing done when the save does not use it: over the size limit, a snapshot index no longer trusted', async () => {
+  const { repo, store } = setup();
+  const own = path.join(repo, '.git', 'checkpoint-snapshot-index');
+  writeFileSync(path.join(repo, 'taken.txt'), 'taken\n');
+  await store.save({ name: 'early', force: true });
+  writeFileSync(path.join(repo, 'a.txt'), 'a 1\n');
+  // The snapshot index is now the one its note names: the next save starts its script before the scan ends.
+  const trusted = await store.save({ name: 'early', force: true });
+  assert.equal(git(repo, 'rev-parse', `${trusted.checkpoint.snapshot}^{tree}`).trim(), freshAddTree(repo));
+  const ownBefore = readFileSync(own);
+  // Over the size limit: no snapshot, the snapshot index untouched, its lock gone, no git left running.
+  writeFileSync(path.join(repo, 'big.bin'), Buffer.alloc(300_000, 1));
+  const big = await store.save({ name: 'early', force: true, snapshot: { limitBytes: 100_000 } });
+  assert.equal(big.checkpoint.snapshot, undefined);
+  assert.deepEqual(readFileSync(own), ownBefore, 'the snapshot index is as it was');
+  assert.equal(existsSync(`${own}.lock`), false);
+  await gitProcessesEnded();
+  // A file the snapshot index took is gone: it is not trusted, and is rebuilt once its script has ended.
+  rmSync(path.join(repo, 'big.bin'));
+  rmSync(path.join(repo, 'taken.txt'));
+  const rebuilt = await store.save({ name: 'early', force: true });
+  assert.equal(git(repo, 'rev-parse', `${rebuilt.checkpoint.snapshot}^{tree}`).trim(), freshAddTree(repo));
+  assert.equal(existsSync(`${own}.lock`), false);
+  await gitProcessesEnded();
+  // And the next one is trusted again.
+  writeFileSync(path.join(repo, 'a.txt'), 'a 2\n');
+  const again = await store.save({ name: 'early', force: true });
+  assert.equal(git(repo, 'rev-parse', `${again.checkpoint.snapshot}^{tree}`).trim(), freshAddTree(repo));
+  assert.deepEqual(again.warnings, []);
+});
+
 test('snapshot off, outside git, and in Restricted Mode: no snapshot and no warning', async () => {
   const { repo, store } = setup();
   const plain = temp();
