@@ -58,7 +58,9 @@ suggests (the plan's, else the branch's), printed first.
     const stop = new AbortController();
     const timeoutMs = gitTimeoutFrom(ctx.env);
     const scan = readGitState(ctx.cwd, { timeoutMs, signal: stop.signal });
-    const snapshot = values['no-snapshot'] === true ? { enabled: false } : { ground: groundSnapshot(ctx.cwd, { timeLimitMs: timeoutMs, syncReads: true }) };
+    // Where the repository keeps its files, and the snapshot's git script started, while the scan runs.
+    const ground = values['no-snapshot'] === true ? undefined : groundSnapshot(ctx.cwd, { timeLimitMs: timeoutMs, syncReads: true, startScript: true });
+    const snapshot = ground ? { ground } : { enabled: false };
     let r;
     let committed: SaveAndCommitResult | undefined;
     let resolved: Promise<ResolvedMemoryDir | undefined>;
@@ -97,6 +99,10 @@ suggests (the plan's, else the branch's), printed first.
       stop.abort();
       if (err instanceof CheckpointExistsError) throw new CheckpointError(`${err.message} Use --force to overwrite it.`);
       throw err;
+    } finally {
+      // A save that took no snapshot lets the script it started end with nothing done (it holds the snapshot index's
+      // lock until then).
+      await ground?.then((g) => g?.script?.cancel());
     }
     for (const w of r.warnings) ctx.io.err(`Warning: ${w}`);
     const where = await resolved;

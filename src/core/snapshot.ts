@@ -368,14 +368,20 @@ export interface SnapshotGround {
   seen: ReadonlyMap<string, Stats | undefined>;
   /** The work tree has a `.gitmodules`. */
   modules: boolean;
+  /**
+   * The snapshot's script, started with the ground when asked and the snapshot index is still what it was built from
+   * (see SNAPSHOT_SCRIPT): a save that takes no snapshot with this ground must cancel it.
+   */
+  script?: ScriptWaiting;
 }
 
 /** Reads a snapshot's ground (undefined outside a work tree). */
-export async function groundSnapshot(cwd: string, opts: { timeLimitMs?: number; syncReads?: boolean }): Promise<SnapshotGround | undefined> {
+export async function groundSnapshot(cwd: string, opts: { timeLimitMs?: number; syncReads?: boolean; startScript?: boolean }): Promise<SnapshotGround | undefined> {
+  const timeLimitMs = opts.timeLimitMs ?? SNAPSHOT_TIME_LIMIT_MS;
   // A one-shot process run at the top of an ordinary repository (as it usually is) reads the rest while git scans,
   // without asking git where the files are; anywhere else, git says.
-  const paths = (opts.syncReads ? ordinaryRepository(cwd) : undefined) ?? (await repoPaths(cwd, opts.timeLimitMs ?? SNAPSHOT_TIME_LIMIT_MS));
-  return paths && lookAround(paths, opts.syncReads);
+  const paths = (opts.syncReads ? ordinaryRepository(cwd) : undefined) ?? (await repoPaths(cwd, timeLimitMs));
+  return paths && lookAround(paths, opts.syncReads, opts.startScript ? timeLimitMs : undefined);
 }
 
 /**
@@ -403,11 +409,19 @@ function ordinaryRepository(cwd: string): { top: string; index: string; own: str
 }
 
 /** The ground for a repository whose files are where `paths` says. */
-async function lookAround(paths: { top: string; index: string; own: string }, sync: boolean | undefined): Promise<SnapshotGround> {
-  const { note, userSum, ownSum } = await readBuilt(paths.index, paths.own, sync);
-  const taken = (note?.paths ?? []).filter((p) => !isLikelySecret(p));
+async function lookAround(paths: { top: string; index: string; own: string }, sync: boolean | undefined, scriptLimitMs?: number): Promise<SnapshotGround> {
+  const built = { ...paths, ...(await readBuilt(paths.index, paths.own, sync)) };
+  // The snapshot's script starts before the files are stat'ed: git's start-up runs beside the rest.
+  const script = scriptLimitMs !== undefined ? startSnapshotScript(built, scriptLimitMs) : undefined;
+  const taken = (built.note?.paths ?? []).filter((p) => !isLikelySecret(p));
   const [stats, modules] = await Promise.all([statPaths(paths.top, taken, sync), statPaths(paths.top, ['.gitmodules'], sync)]);
-  return { ...paths, note, userSum, ownSum, seen: new Map(taken.map((p, k) => [p, stats[k]])), modules: modules[0] !== undefined };
+  return { ...built, seen: new Map(taken.map((p, k) => [p, stats[k]])), modules: modules[0] !== undefined, script };
+}
+
+/** SNAPSHOT_SCRIPT, started on the snapshot index when it is still what it was built from (POSIX). */
+function startSnapshotScript(ground: Pick<SnapshotGround, 'top' | 'own' | 'note' | 'ownSum' | 'userSum'>, timeoutMs: number): ScriptWaiting | undefined {
+  if (process.platform === 'win32' || !builtFromTheseIndexes(ground)) return undefined;
+  return startGitScript(ground.top, SNAPSHOT_SCRIPT, [], { env: { GIT_INDEX_FILE: ground.own }, lines: 2, timeoutMs });
 }
 
 /** Options for the index the snapshot writes: never a split index (a shared part would be left in `.git`). */
@@ -420,8 +434,8 @@ const UPDATE_FROM_STDIN = ['update-index', '--add', '--remove', '--replace', '--
 
 /**
  * A snapshot on a trusted snapshot index, in one shell, started while git scans the work tree: update it from the
- * paths on file descriptor 3 (none: it is left as it is), then, given the parent on the first line of stdin (''
- * none; stdin closed instead: stop there), write its tree, print it, commit it (`$1`: the message) and print the
+ * paths on file descriptor 3 (none: it is left as it is), then, given the parent and the message on the first two
+ * lines of stdin (parent '': none; stdin closed instead: stop there), write its tree, print it, commit it and print the
  * commit; then wait on stdin for the ref update that keeps it (`update-ref -z --stdin`: nothing on stdin, nothing
  * updated). Exit 90: the update failed; 91: no tree; 92: no commit; 93: stopped.
  */
@@ -431,9 +445,10 @@ const SNAPSHOT_SCRIPT = (() => {
     `${git} ${UPDATE_FROM_STDIN.join(' ')} <&3 3<&- || exit 90`,
     'exec 3<&-',
     'IFS= read -r parent || exit 93',
+    'IFS= read -r message || exit 93',
     `tree=$(${git} write-tree) || exit 91`,
     `printf '%s\\n' "$tree"`,
-    `if [ -n "$parent" ]; then set -- -p "$parent" -m "$1"; else set -- -m "$1"; fi`,
+    `if [ -n "$parent" ]; then set -- -p "$parent" -m "$message"; else set -- -m "$message"; fi`,
     `commit=$(${git} commit-tree --no-gpg-sign "$tree" "$@") || exit 92`,
     `printf '%s\\n' "$commit"`,
     `exec ${git} update-ref -z --stdin`,
@@ -481,10 +496,8 @@ async function writeWorkTree(
   // When the snapshot index is still what it was built from, its script starts now (POSIX): git's start-up and its
   // read of the snapshot index happen while the scan runs. It waits for the paths; whatever ends this function before
   // it has them lets it end with nothing done.
-  const early =
-    opts.message !== undefined && process.platform !== 'win32' && builtFromTheseIndexes(ground)
-      ? startGitScript(ground.top, SNAPSHOT_SCRIPT, [opts.message], { env: { GIT_INDEX_FILE: ground.own }, lines: 2, timeoutMs: git.left() })
-      : undefined;
+  const early = opts.message === undefined ? undefined : (ground.script ?? startSnapshotScript(ground, git.left()));
+  if (early !== ground.script) await ground.script?.cancel();
   try {
     return await writeFromScan(ground, await scanning);
   } finally {
@@ -531,8 +544,9 @@ async function writeWorkTree(
      * {@link update} on the snapshot index and the commit, one process of this one's (POSIX; see SNAPSHOT_SCRIPT), left
      * waiting to move the ref once the checkpoint is written (`keeper`).
      */
-    const updateAndCommit = async (script: ScriptWaiting): Promise<{ tree: string; commit?: string; keeper?: ScriptStarted }> => {
-      const r = await script.begin(pathsInput, head);
+    const updateAndCommit = async (script: ScriptWaiting, message: string): Promise<{ tree: string; commit?: string; keeper?: ScriptStarted }> => {
+      // The message is one line (a checkpoint name has none of its own).
+      const r = await script.begin(pathsInput, `${head}\n${message.replace(/[\r\n]/g, ' ')}`);
       const [tree, commit] = r.out.split('\n');
       if (r.ended?.code === 90 || r.ended?.code === 91 || !isObjectId(tree)) {
         await r.finish('');
@@ -560,7 +574,7 @@ async function writeWorkTree(
     let keeper: ScriptStarted | undefined;
     if (trusted) {
       try {
-        if (early) ({ tree, commit, keeper } = await updateAndCommit(early));
+        if (early && opts.message !== undefined) ({ tree, commit, keeper } = await updateAndCommit(early, opts.message));
         else tree = await update(own);
       } catch (err) {
         // A snapshot index git cannot read (corrupt, truncated) or cannot lock is rebuilt from the user's index.
@@ -597,7 +611,7 @@ async function writeWorkTree(
 }
 
 /** The snapshot index is still what it was built from: both index files are as its note says (see writeWorkTree). */
-function builtFromTheseIndexes(ground: SnapshotGround): boolean {
+function builtFromTheseIndexes(ground: Pick<SnapshotGround, 'note' | 'ownSum' | 'userSum'>): boolean {
   const { note, ownSum, userSum } = ground;
   return note !== undefined && ownSum !== '' && note.own === ownSum && note.user === userSum;
 }

@@ -40,6 +40,40 @@ test('CLI save takes a snapshot in a git repository; --no-snapshot takes none', 
   }
 });
 
+test('CLI saves that fail or are refused after the snapshot\'s script started leave the snapshot index unlocked: the next save uses it', async () => {
+  const repo = makeRepo({ dir: temp('checkpoint-repo-') });
+  const mem = path.join(temp(), 'mem');
+  const own = path.join(repo, '.git', 'checkpoint-snapshot-index');
+  try {
+    const save = async (args: string[]): Promise<{ code: number | null; err: string }> => runCli(['save', ...args, '--left-off', 'x', '--dir', mem], { cwd: repo, env });
+    writeFileSync(path.join(repo, 'wip.ts'), 'export const a = 1;\n');
+    assert.equal((await save(['kept'])).code, 0);
+    writeFileSync(path.join(repo, 'wip.ts'), 'export const a = 2;\n');
+    // The snapshot index is now as its note says: each save below starts its script while git scans.
+    assert.equal((await save(['kept', '--force'])).code, 0);
+    writeFileSync(path.join(repo, 'wip.ts'), 'export const a = 3;\n');
+    const refused = await save(['kept']);
+    assert.equal(refused.code, 1);
+    assert.match(refused.err, /already exists/);
+    assert.equal(existsSync(`${own}.lock`), false, 'refused: no lock left');
+    const bad = await save(['--push']);
+    assert.equal(bad.code, 2);
+    const unusable = await save(['!!!']);
+    assert.equal(unusable.code, 1);
+    assert.equal(existsSync(`${own}.lock`), false, 'failed: no lock left');
+    // The next save updates the snapshot index in place (its note then names the new one), with no warning.
+    const next = await save(['kept', '--force']);
+    assert.equal(next.code, 0);
+    assert.equal(next.err, '');
+    const text = readFileSync(path.join(mem, 'checkpoint-kept.md'), 'utf8');
+    assert.equal(git(repo, 'show', `${/\nsnapshot: "([0-9a-f]{40})"\n/.exec(text)?.[1]}:wip.ts`), 'export const a = 3;');
+    assert.equal(existsSync(`${own}.lock`), false);
+  } finally {
+    removeDir(repo);
+    removeDir(path.dirname(mem));
+  }
+});
+
 /** Every file under `dir` but `.git`, with its bytes as a hex string. */
 function files(dir: string, rel = ''): Record<string, string> {
   const out: Record<string, string> = {};
