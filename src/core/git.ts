@@ -70,8 +70,8 @@ function gitOutput({ code, out, err }: { code: number; out: Buffer; err: Buffer 
 export interface ScriptStarted {
   /** Its output so far: the lines it was to print (all of its output when it ended first). */
   out: string;
-  /** Set when the script ended before it printed those lines. */
-  ended?: { code: number; err: string };
+  /** Set when the script ended before it printed those lines (`timedOutMs`: stopped at that time limit). */
+  ended?: { code: number; err: string; timedOutMs?: number };
   /**
    * Gives the waiting script the rest of its stdin and closes it (an empty `input`: it has nothing to do), with a
    * time limit of its own from now; resolves with its exit code (-1 when it was stopped or had ended) and stderr.
@@ -83,10 +83,10 @@ export interface ScriptStarted {
 /** A script of {@link startGitScript}, started, waiting for its input. */
 export interface ScriptWaiting {
   /**
-   * Gives the script its first input (on file descriptor 3, then closed) and the first line of its stdin; resolves
-   * once it has printed its lines, or has ended.
+   * Gives the script its first input (on file descriptor 3, then closed) and the first line of its stdin, with a time
+   * limit from now (`timeoutMs`); resolves once it has printed its lines, or has ended.
    */
-  begin(fd3: string, line: string): Promise<ScriptStarted>;
+  begin(fd3: string, line: string, timeoutMs: number): Promise<ScriptStarted>;
   /**
    * Closes its inputs unless it began (it then ends with nothing done, as it must); resolves once it has ended. After
    * `begin`, the {@link ScriptStarted} it gave is what ends it.
@@ -107,8 +107,8 @@ export interface ScriptWaiting {
 export function startGitScript(cwd: string, script: string, params: string[], opts: Omit<GitRunOptions, 'input'> & { lines: number }): ScriptWaiting {
   const run = spawnInGroup(cwd, '/bin/sh', ['-c', script, 'sh', ...params], { ...opts, fd3: true });
   const ended = run.done.then(
-    ({ code, out, err }) => ({ code, out: out.toString('utf8'), err: err.toString('utf8') }),
-    (e: unknown) => ({ code: -1, out: '', err: errorMessage(e) }),
+    ({ code, out, err }): { code: number; out: string; err: string; timedOutMs?: number } => ({ code, out: out.toString('utf8'), err: err.toString('utf8') }),
+    (e: unknown) => ({ code: -1, out: '', err: errorMessage(e), timedOutMs: e instanceof GitTimeoutError ? e.ms : undefined }),
   );
   const said = new Promise<string>((resolve) => {
     let text = '';
@@ -130,14 +130,15 @@ export function startGitScript(cwd: string, script: string, params: string[], op
     return finished;
   };
   return {
-    async begin(fd3, line) {
+    async begin(fd3, line, timeoutMs) {
       begun = true;
+      run.rearm(timeoutMs);
       extra?.end(fd3);
       run.child?.stdin?.write(`${line}\n`);
       const first = await Promise.race([said, ended]);
       if (typeof first === 'string') return { out: first, finish };
       void finish('');
-      return { out: first.out, ended: { code: first.code, err: first.err }, finish: () => Promise.resolve({ code: -1, err: first.err }) };
+      return { out: first.out, ended: { code: first.code, err: first.err, timedOutMs: first.timedOutMs }, finish: () => Promise.resolve({ code: -1, err: first.err }) };
     },
     cancel: async () => {
       if (!begun) await finish('');

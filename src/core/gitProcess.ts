@@ -157,6 +157,8 @@ export const STATUS_ARGS = ['status', '--porcelain=v2', '--branch', '-z', '--unt
  */
 interface EarlyScan {
   cwd: string;
+  /** Lets the scan keep this process alive (it does not until then: a command that fails first exits at once). */
+  hold(): void;
   /** The result, or the error as data (never rejects). */
   settled: Promise<{ code: number; out: Buffer; err: Buffer } | { failed: { message: string; timeoutMs?: number } }>;
   abort(): void;
@@ -171,8 +173,12 @@ const EARLY_SCAN = Symbol.for('checkpoint.earlyStatusScan');
 export function startStatusScan(cwd: string, env: NodeJS.ProcessEnv): void {
   const stop = new AbortController();
   const run = spawnInGroup(cwd, 'git', [...NO_FSMONITOR, ...STATUS_ARGS], { envFrom: env, timeoutMs: gitTimeoutFrom(env), signal: stop.signal });
+  // Until the save takes it, the scan does not keep the process alive: a command that fails before (a usage error)
+  // exits at once, and the exit stops git.
+  const handles = [run.child, run.child?.stdout, run.child?.stderr] as ({ ref(): void; unref(): void } | null | undefined)[];
+  for (const h of handles) h?.unref();
   const settled = run.done.catch((e: unknown) => ({ failed: { message: e instanceof Error ? e.message : String(e), timeoutMs: e instanceof GitTimeoutError ? e.ms : undefined } }));
-  const scan: EarlyScan = { cwd, settled, abort: () => stop.abort() };
+  const scan: EarlyScan = { cwd, settled, abort: () => stop.abort(), hold: () => handles.forEach((h) => h?.ref()) };
   (globalThis as Record<symbol, unknown>)[EARLY_SCAN] = scan;
 }
 
@@ -185,6 +191,7 @@ export function adoptStatusScan(cwd: string): { done: Promise<{ code: number; ou
   const scan = g[EARLY_SCAN];
   if (scan?.cwd !== cwd) return undefined;
   g[EARLY_SCAN] = undefined;
+  scan.hold();
   const done = scan.settled.then((r) => {
     if (!('failed' in r)) return r;
     throw r.failed.timeoutMs !== undefined ? new GitTimeoutError(r.failed.timeoutMs) : new Error(r.failed.message);

@@ -505,7 +505,12 @@ async function writeWorkTree(
   }
 
   async function writeFromScan(ground: SnapshotGround, scan: GitState): Promise<Awaited<ReturnType<typeof writeWorkTree>>> {
-    if (scan.problem) throw new CheckpointError(scan.problem);
+    if (scan.problem) {
+      // A repository git refuses (another user's, a bare one) is no work tree, as rev-parse would have said before the
+      // scan; in one it accepts, the scan's failure is the reason.
+      if (!(await repoPaths(cwd, git.left()))) throw new CheckpointError('not a git work tree');
+      throw new CheckpointError(scan.problem);
+    }
     const head = scan.head ?? (await headCommit(cwd, opts.timeLimitMs));
     const { top, own } = ground;
     const inTop = budgeted(top, opts.timeLimitMs);
@@ -546,21 +551,28 @@ async function writeWorkTree(
      */
     const updateAndCommit = async (script: ScriptWaiting, message: string): Promise<{ tree: string; commit?: string; keeper?: ScriptStarted }> => {
       // The message is one line (a checkpoint name has none of its own).
-      const r = await script.begin(pathsInput, `${head}\n${message.replace(/[\r\n]/g, ' ')}`);
+      const r = await script.begin(pathsInput, `${head}\n${message.replace(/[\r\n]/g, ' ')}`, inTop.left());
+      // Stopped at the time limit: the snapshot is skipped, not rebuilt.
+      if (r.ended?.timedOutMs !== undefined) throw new GitTimeoutError(r.ended.timedOutMs);
       const [tree, commit] = r.out.split('\n');
       if (r.ended?.code === 90 || r.ended?.code === 91 || !isObjectId(tree)) {
         await r.finish('');
         throw new CheckpointError(r.ended?.err.trim() || `git wrote no tree (exit ${r.ended?.code})`);
       }
-      return !r.ended && isObjectId(commit) ? { tree, commit, keeper: r } : { tree };
+      if (!r.ended && isObjectId(commit)) return { tree, commit, keeper: r };
+      await r.finish('');
+      return { tree };
     };
     /** A new snapshot index from the user's index (or HEAD), built aside and renamed into place. */
+    /** The checksum of the snapshot index this save wrote by a rename (read before it: another save may replace it). */
+    let renamedSum: string | undefined;
     const rebuild = async (): Promise<string> => {
       const tmp = `${own}.${process.pid}-${Math.random().toString(36).slice(2)}.tmp`;
       try {
         const seeded = await copyIndex(ground.index, tmp);
         if (!seeded && head) await git([...WHOLE_INDEX, 'read-tree', head], { env: { GIT_INDEX_FILE: tmp } });
         const tree = await update(tmp);
+        renamedSum = await checksum(tmp);
         await fs.rename(tmp, own);
         // A lock left by a git stopped at its time limit would keep the snapshot index from being updated in place.
         await removeStaleLock(`${own}.lock`, opts.timeLimitMs);
@@ -600,7 +612,7 @@ async function writeWorkTree(
       : [];
     // The note of what the snapshot index was built from, for the next snapshot (written atomically, while the caller
     // goes on; it waits for `noted` before it is done).
-    const noted = checksum(own).then(async (sum) => {
+    const noted = (renamedSum !== undefined ? Promise.resolve(renamedSum) : checksum(own)).then(async (sum) => {
       const written: SnapshotIndexNote = { user: userSum, own: sum, paths: candidates.take };
       const noteTmp = `${noteFile}.${process.pid}.tmp`;
       await fs.writeFile(noteTmp, JSON.stringify(written));

@@ -84,6 +84,35 @@ test('a save run in the repository, whose status scan the CLI starts before it l
   }
 });
 
+/** The filter's pid when it started (it wrote its pid), after checking it was stopped; undefined when it never started. */
+async function stoppedIfStarted(pidFile: string): Promise<number | undefined> {
+  const started = existsSync(pidFile) ? readFileSync(pidFile, 'utf8').trim() : '';
+  if (!started) return undefined;
+  assert.equal(await gone(Number(started)), true, 'the filter git started was stopped with it');
+  return Number(started);
+}
+
+test('a save that fails before it reads the scan its entry started (a usage error) ends at once, and git with it', { timeout: 60_000 }, async () => {
+  const w = attackWorld();
+  let pid: number | undefined;
+  try {
+    const pidFile = hangingFilter(w.repo);
+    // A time limit longer than the test's own: only ending without waiting for git ends the command in time.
+    const child = spawn(process.execPath, [CLI, 'save', 'x', '--push', '--dir', w.mem], {
+      cwd: w.repo,
+      env: { ...w.env, CHECKPOINT_GIT_TIMEOUT_MS: '600000' },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    const r = await finished(child);
+    assert.equal(r.code, 2, r.err);
+    assert.match(r.err, /--push goes with --commit/);
+    pid = await stoppedIfStarted(pidFile);
+  } finally {
+    if (pid && alive(pid)) process.kill(pid, 'SIGKILL');
+    w.done();
+  }
+});
+
 test('a save that fails while git scans stops git and ends at once: it does not wait for the scan it started', { timeout: 60_000 }, async () => {
   const w = attackWorld();
   let pid: number | undefined;
@@ -94,11 +123,7 @@ test('a save that fails while git scans stops git and ends at once: it does not 
     assert.equal(r.code, 1, r.err);
     assert.match(r.err, /is not a usable checkpoint name/);
     // The save can fail before git reaches the filter: when the filter did start (it wrote its pid), it was stopped.
-    const started = existsSync(pidFile) ? readFileSync(pidFile, 'utf8').trim() : '';
-    if (started) {
-      pid = Number(started);
-      assert.equal(await gone(pid), true, 'the filter git started was stopped with it');
-    }
+    pid = await stoppedIfStarted(pidFile);
   } finally {
     if (pid && alive(pid)) process.kill(pid, 'SIGKILL');
     w.done();

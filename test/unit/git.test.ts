@@ -40,6 +40,7 @@ test('a status scan started early (the CLI entry starts a save\'s) is read by th
   const early = await readGitState(a);
   assert.equal(early.branch, 'feature/a');
   assert.ok(early.modifiedFiles.includes('only in a.txt'));
+  assert.ok(!early.modifiedFiles.includes('added later.txt'), 'the scan read is the one started before the file was added');
   // Once: the next scan is a new one.
   assert.ok((await readGitState(a)).modifiedFiles.includes('added later.txt'));
 });

@@ -388,6 +388,48 @@ test('a git that hangs is stopped at the time limit and the save goes on', async
   }
 });
 
+test('the snapshot\'s script stopped at the time limit: the snapshot is skipped, not rebuilt (its git would hang again)', async () => {
+  const { repo, mem } = setup();
+  const bin = temp();
+  const log = path.join(bin, 'update-index.log');
+  const hang = path.join(bin, 'hang');
+  const saved = process.env.PATH;
+  try {
+    // A `git` first on PATH that runs the real one, but, once `hang` exists, logs and sleeps in update-index (as a
+    // clean filter that hangs on the changed file would).
+    const real = execFileSync('sh', ['-c', 'command -v git'], { encoding: 'utf8' }).trim();
+    writeFileSync(
+      path.join(bin, 'git'),
+      `#!/bin/sh\nfor a in "$@"; do [ "$a" = update-index ] && [ -e '${hang}' ] && echo run >> '${log}' && exec sleep 30; done\nexec '${real}' "$@"\n`,
+      { mode: 0o755 },
+    );
+    process.env.PATH = `${bin}${path.delimiter}${saved}`;
+    const store = new CheckpointStore({ memoryDir: mem, cwd: repo });
+    writeFileSync(path.join(repo, 'x.txt'), 'x\n');
+    assert.ok((await store.save({ name: 'slow' })).checkpoint.snapshot);
+    // The snapshot index is now trusted: the next save's update-index runs in the snapshot's script.
+    writeFileSync(path.join(repo, 'x.txt'), 'x grew\n');
+    writeFileSync(hang, '');
+    const r = await store.save({ name: 'slow', force: true, snapshot: { timeLimitMs: 1500 } });
+    assert.equal(r.checkpoint.snapshot, undefined);
+    assert.ok(r.warnings.some((w) => /Code snapshot skipped: git did not answer within \d+ s and was stopped/.test(w)), r.warnings.join('\n'));
+    assert.equal(readFileSync(log, 'utf8'), 'run\n', 'update-index ran once: no rebuild after the time limit');
+  } finally {
+    process.env.PATH = saved;
+  }
+});
+
+test('a repository git refuses to work in (core.bare): the save takes no snapshot and says nothing of it, as outside git', async () => {
+  const { repo, mem } = setup();
+  git(repo, 'config', 'core.bare', 'true');
+  writeFileSync(path.join(repo, 'x.txt'), 'x\n');
+  const store = new CheckpointStore({ memoryDir: mem, cwd: repo, syncReads: true });
+  const r = await store.save({ name: 'bare', snapshot: { ground: groundSnapshot(repo, { syncReads: true, startScript: true }) } });
+  assert.equal(r.checkpoint.snapshot, undefined);
+  assert.equal(r.checkpoint.snapshotSkipped, undefined);
+  assert.deepEqual(r.warnings.filter((w) => /snapshot/i.test(w)), []);
+});
+
 test('front matter: head and snapshot round-trip; anything but a full object id is ignored', () => {
   const cp: Checkpoint = {
     name: 'rt',
