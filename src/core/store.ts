@@ -79,6 +79,8 @@ export class CheckpointStore extends CheckpointReader {
   async save(input: SaveInput): Promise<SaveResult> {
     const name = await this.saveName(input.name);
     const file = this.pathFor(name);
+    // A save that would be refused is refused before git runs: no snapshot is made for it (the lock checks again).
+    if (!input.force && (await exists(file))) throw await this.existsError(file, name);
     const pendingGit = input.git ?? (this.allowGit ? (input.scan ?? readGitState(this.cwd, { timeoutMs: this.gitTimeoutMs })) : { branch: '', modifiedFiles: [] });
     // The snapshot's git calls run before the lock, on the same status scan as Modified Files; its ref is set once
     // the checkpoint is written.
@@ -138,7 +140,7 @@ export class CheckpointStore extends CheckpointReader {
       const written = await this.writeCheckpoint(file, {
         put: () => writeFileAtomic(file, content),
         check: async (existing) => {
-          if (existing && !input.force) throw new CheckpointExistsError(await this.read(file, LIST_READ_BYTES).catch(() => undefined), file, name);
+          if (existing && !input.force) throw await this.existsError(file, name);
         },
         index: (text, known) => upsertIndex(text, name, bullet, known),
       });
@@ -171,6 +173,11 @@ export class CheckpointStore extends CheckpointReader {
       // A save that ends before its ref moves lets the snapshot's git process end with nothing updated.
       void snap?.keeper?.finish('');
     }
+  }
+
+  /** The refusal of a save over `file`, naming what it holds. */
+  private async existsError(file: string, name: string): Promise<CheckpointExistsError> {
+    return new CheckpointExistsError(await this.read(file, LIST_READ_BYTES).catch(() => undefined), file, name);
   }
 
   /**

@@ -293,7 +293,12 @@ test('a save that is refused moves no snapshot ref: the name keeps the snapshot 
   const first = await store.save({ name: 'kept' });
   const fresh = await store.save({ name: 'fresh-name' });
   writeFileSync(path.join(repo, 'a.txt'), 'two\n');
+  const objects = git(repo, 'count-objects', '-v');
+  const own = readFileSync(path.join(repo, '.git', 'checkpoint-snapshot-index'));
   await assert.rejects(store.save({ name: 'kept' }), CheckpointExistsError);
+  // Refused before git ran: no snapshot was made for it.
+  assert.equal(git(repo, 'count-objects', '-v'), objects, 'no object was written');
+  assert.deepEqual(readFileSync(path.join(repo, '.git', 'checkpoint-snapshot-index')), own, 'the snapshot index is as it was');
   assert.equal(git(repo, 'rev-parse', 'refs/checkpoints/snapshots/kept').trim(), first.checkpoint.snapshot);
   assert.equal((await store.show('kept')).snapshot, first.checkpoint.snapshot);
   // A name whose ref did not exist before the refused save has none after it either.
@@ -301,7 +306,20 @@ test('a save that is refused moves no snapshot ref: the name keeps the snapshot 
   await assert.rejects(store.save({ name: 'fresh-name' }), CheckpointExistsError);
   assert.equal(git(repo, 'for-each-ref', '--format=%(refname)', 'refs/checkpoints/snapshots/fresh-name').trim(), '');
   assert.ok(fresh.checkpoint.snapshot);
-  // The snapshot's git process, left waiting to move the ref, ended with the refused save (not at its time limit).
+  await gitProcessesEnded();
+});
+
+test('a save that fails after its snapshot was made (MEMORY.md cannot be replaced) moves no ref, and its waiting git ends with it', async () => {
+  const { repo, mem, store } = setup();
+  writeFileSync(path.join(repo, 'a.txt'), 'one\n');
+  const first = await store.save({ name: 'kept' });
+  const index = path.join(mem, 'MEMORY.md');
+  rmSync(index);
+  mkdirSync(index);
+  writeFileSync(path.join(repo, 'a.txt'), 'two\n');
+  await assert.rejects(store.save({ name: 'kept', force: true }));
+  assert.equal(git(repo, 'rev-parse', 'refs/checkpoints/snapshots/kept').trim(), first.checkpoint.snapshot);
+  // The snapshot's git process, left waiting to move the ref, ended with the failed save (not at its time limit).
   await gitProcessesEnded();
 });
 
