@@ -83,10 +83,10 @@ export interface ScriptStarted {
 /** A script of {@link startGitScript}, started, waiting for its input. */
 export interface ScriptWaiting {
   /**
-   * Gives the script its first input (on file descriptor 3, then closed) and the first line of its stdin, with a time
-   * limit from now (`timeoutMs`); resolves once it has printed its lines, or has ended.
+   * Gives the script its first input (on file descriptor 3, then closed) and the first lines of its stdin (`lines`,
+   * without the last newline), with a time limit from now; resolves once it has printed its lines, or has ended.
    */
-  begin(fd3: string, line: string, timeoutMs: number): Promise<ScriptStarted>;
+  begin(fd3: string, lines: string, timeoutMs: number): Promise<ScriptStarted>;
   /**
    * Closes its inputs unless it began (it then ends with nothing done, as it must); resolves once it has ended. After
    * `begin`, the {@link ScriptStarted} it gave is what ends it.
@@ -97,15 +97,15 @@ export interface ScriptWaiting {
 /**
  * Starts a fixed POSIX shell script whose commands are git's, under the same rules and time limit as one git call
  * ({@link runGitBytes}): a sequence of git calls costs this process one fork instead of one each, and its git
- * processes start while this one does other work. `params` are the script's `$1`, `$2`…, never part of its text. Not
- * on Windows.
+ * processes start while this one does other work. Its input comes on file descriptor 3 and stdin, never in its text.
+ * Not on Windows.
  *
- * The script reads its first input from file descriptor 3 and a line of its stdin ({@link ScriptWaiting.begin}),
- * makes something, prints `lines` lines about it, then reads the rest of its stdin for what to do next
- * ({@link ScriptStarted.finish}). The time limit runs from now until `finish` sets a new one.
+ * The script reads its first input from file descriptor 3 and the first lines of its stdin
+ * ({@link ScriptWaiting.begin}), makes something, prints `lines` lines about it, then reads the rest of its stdin for
+ * what to do next ({@link ScriptStarted.finish}). Its time limit runs from now; `begin` and `finish` each set a new one.
  */
-export function startGitScript(cwd: string, script: string, params: string[], opts: Omit<GitRunOptions, 'input'> & { lines: number }): ScriptWaiting {
-  const run = spawnInGroup(cwd, '/bin/sh', ['-c', script, 'sh', ...params], { ...opts, fd3: true });
+export function startGitScript(cwd: string, script: string, opts: Omit<GitRunOptions, 'input'> & { lines: number }): ScriptWaiting {
+  const run = spawnInGroup(cwd, '/bin/sh', ['-c', script], { ...opts, fd3: true });
   const ended = run.done.then(
     ({ code, out, err }): { code: number; out: string; err: string; timedOutMs?: number } => ({ code, out: out.toString('utf8'), err: err.toString('utf8') }),
     (e: unknown) => ({ code: -1, out: '', err: errorMessage(e), timedOutMs: e instanceof GitTimeoutError ? e.ms : undefined }),
@@ -130,11 +130,11 @@ export function startGitScript(cwd: string, script: string, params: string[], op
     return finished;
   };
   return {
-    async begin(fd3, line, timeoutMs) {
+    async begin(fd3, lines, timeoutMs) {
       begun = true;
       run.rearm(timeoutMs);
       extra?.end(fd3);
-      run.child?.stdin?.write(`${line}\n`);
+      run.child?.stdin?.write(`${lines}\n`);
       const first = await Promise.race([said, ended]);
       if (typeof first === 'string') return { out: first, finish };
       void finish('');

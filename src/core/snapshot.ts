@@ -421,7 +421,7 @@ async function lookAround(paths: { top: string; index: string; own: string }, sy
 /** SNAPSHOT_SCRIPT, started on the snapshot index when it is still what it was built from (POSIX). */
 function startSnapshotScript(ground: Pick<SnapshotGround, 'top' | 'own' | 'note' | 'ownSum' | 'userSum'>, timeoutMs: number): ScriptWaiting | undefined {
   if (process.platform === 'win32' || !builtFromTheseIndexes(ground)) return undefined;
-  return startGitScript(ground.top, SNAPSHOT_SCRIPT, [], { env: { GIT_INDEX_FILE: ground.own }, lines: 2, timeoutMs });
+  return startGitScript(ground.top, SNAPSHOT_SCRIPT, { env: { GIT_INDEX_FILE: ground.own }, lines: 2, timeoutMs });
 }
 
 /** Options for the index the snapshot writes: never a split index (a shared part would be left in `.git`). */

@@ -39,130 +39,106 @@ const alive = (pid: number): boolean => {
   }
 };
 
+/**
+ * Runs `fn` in an attack world whose repository's clean filter hangs (see {@link hangingFilter}); then, however it
+ * ended, kills the filter if it is still running and removes the world.
+ */
+async function withHangingFilter(fn: (w: ReturnType<typeof attackWorld>, pidFile: string) => Promise<void>): Promise<void> {
+  const w = attackWorld();
+  const pidFile = hangingFilter(w.repo);
+  try {
+    await fn(w, pidFile);
+  } finally {
+    const pid = existsSync(pidFile) ? Number(readFileSync(pidFile, 'utf8').trim()) : 0;
+    if (pid && alive(pid)) process.kill(pid, 'SIGKILL');
+    w.done();
+  }
+}
+
 /** Checks a save --json that git's time limit (`seconds`) cut short: saved, without git data, said so, the filter gone. */
-async function savedWithoutGit(r: { code: number | null; out: string; err: string }, pidFile: string, seconds: number): Promise<number> {
+async function savedWithoutGit(r: { code: number | null; out: string; err: string }, pidFile: string, seconds: number): Promise<void> {
   assert.equal(r.code, 0, r.err);
   assert.match(r.err, new RegExp(`git did not answer within ${seconds} s`));
   assert.match(r.err, /saved without the branch and the modified files/);
   assert.equal(JSON.parse(r.out).branch, '');
-  const pid = Number(readFileSync(pidFile, 'utf8'));
-  assert.equal(await gone(pid), true, 'the filter git started was stopped with it');
-  return pid;
+  assert.equal(await gone(Number(readFileSync(pidFile, 'utf8'))), true, 'the filter git started was stopped with it');
 }
 
 test(`save in a repository whose clean filter hangs: git is stopped after ${GIT_TIMEOUT_MS / 1000} s, the checkpoint is saved without git data, with a warning (0.1.0: hung)`, { timeout: 60_000 }, async () => {
-  const w = attackWorld();
-  let pid: number | undefined;
-  try {
-    const pidFile = hangingFilter(w.repo);
+  await withHangingFilter(async (w, pidFile) => {
     const r = await w.cli(['save', 'slow', '--left-off', 'filter hangs', '--json']);
-    pid = await savedWithoutGit(r, pidFile, 10);
+    await savedWithoutGit(r, pidFile, 10);
     const listed = await w.cli(['list', '--json']);
     assert.equal(JSON.parse(listed.out)[0].name, 'slow');
-  } finally {
-    if (pid && alive(pid)) process.kill(pid, 'SIGKILL');
-    w.done();
-  }
+  });
 });
 
 test('a save run in the repository, whose status scan the CLI starts before it loads: at the time limit, saved without git data, with the warning', { timeout: 60_000 }, async () => {
-  const w = attackWorld();
-  let pid: number | undefined;
-  try {
-    const pidFile = hangingFilter(w.repo);
+  await withHangingFilter(async (w, pidFile) => {
     // No --cwd: the CLI's entry starts git status in the folder it runs in, before the rest of the CLI has loaded.
     const child = spawn(process.execPath, [CLI, 'save', 'slow', '--left-off', 'filter hangs', '--json', '--dir', w.mem], {
       cwd: w.repo,
       env: { ...w.env, CHECKPOINT_GIT_TIMEOUT_MS: '1500' },
       stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    const r = await finished(child);
-    pid = await savedWithoutGit(r, pidFile, 2);
-  } finally {
-    if (pid && alive(pid)) process.kill(pid, 'SIGKILL');
-    w.done();
-  }
+  });
+  const r = await finished(child);
+  await savedWithoutGit(r, pidFile, 2);
+  });
 });
 
-/** The filter's pid when it started (it wrote its pid), after checking it was stopped; undefined when it never started. */
-async function stoppedIfStarted(pidFile: string): Promise<number | undefined> {
+/** When the filter started (it wrote its pid), checks that it was stopped. */
+async function stoppedIfStarted(pidFile: string): Promise<void> {
   const started = existsSync(pidFile) ? readFileSync(pidFile, 'utf8').trim() : '';
-  if (!started) return undefined;
-  assert.equal(await gone(Number(started)), true, 'the filter git started was stopped with it');
-  return Number(started);
+  if (started) assert.equal(await gone(Number(started)), true, 'the filter git started was stopped with it');
 }
 
 test('a save that fails before it reads the scan its entry started (a usage error) ends at once, and git with it', { timeout: 60_000 }, async () => {
-  const w = attackWorld();
-  let pid: number | undefined;
-  try {
-    const pidFile = hangingFilter(w.repo);
+  await withHangingFilter(async (w, pidFile) => {
     // A time limit longer than the test's own: only ending without waiting for git ends the command in time.
     const child = spawn(process.execPath, [CLI, 'save', 'x', '--push', '--dir', w.mem], {
       cwd: w.repo,
       env: { ...w.env, CHECKPOINT_GIT_TIMEOUT_MS: '600000' },
       stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    const r = await finished(child);
-    assert.equal(r.code, 2, r.err);
-    assert.match(r.err, /--push goes with --commit/);
-    pid = await stoppedIfStarted(pidFile);
-  } finally {
-    if (pid && alive(pid)) process.kill(pid, 'SIGKILL');
-    w.done();
-  }
+  });
+  const r = await finished(child);
+  assert.equal(r.code, 2, r.err);
+  assert.match(r.err, /--push goes with --commit/);
+  await stoppedIfStarted(pidFile);
+  });
 });
 
 test('a save that fails while git scans stops git and ends at once: it does not wait for the scan it started', { timeout: 60_000 }, async () => {
-  const w = attackWorld();
-  let pid: number | undefined;
-  try {
-    const pidFile = hangingFilter(w.repo);
+  await withHangingFilter(async (w, pidFile) => {
     // A time limit longer than the test's own: only stopping git ends the command in time.
     const r = await w.cli(['save', '!!!', '--left-off', 'never saved'], { env: { ...w.env, CHECKPOINT_GIT_TIMEOUT_MS: '600000' } });
     assert.equal(r.code, 1, r.err);
     assert.match(r.err, /is not a usable checkpoint name/);
     // The save can fail before git reaches the filter: when the filter did start (it wrote its pid), it was stopped.
-    pid = await stoppedIfStarted(pidFile);
-  } finally {
-    if (pid && alive(pid)) process.kill(pid, 'SIGKILL');
-    w.done();
-  }
+    await stoppedIfStarted(pidFile);
+  });
 });
 
 test('a status scan started early is stopped by the abort of the scan that reads it (and what git started with it)', { timeout: 60_000 }, async () => {
-  const w = attackWorld();
-  let pid: number | undefined;
-  try {
-    const pidFile = hangingFilter(w.repo);
+  await withHangingFilter(async (w, pidFile) => {
     // A time limit longer than the test's own: only the abort ends the scan in time.
     startStatusScan(w.repo, { ...process.env, CHECKPOINT_GIT_TIMEOUT_MS: '600000' });
     const stop = new AbortController();
     const state = readGitState(w.repo, { signal: stop.signal });
     while (!existsSync(pidFile) || !readFileSync(pidFile, 'utf8').trim()) await new Promise((r) => setTimeout(r, 20));
-    pid = Number(readFileSync(pidFile, 'utf8'));
+    const pid = Number(readFileSync(pidFile, 'utf8'));
     stop.abort();
     assert.match((await state).problem ?? '', /canceled/);
     assert.equal(await gone(pid), true, 'the filter git started was stopped with it');
-  } finally {
-    if (pid && alive(pid)) process.kill(pid, 'SIGKILL');
-    w.done();
-  }
+  });
 });
 
 test('readGitState with a short time limit reports the timeout (core, as the extension calls it)', { timeout: 60_000 }, async () => {
-  const w = attackWorld();
-  let pid: number | undefined;
-  try {
-    const pidFile = hangingFilter(w.repo);
+  await withHangingFilter(async (w, pidFile) => {
     const state = await readGitState(w.repo, { timeoutMs: 2000 });
     assert.equal(state.timedOut, true);
     assert.equal(state.branch, '');
     assert.match(state.problem ?? '', /did not answer/);
-    pid = Number(readFileSync(pidFile, 'utf8'));
+    const pid = Number(readFileSync(pidFile, 'utf8'));
     assert.equal(await gone(pid), true);
-  } finally {
-    if (pid && alive(pid)) process.kill(pid, 'SIGKILL');
-    w.done();
-  }
+  });
 });
