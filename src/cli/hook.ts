@@ -58,13 +58,13 @@ the agent: problems go to stderr and the exit code is 0; it gives up after ${HOO
       }
       const { input, problem } = parseHookInput(await (ctx.io.stdin ?? (() => readStdin(HOOK_INPUT_MAX_BYTES)))());
       if (problem) io.err(`${label}: ${problem}; going on without it.`);
-      const cwd = await hookFolder(input, ctx.values.cwd, ctx.cwd);
+      const cwd = hookFolder(input, ctx.values.cwd, ctx.cwd);
       // The same memory folder as `checkpoint save` in this folder (its Claude Code settings count, as in the CLI).
       const { store, resolved } = await openStore({ cwd, dir: ctx.values.dir, env: ctx.env, syncReads: true });
       if (event === 'session-start') {
         const context = await sessionStartContext(store, { resumeArgs: ctx.values.dir ? ['--dir', resolved.dir] : [] });
         // Answered once per session start, when the plugin's hooks and Connect's both run.
-        if (context && (await firstToAnswer(input, resolved.dir, context))) io.out(sessionStartOutput(context));
+        if (context && firstToAnswer(input, resolved.dir, context)) io.out(sessionStartOutput(context));
         return;
       }
       const r = await autoSave(store, input, {

@@ -95,8 +95,8 @@ async function context(command: Command, args: string[], io: Io, env: NodeJS.Pro
   let resolved: Promise<ResolvedMemoryDir> | undefined;
   let store: Promise<CheckpointStore> | undefined;
   // The CLI runs what its user asked for in their own folder: a trusted workspace (the folder's Claude Code
-  // settings count).
-  const where = { cwd, configured: values.dir as string | undefined, env, trusted: true };
+  // settings count). A command is a one-shot process: it reads inline (`checkpoint mcp` opens its own stores).
+  const where = { cwd, configured: values.dir as string | undefined, env, trusted: true, syncReads: true };
   // Each read once: Claude Code's settings, and the folder (a store needs the folder only: with --dir or
   // $CHECKPOINT_MEMORY_DIR, Claude Code's settings are not read for it).
   let claude: Promise<ClaudeMemory | undefined> | undefined;

@@ -1,5 +1,5 @@
 // Named imports, not a namespace: the bundle reaches a namespace's members through getters, measurable in a listing.
-import { closeSync, constants, fstatSync, lstatSync, openSync, promises as fs, readSync, type Stats } from 'node:fs';
+import { closeSync, constants, fstatSync, lstatSync, openSync, promises as fs, readdirSync, readSync, realpathSync, statSync, type Dirent, type Stats } from 'node:fs';
 import * as path from 'node:path';
 import { CheckpointError } from './errors';
 
@@ -257,8 +257,10 @@ export async function readPrefix(file: string, maxBytes: number, opts: { noFollo
   }
 }
 
+/** Open flags: read only, never wait on a FIFO (where the platform has it). */
+const NO_WAIT = constants.O_RDONLY | (constants.O_NONBLOCK ?? 0);
 /** Open flags: read only, fail on a symbolic link, never wait on a FIFO (each where the platform has it). */
-const NO_FOLLOW_NO_WAIT = constants.O_RDONLY | (constants.O_NOFOLLOW ?? 0) | (constants.O_NONBLOCK ?? 0);
+const NO_FOLLOW_NO_WAIT = NO_WAIT | (constants.O_NOFOLLOW ?? 0);
 
 /** The scratch buffer of {@link readPrefixSync} (synchronous, so one buffer serves every call). */
 let scratch: Buffer = Buffer.allocUnsafe(FIRST_READ);
@@ -266,10 +268,10 @@ let scratch: Buffer = Buffer.allocUnsafe(FIRST_READ);
 /**
  * {@link readPrefix} with synchronous I/O, for the CLI (a one-shot process: nothing else waits on its thread),
  * for regular files only. It reads into one reused buffer, so it returns the text only. `noFollow`: fail on a
- * symbolic link and do not wait on a FIFO (for a path readdir reported as a regular file).
+ * symbolic link and do not wait on a FIFO (for a path readdir reported as a regular file); `noWait`: only the latter.
  */
-export function readPrefixSync(file: string, maxBytes: number, opts: { noFollow?: boolean } = {}): { text: string; truncated: boolean } {
-  const fd = openSync(file, opts.noFollow ? NO_FOLLOW_NO_WAIT : 'r');
+export function readPrefixSync(file: string, maxBytes: number, opts: { noFollow?: boolean; noWait?: boolean } = {}): { text: string; truncated: boolean } {
+  const fd = openSync(file, opts.noFollow ? NO_FOLLOW_NO_WAIT : opts.noWait ? NO_WAIT : 'r');
   try {
     let total = 0;
     for (;;) {
@@ -305,12 +307,73 @@ function prefixResult(buffer: Buffer, total: number, maxBytes: number): { text: 
  * (a FIFO would block forever, a link to /dev/zero would never end) and files larger than `maxBytes`.
  */
 export async function readSmallFile(file: string, maxBytes: number): Promise<string> {
-  const st = await fs.stat(file);
+  assertSmallFile(await fs.stat(file), maxBytes);
+  return smallText(await readPrefix(file, maxBytes), maxBytes);
+}
+
+/**
+ * {@link readSmallFile} with synchronous I/O (a one-shot process). A file that turned into a FIFO since it was
+ * looked at is not waited on.
+ */
+function readSmallFileSync(file: string, maxBytes: number): string {
+  assertSmallFile(statSync(file), maxBytes);
+  return smallText(readPrefixSync(file, maxBytes, { noWait: true }), maxBytes);
+}
+
+function assertSmallFile(st: Stats, maxBytes: number): void {
   if (!st.isFile()) throw new CheckpointError('not a regular file');
   if (st.size > maxBytes) throw new CheckpointError(`too large (${st.size} bytes; at most ${maxBytes} are read)`);
-  const { text, truncated } = await readPrefix(file, maxBytes);
+}
+
+function smallText({ text, truncated }: { text: string; truncated: boolean }, maxBytes: number): string {
   if (truncated) throw new CheckpointError(`too large (more than ${maxBytes} bytes)`);
   return text;
+}
+
+/**
+ * The reads that find a memory folder, a repository and what a session start says, done one of two ways with the
+ * same results and errors. The extension host (and the MCP server) reads through Node's thread pool, so that a slow
+ * file system never blocks it; a one-shot process (the CLI, a hook: a store's `syncReads`) reads inline, which
+ * spares it the thread pool and `fs/promises` (about 4 ms of a session start).
+ */
+export interface FileReads {
+  stat(file: string): Promise<Stats>;
+  lstat(file: string): Promise<Stats>;
+  /** The path with every link resolved (the system's realpath, as `fs.promises.realpath`). */
+  realpath(file: string): Promise<string>;
+  readSmallFile(file: string, maxBytes: number): Promise<string>;
+  /** A folder's entries with their types. */
+  readdir(dir: string): Promise<Dirent[]>;
+}
+
+const THREAD_POOL_READS: FileReads = {
+  stat: (file) => fs.stat(file),
+  lstat: (file) => fs.lstat(file),
+  realpath: (file) => fs.realpath(file),
+  readSmallFile,
+  readdir: (dir) => fs.readdir(dir, { withFileTypes: true }),
+};
+
+/** Runs a synchronous read as a promise: its value, or its error as the rejection. */
+function inline<T>(read: () => T): Promise<T> {
+  try {
+    return Promise.resolve(read());
+  } catch (err) {
+    return Promise.reject(err);
+  }
+}
+
+const INLINE_READS: FileReads = {
+  stat: (file) => inline(() => statSync(file)),
+  lstat: (file) => inline(() => lstatSync(file)),
+  realpath: (file) => inline(() => realpathSync.native(file)),
+  readSmallFile: (file, maxBytes) => inline(() => readSmallFileSync(file, maxBytes)),
+  readdir: (dir) => inline(() => readdirSync(dir, { withFileTypes: true })),
+};
+
+/** The reads for a caller: inline when it is a one-shot process (`syncReads`), else through the thread pool. */
+export function fileReads(syncReads?: boolean): FileReads {
+  return syncReads ? INLINE_READS : THREAD_POOL_READS;
 }
 
 /** Removes temp files left behind by a write that was killed, older than `olderThanMs`. */

@@ -1,15 +1,17 @@
-import { promises as fs } from 'node:fs';
 import * as path from 'node:path';
-import { readSmallFile } from './files';
+import { fileReads, type FileReads } from './files';
 
 /** `.git` files and `commondir` are a line or two; anything larger is not one. */
 const GIT_POINTER_MAX_BYTES = 64 * 1024;
 
-/** The folder holding `.git` (a folder or a worktree's file) at or above `start`; undefined when none. */
-export async function findRepositoryTop(start: string): Promise<string | undefined> {
+/**
+ * The folder holding `.git` (a folder or a worktree's file) at or above `start`; undefined when none. Each function
+ * here reads through `reads` (see {@link fileReads}): inline in a one-shot process.
+ */
+export async function findRepositoryTop(start: string, reads: FileReads = fileReads()): Promise<string | undefined> {
   let dir = path.resolve(start);
   for (;;) {
-    if (await fs.lstat(path.join(dir, '.git')).then(() => true, () => false)) return dir;
+    if (await reads.lstat(path.join(dir, '.git')).then(() => true, () => false)) return dir;
     const parent = path.dirname(dir);
     if (parent === dir) return undefined;
     dir = parent;
@@ -17,12 +19,12 @@ export async function findRepositoryTop(start: string): Promise<string | undefin
 }
 
 /** The git directory of the checkout whose top folder is `top`: `<top>/.git`, or the `gitdir:` of a `.git` file. */
-async function gitDirOf(top: string): Promise<string | undefined> {
+async function gitDirOf(top: string, reads: FileReads): Promise<string | undefined> {
   const dotGit = path.join(top, '.git');
-  const st = await fs.stat(dotGit).catch(() => undefined);
+  const st = await reads.stat(dotGit).catch(() => undefined);
   if (!st) return undefined;
   if (st.isDirectory()) return dotGit;
-  const text = await readSmallFile(dotGit, GIT_POINTER_MAX_BYTES).catch(() => '');
+  const text = await reads.readSmallFile(dotGit, GIT_POINTER_MAX_BYTES).catch(() => '');
   const target = gitDirOfFile(text);
   return target ? path.resolve(top, target) : undefined;
 }
@@ -45,9 +47,9 @@ export function gitDirOfFile(text: string): string | undefined {
  * `<root>/.git` when it is a folder; the `gitdir:` of a `.git` file (worktrees, submodules).
  * Undefined when `cwd` is not inside a repository.
  */
-export async function resolveGitDir(cwd: string): Promise<string | undefined> {
-  const top = await findRepositoryTop(cwd);
-  return top === undefined ? undefined : gitDirOf(top);
+export async function resolveGitDir(cwd: string, reads: FileReads = fileReads()): Promise<string | undefined> {
+  const top = await findRepositoryTop(cwd, reads);
+  return top === undefined ? undefined : gitDirOf(top, reads);
 }
 
 /**
@@ -56,12 +58,12 @@ export async function resolveGitDir(cwd: string): Promise<string | undefined> {
  * folder of that gitdir's `commondir` (the main repository's `.git`). A submodule (a gitdir without `commondir`)
  * is its own repository. Undefined outside a repository.
  */
-export async function resolveMainWorktree(cwd: string): Promise<string | undefined> {
-  const top = await findRepositoryTop(cwd);
+export async function resolveMainWorktree(cwd: string, reads: FileReads = fileReads()): Promise<string | undefined> {
+  const top = await findRepositoryTop(cwd, reads);
   if (top === undefined) return undefined;
-  const gitDir = await gitDirOf(top);
+  const gitDir = await gitDirOf(top, reads);
   if (gitDir === undefined || gitDir === path.join(top, '.git')) return top;
-  const common = await readSmallFile(path.join(gitDir, 'commondir'), GIT_POINTER_MAX_BYTES).then(
+  const common = await reads.readSmallFile(path.join(gitDir, 'commondir'), GIT_POINTER_MAX_BYTES).then(
     (t) => t.split(/\r?\n/)[0].trim(),
     () => '',
   );
@@ -75,11 +77,11 @@ export async function resolveMainWorktree(cwd: string): Promise<string | undefin
  * The current branch read from `HEAD` without running git (for a hook that runs at every agent start): the branch
  * name, `HEAD (detached at <sha7>)` when detached (as git.ts writes it), '' when unknown.
  */
-export async function readHeadBranch(cwd: string): Promise<string> {
-  const gitDir = await resolveGitDir(cwd).catch(() => undefined);
+export async function readHeadBranch(cwd: string, reads: FileReads = fileReads()): Promise<string> {
+  const gitDir = await resolveGitDir(cwd, reads).catch(() => undefined);
   if (!gitDir) return '';
   // Only a small regular file is read: a repository decides what `HEAD` is.
-  const head = await readSmallFile(path.join(gitDir, 'HEAD'), 4096).catch(() => '');
+  const head = await reads.readSmallFile(path.join(gitDir, 'HEAD'), 4096).catch(() => '');
   const ref = /^ref: refs\/heads\/(\S+)\s*$/.exec(head);
   if (ref) return ref[1];
   const sha = /^([0-9a-f]+)\s*$/.exec(head);

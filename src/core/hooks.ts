@@ -1,10 +1,9 @@
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { promises as fs } from 'node:fs';
+import { lstatSync, mkdirSync, readdirSync, rmSync, statSync, utimesSync, writeFileSync } from 'node:fs';
 import type { Checkpoint } from './checkpoint';
 import { formatLocalDate, formatLocalDateTime, formatRelative } from './dates';
 import { errorMessage } from './errors';
-import { removeFile } from './files';
 import { agentLine, shellQuote, splitAnyLines } from './escaping';
 import { readJsonCheckpoints } from './jsonCheckpoints';
 import { readHeadBranch } from './gitDir';
@@ -75,10 +74,13 @@ export function parseHookInput(text: string): { input: HookInput; problem?: stri
   return { input };
 }
 
-/** The folder a hook works in: `--cwd`, else the session's `cwd` when it is a folder, else the process's. */
-export async function hookFolder(input: HookInput, given: string | undefined, fallback: string): Promise<string> {
+/**
+ * The folder a hook works in: `--cwd`, else the session's `cwd` when it is a folder, else the process's. (Hooks are
+ * one-shot processes: they read inline, as {@link firstToAnswer} does.)
+ */
+export function hookFolder(input: HookInput, given: string | undefined, fallback: string): string {
   if (given) return path.resolve(given);
-  if (input.cwd && path.isAbsolute(input.cwd) && (await fs.stat(input.cwd).then((s) => s.isDirectory(), () => false))) return path.resolve(input.cwd);
+  if (input.cwd && path.isAbsolute(input.cwd) && statSync(input.cwd, { throwIfNoEntry: false })?.isDirectory()) return path.resolve(input.cwd);
   return path.resolve(fallback);
 }
 
@@ -154,7 +156,7 @@ const JSON_HISTORY_DAYS = 7;
  */
 async function jsonHistoryText(store: CheckpointStore, now: Date): Promise<string | undefined> {
   const since = now.getTime() - JSON_HISTORY_DAYS * 24 * 60 * 60 * 1000;
-  const recent = (await readJsonCheckpoints(store.cwd))
+  const recent = (await readJsonCheckpoints(store.cwd, store.reads))
     .map((j) => ({ j, t: j.checkpoint ? trustedTime(j.checkpoint.saved, now) : undefined }))
     .filter((x): x is { j: typeof x.j & { checkpoint: Checkpoint }; t: number } => x.t !== undefined && x.t >= since)
     .sort((a, b) => b.t - a.t)[0];
@@ -180,7 +182,7 @@ export async function sessionStartContext(store: CheckpointStore, opts: { resume
   const first = pending.checkpoints[0];
   if (!first) return jsonHistoryText(store, now);
   // Git is not run: reading HEAD is enough for the branch, and this runs at every agent start.
-  const [cp, currentBranch] = await Promise.all([store.read(first.path), readHeadBranch(store.cwd)]);
+  const [cp, currentBranch] = await Promise.all([store.read(first.path), readHeadBranch(store.cwd, store.reads)]);
   const command = ['checkpoint', 'resume', cp.name, ...(opts.resumeArgs ?? [])].map(shellQuote).join(' ');
   return sessionStartText(cp, { currentBranch, resumeCommand: command, now, others: pending.checkpoints.slice(1) });
 }
@@ -213,9 +215,10 @@ export function markerName(text: string): string {
  * session should read the pending checkpoint once. The first creates a marker (exclusive create) named by a hash
  * of the session id, the start's source, the memory folder and the context, in a folder of this user under the temp folder; the
  * others find it. A later start of the same session (a compaction a minute on) is answered again. When anything
- * goes wrong, or the input names no session, it answers: a checkpoint told twice beats one never told.
+ * goes wrong, or the input names no session, it answers: a checkpoint told twice beats one never told. Synchronous:
+ * only the hook, a one-shot process, asks.
  */
-export async function firstToAnswer(input: HookInput, memoryDir: string, context: string, opts: { tempDir?: string; now?: number } = {}): Promise<boolean> {
+export function firstToAnswer(input: HookInput, memoryDir: string, context: string, opts: { tempDir?: string; now?: number } = {}): boolean {
   if (!input.sessionId) return true;
   const now = opts.now ?? Date.now();
   const uid = typeof process.getuid === 'function' ? process.getuid() : 0;
@@ -224,33 +227,28 @@ export async function firstToAnswer(input: HookInput, memoryDir: string, context
   try {
     // The folder as this start finds it: whose it is, and whether a marker was made in it today already (its time
     // changes with every marker made or removed). A missing one is made.
-    let st = await fs.lstat(dir).catch((err: NodeJS.ErrnoException) => {
-      if (err.code !== 'ENOENT') throw err;
-      return undefined;
-    });
+    let st = lstatSync(dir, { throwIfNoEntry: false });
     if (!st) {
-      await fs.mkdir(dir, { recursive: true, mode: 0o700 });
-      st = await fs.lstat(dir);
+      mkdirSync(dir, { recursive: true, mode: 0o700 });
+      st = lstatSync(dir);
     }
     // A folder another user made (a shared temp folder) is not trusted to say anything.
     if (!st.isDirectory() || (typeof process.getuid === 'function' && st.uid !== uid)) return true;
     try {
-      await fs.writeFile(marker, '', { flag: 'wx' });
+      writeFileSync(marker, '', { flag: 'wx' });
     } catch (err) {
       if ((err as NodeJS.ErrnoException).code !== 'EEXIST') return true;
-      const seen = await fs.lstat(marker);
+      const seen = lstatSync(marker);
       if (now - seen.mtimeMs < ANSWERED_MS) return false;
-      await fs.utimes(marker, now / 1000, now / 1000);
+      utimesSync(marker, now / 1000, now / 1000);
     }
     // The first start of a day (the folder unchanged since an earlier day) removes the markers older than a day; the
     // others do not look at them (a day of session starts leaves many).
     if (Math.floor(st.mtimeMs / DAY_MS) < Math.floor(now / DAY_MS)) {
-      await Promise.all(
-        (await fs.readdir(dir)).map(async (f) => {
-          const at = await fs.lstat(path.join(dir, f)).catch(() => undefined);
-          if (at && now - at.mtimeMs > DAY_MS) await removeFile(path.join(dir, f));
-        }),
-      );
+      for (const f of readdirSync(dir)) {
+        const at = lstatSync(path.join(dir, f), { throwIfNoEntry: false });
+        if (at && now - at.mtimeMs > DAY_MS) rmSync(path.join(dir, f), { force: true });
+      }
     }
     return true;
   } catch {

@@ -1,7 +1,6 @@
-import { promises as fs, readdirSync, type Dirent } from 'node:fs';
 import * as path from 'node:path';
 import { sanitizeName } from './names';
-import { readSmallFile } from './files';
+import { fileReads, readSmallFile, type FileReads } from './files';
 import type { Checkpoint } from './checkpoint';
 import type * as Schemas from './schemas';
 
@@ -26,9 +25,9 @@ export interface JsonCheckpointFile {
   unreadable?: string;
 }
 
-async function jsonFiles(dir: string, sync = false): Promise<string[]> {
-  const entries = sync ? readdirOrNone(dir) : await fs.readdir(dir).catch(() => [] as string[]);
-  return entries.filter((e) => e.endsWith('.json')).map((e) => path.join(dir, e));
+async function jsonFiles(dir: string, reads: FileReads): Promise<string[]> {
+  const entries = await reads.readdir(dir).catch(() => []);
+  return entries.filter((e) => e.name.endsWith('.json')).map((e) => path.join(dir, e.name));
 }
 
 export function parseJsonCheckpoint(text: string, name: string, planName: string | undefined, mtime: string): Checkpoint {
@@ -55,44 +54,25 @@ export function parseJsonCheckpoint(text: string, name: string, planName: string
   return cp;
 }
 
-function readdirOrNone(dir: string): string[] {
-  try {
-    return readdirSync(dir);
-  } catch {
-    return [];
-  }
-}
-
 /**
- * Every JSON checkpoint of a workspace folder; broken ones come back with `unreadable`.
- * `syncDirs`: list the folders with synchronous I/O (a CLI store with `syncReads`: usually they do not exist, and
- * a one-shot process then never starts libuv's thread pool for them).
+ * Every JSON checkpoint of a workspace folder; broken ones come back with `unreadable`. `reads`: a store's (inline
+ * in a one-shot process: usually the folders do not exist, and it then never starts libuv's thread pool for them).
  */
-export async function readJsonCheckpoints(cwd: string, opts: { syncDirs?: boolean } = {}): Promise<JsonCheckpointFile[]> {
-  const sync = opts.syncDirs === true;
+export async function readJsonCheckpoints(cwd: string, reads: FileReads = fileReads()): Promise<JsonCheckpointFile[]> {
   const claude = path.join(cwd, '.claude');
-  const sources: { file: string; planName?: string }[] = (await jsonFiles(path.join(claude, 'checkpoints'), sync)).map((file) => ({ file }));
-  let plans: Dirent[];
-  if (sync) {
-    try {
-      plans = readdirSync(path.join(claude, 'plans'), { withFileTypes: true });
-    } catch {
-      plans = [];
-    }
-  } else {
-    plans = await fs.readdir(path.join(claude, 'plans'), { withFileTypes: true }).catch(() => []);
-  }
+  const sources: { file: string; planName?: string }[] = (await jsonFiles(path.join(claude, 'checkpoints'), reads)).map((file) => ({ file }));
+  const plans = await reads.readdir(path.join(claude, 'plans')).catch(() => []);
   for (const p of plans) {
     if (!p.isDirectory()) continue;
-    for (const file of await jsonFiles(path.join(claude, 'plans', p.name, 'checkpoints'), sync)) sources.push({ file, planName: p.name });
+    for (const file of await jsonFiles(path.join(claude, 'plans', p.name, 'checkpoints'), reads)) sources.push({ file, planName: p.name });
   }
   return Promise.all(
     sources.map(async ({ file, planName }) => {
       const stem = path.basename(file, '.json');
       const name = sanitizeName(planName ? `${planName}-${stem}` : stem) || 'checkpoint';
       try {
-        const st = await fs.stat(file);
-        const text = await readSmallFile(file, JSON_CHECKPOINT_MAX_BYTES);
+        const st = await reads.stat(file);
+        const text = await reads.readSmallFile(file, JSON_CHECKPOINT_MAX_BYTES);
         return { path: file, name, planName, checkpoint: parseJsonCheckpoint(text, name, planName, st.mtime.toISOString()) };
       } catch (err) {
         return { path: file, name, planName, unreadable: (err as Error).message.split('\n')[0] };

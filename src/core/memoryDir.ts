@@ -1,7 +1,7 @@
 import { promises as fs } from 'node:fs';
 import * as path from 'node:path';
 import { CheckpointError } from './errors';
-import { isInside, readSmallFile } from './files';
+import { fileReads, isInside, type FileReads } from './files';
 import { findRepositoryTop, resolveMainWorktree } from './gitDir';
 import { claudeConfigDir, expandHome, homeFrom, tildify } from './paths';
 
@@ -20,6 +20,8 @@ export interface MemoryDirOptions {
    * The CLI runs what the user asked for and counts as trusted; the editor passes its workspace trust.
    */
   trusted?: boolean;
+  /** Read inline (a one-shot process, as a store's `syncReads`; see {@link fileReads}). */
+  syncReads?: boolean;
 }
 
 /** Claude Code's auto-memory folder for a workspace folder, and whether Claude Code loads it. */
@@ -132,9 +134,9 @@ interface SettingsFile {
 }
 
 /** A Claude Code settings file as an object; undefined when it is missing, too large or not a JSON object. */
-async function readSettings(file: string): Promise<SettingsFile | undefined> {
+async function readSettings(file: string, reads: FileReads): Promise<SettingsFile | undefined> {
   try {
-    const value = JSON.parse(await readSmallFile(file, SETTINGS_MAX_BYTES)) as unknown;
+    const value = JSON.parse(await reads.readSmallFile(file, SETTINGS_MAX_BYTES)) as unknown;
     return value !== null && typeof value === 'object' && !Array.isArray(value) ? { file, settings: value as Record<string, unknown> } : undefined;
   } catch {
     return undefined;
@@ -146,10 +148,10 @@ async function readSettings(file: string): Promise<SettingsFile | undefined> {
  * `.claude/settings.local.json` and `.claude/settings.json` (only in a trusted workspace), then the user's
  * `<claude dir>/settings.json`.
  */
-async function claudeSettings(claudeDir: string, cwd: string, trusted: boolean): Promise<SettingsFile[]> {
+async function claudeSettings(claudeDir: string, cwd: string, trusted: boolean, reads: FileReads): Promise<SettingsFile[]> {
   const files = [path.join(claudeDir, 'settings.json')];
   if (trusted) files.unshift(path.join(cwd, '.claude', 'settings.local.json'), path.join(cwd, '.claude', 'settings.json'));
-  const read = await Promise.all(files.map(readSettings));
+  const read = await Promise.all(files.map((f) => readSettings(f, reads)));
   return read.filter((s): s is SettingsFile => s !== undefined);
 }
 
@@ -182,14 +184,15 @@ export async function claudeMemoryDir(opts: MemoryDirOptions): Promise<ClaudeMem
   const home = opts.home ?? homeFrom(env);
   const cwd = path.resolve(opts.cwd);
   const claudeDir = claudeConfigDir(env, home);
-  if (!(await fs.stat(claudeDir).then((s) => s.isDirectory(), () => false))) return undefined;
-  const files = await claudeSettings(claudeDir, cwd, opts.trusted ?? false);
+  const reads = fileReads(opts.syncReads);
+  if (!(await reads.stat(claudeDir).then((s) => s.isDirectory(), () => false))) return undefined;
+  const files = await claudeSettings(claudeDir, cwd, opts.trusted ?? false, reads);
   const off = autoMemoryOff(files, env, home);
   const configured = setting(files, 'autoMemoryDirectory');
   if (typeof configured?.value === 'string' && configured.value.trim()) {
     return { dir: path.resolve(cwd, expandHome(configured.value.trim(), home)), settingsFile: configured.file, autoMemoryOff: off };
   }
-  const root = (await resolveMainWorktree(cwd)) ?? cwd;
+  const root = (await resolveMainWorktree(cwd, reads)) ?? cwd;
   const slug = claudeSlug(root);
   const projects = path.join(claudeDir, 'projects');
   if (slug.length <= MAX_SLUG_LENGTH) return { dir: path.join(projects, slug, 'memory'), projectRoot: root, autoMemoryOff: off };
@@ -215,8 +218,9 @@ export async function resolveMemoryFolder(opts: MemoryDirOptions, claude = (): P
   const found = await claude();
   if (found) return { dir: found.dir, source: 'claude' };
   const fallback: MemoryFolder = { dir: path.join(cwd, '.claude', 'memory'), source: 'workspace' };
-  await assertWorkspaceMemoryDirInside(cwd, fallback.dir);
-  if ((await findRepositoryTop(cwd)) !== undefined) fallback.ignoreInGit = true;
+  const reads = fileReads(opts.syncReads);
+  await assertWorkspaceMemoryDirInside(cwd, fallback.dir, reads);
+  if ((await findRepositoryTop(cwd, reads)) !== undefined) fallback.ignoreInGit = true;
   return fallback;
 }
 
@@ -240,12 +244,12 @@ export function withClaude(folder: MemoryFolder, found: ClaudeMemory | undefined
  * written there. A link that stays inside the workspace folder is followed; one that leaves it is refused, with
  * an error naming it.
  */
-async function assertWorkspaceMemoryDirInside(cwd: string, dir: string): Promise<void> {
-  const root = await fs.realpath(cwd).catch(() => cwd);
+async function assertWorkspaceMemoryDirInside(cwd: string, dir: string, reads: FileReads): Promise<void> {
+  const root = await reads.realpath(cwd).catch(() => cwd);
   for (const p of [path.dirname(dir), dir]) {
-    const st = await fs.lstat(p).catch(() => undefined);
+    const st = await reads.lstat(p).catch(() => undefined);
     if (!st?.isSymbolicLink()) continue;
-    const target = await fs.realpath(p).catch(() => undefined);
+    const target = await reads.realpath(p).catch(() => undefined);
     if (target === undefined || !isInside(root, target)) {
       throw new CheckpointError(
         `${p} is a symbolic link to ${target ?? 'a missing target'}, outside the workspace folder ${cwd}: checkpoints are not written there. ` +

@@ -27,7 +27,7 @@ export interface OpenStoreOptions {
 export async function openStore(opts: OpenStoreOptions): Promise<{ store: CheckpointStore; resolved: MemoryFolder }> {
   const env = opts.env ?? process.env;
   const trusted = opts.trusted ?? true;
-  const resolved = opts.resolved ?? (await resolveMemoryFolder({ cwd: opts.cwd, configured: opts.dir, env, trusted }));
+  const resolved = opts.resolved ?? (await resolveMemoryFolder({ cwd: opts.cwd, configured: opts.dir, env, trusted, syncReads: opts.syncReads }));
   const store = new CheckpointStore({
     memoryDir: resolved.dir,
     cwd: opts.cwd,

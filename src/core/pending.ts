@@ -1,7 +1,7 @@
 import * as path from 'node:path';
 import { errorMessage } from './errors';
 import { formatLocalDate } from './dates';
-import { readSmallFile, writeFileAtomic } from './files';
+import { fileReads, writeFileAtomic, type FileReads } from './files';
 import type { CheckpointReader } from './storeReader';
 import type { CheckpointSummary } from './storeTypes';
 
@@ -27,11 +27,11 @@ type StateRead = { state: PendingState; problem?: undefined } | { state: Pending
 const isTime = (v: unknown): v is string => typeof v === 'string' && !Number.isNaN(Date.parse(v));
 
 /** The state file's content; a missing file is an empty state, an unreadable one an empty state and the reason. */
-export async function readPendingState(memoryDir: string): Promise<StateRead> {
+export async function readPendingState(memoryDir: string, reads: FileReads = fileReads()): Promise<StateRead> {
   const file = path.join(memoryDir, STATE_FILE);
   let text: string;
   try {
-    text = await readSmallFile(file, STATE_MAX_BYTES);
+    text = await reads.readSmallFile(file, STATE_MAX_BYTES);
   } catch (err) {
     if ((err as NodeJS.ErrnoException).code === 'ENOENT') return { state: { resumed: {} } };
     return { state: { resumed: {} }, problem: `${file} could not be read (${errorMessage(err)})` };
@@ -95,7 +95,7 @@ export function trustedTime(saved: string, now: Date): number | undefined {
  * (`auto-…`), then newest first. A checkpoint dated in the future comes last: its time is not trusted.
  */
 export async function findPending(store: CheckpointReader, now: Date = store.now()): Promise<PendingList> {
-  const [{ state, problem }, items] = await Promise.all([readPendingState(store.memoryDir), store.list({ includeJson: false, details: false })]);
+  const [{ state, problem }, items] = await Promise.all([readPendingState(store.memoryDir, store.reads), store.list({ includeJson: false, details: false })]);
   const pending = items.filter((c) => {
     if (c.unreadable || c.source !== 'markdown') return false;
     const resumed = Object.hasOwn(state.resumed, c.name) ? Date.parse(state.resumed[c.name]) : undefined;

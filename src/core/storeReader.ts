@@ -5,7 +5,7 @@ import { promises as fs, lstatSync, readFileSync, readdirSync, statSync, type Di
 import * as path from 'node:path';
 import { CheckpointError, errorMessage } from './errors';
 import { parseCheckpoint, parseCheckpointHeader, type Checkpoint, type CheckpointHeader } from './checkpoint';
-import { assertInside, exists, isInside, readPrefix, readPrefixSync, readWhole, type FileIdentity } from './files';
+import { assertInside, exists, fileReads, isInside, readPrefix, readPrefixSync, readWhole, type FileIdentity, type FileReads } from './files';
 import { readBranch } from './git';
 import { readJsonCheckpoints, type JsonCheckpointFile } from './jsonCheckpoints';
 import { indexedNames, INDEX_FILE } from './memoryIndex';
@@ -54,9 +54,13 @@ export class CheckpointReader {
     this.home = opts.home ?? homeFrom(process.env);
   }
 
-
   get indexPath(): string {
     return path.join(this.memoryDir, INDEX_FILE);
+  }
+
+  /** How this store reads the small files beside its checkpoints: inline with `syncReads` (see {@link fileReads}). */
+  get reads(): FileReads {
+    return fileReads(this.syncReads);
   }
 
   /**
@@ -224,7 +228,7 @@ export class CheckpointReader {
       });
     }
     const items = found.filter((s): s is CheckpointSummary => s !== undefined);
-    if (opts.includeJson ?? true) items.push(...(await readJsonCheckpoints(this.cwd, { syncDirs: this.syncReads })).map(jsonSummary));
+    if (opts.includeJson ?? true) items.push(...(await readJsonCheckpoints(this.cwd, this.reads)).map(jsonSummary));
     return items.sort(newestFirst(items));
   }
 
@@ -243,7 +247,7 @@ export class CheckpointReader {
       if (st?.isSymbolicLink()) await this.assertLinkInside(file);
       if (st) return { name, path: file, source: 'markdown' };
     }
-    const jsons = await readJsonCheckpoints(this.cwd);
+    const jsons = await readJsonCheckpoints(this.cwd, this.reads);
     const jsonName = resolveName(rawName, jsons.map((j) => j.name));
     const json = jsons.find((j) => j.name === jsonName);
     if (json) return { name: json.name, path: json.path, source: 'json', json };

@@ -1,25 +1,29 @@
 // What each run of the shipped CLI loads: `checkpoint hook session-start` runs at every agent start, so it loads the
-// entry and the hook's bundle and nothing else; the libraries loaded on first use come from their own files, once.
-// Checked by running the built bundles (`node scripts/build.mjs`) with a preload that reports every module loaded.
+// entry and the hook's bundle and nothing else, and reads inline (no thread pool, no node:fs/promises); the libraries
+// loaded on first use come from their own files, once. Checked by running the built bundles (`node scripts/build.mjs`)
+// with a preload that reports every module loaded.
 import { test } from 'node:test';
 import * as assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { readFileSync, readdirSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import * as path from 'node:path';
 import { CLI, isolatedEnv, makeRepo, tempDirs } from '../support/fixtures';
 
 const DIST = path.dirname(CLI);
 const temp = tempDirs();
 
-/** Runs the CLI; returns its output and the names of the dist/ files it loaded. */
-function runTraced(args: string[], opts: { cwd: string; home: string; input?: string }): { code: number | null; out: string; loaded: string[] } {
+/** Runs the CLI; returns its output, the names of the dist/ files it loaded and whether it loaded node:fs/promises. */
+function runTraced(args: string[], opts: { cwd: string; home: string; input?: string }): { code: number | null; out: string; loaded: string[]; fsPromises: boolean } {
   const tracer = path.join(opts.home, 'trace.cjs');
-  writeFileSync(tracer, `process.on('exit', () => process.stderr.write('\\nLOADED ' + JSON.stringify(Object.keys(require.cache)) + '\\n'));\n`);
+  writeFileSync(
+    tracer,
+    `process.on('exit', () => process.stderr.write('\\nPROMISES ' + process.moduleLoadList.includes('NativeModule internal/fs/promises') + '\\nLOADED ' + JSON.stringify(Object.keys(require.cache)) + '\\n'));\n`,
+  );
   const r = spawnSync(process.execPath, ['--require', tracer, CLI, ...args], { cwd: opts.cwd, env: isolatedEnv(opts.home), input: opts.input ?? '', encoding: 'utf8' });
   const line = r.stderr.split('\n').find((l) => l.startsWith('LOADED '));
   assert.ok(line, `the process reported what it loaded: ${r.stderr}`);
   const loaded = (JSON.parse(line.slice('LOADED '.length)) as string[]).filter((f) => path.dirname(f) === DIST).map((f) => path.basename(f));
-  return { code: r.status, out: r.stdout, loaded: loaded.sort() };
+  return { code: r.status, out: r.stdout, loaded: loaded.sort(), fsPromises: r.stderr.includes('\nPROMISES true') };
 }
 
 test('a Claude Code session start loads the entry and the hook alone; a save loads the lock but no YAML parser', () => {
@@ -35,6 +39,31 @@ test('a Claude Code session start loads the entry and the hook alone; a save loa
   assert.equal(start.code, 0);
   assert.match(JSON.parse(start.out).hookSpecificOutput.additionalContext, /"db-migration"/);
   assert.deepEqual(start.loaded, ['cli.js', 'hook.js']);
+  assert.equal(start.fsPromises, false, 'a session start reads inline');
+});
+
+test('a session start reads inline wherever its memory folder comes from: Claude Code settings, a linked worktree, none pending', () => {
+  const repo = makeRepo({ dir: temp() });
+  const home = temp();
+  mkdirSync(path.join(home, '.claude'), { recursive: true });
+  writeFileSync(path.join(home, '.claude', 'settings.json'), JSON.stringify({ autoMemoryEnabled: true }));
+  const input = (cwd: string, session: string): string => JSON.stringify({ session_id: session, cwd, hook_event_name: 'SessionStart', source: 'startup' });
+  // Nothing saved yet: the JSON history is looked for, and nothing is said.
+  const none = runTraced(['hook', 'session-start'], { cwd: repo, home, input: input(repo, 's0') });
+  assert.equal(none.code, 0);
+  assert.equal(none.out, '');
+  assert.equal(none.fsPromises, false, 'nothing pending');
+  const save = runTraced(['save', 'db-migration', '--left-off', 'backfill written'], { cwd: repo, home });
+  assert.equal(save.code, 0);
+  // Claude Code's folder for the project, found from a linked worktree too (its .git file and commondir read).
+  const linked = path.join(temp(), 'linked');
+  spawnSync('git', ['-C', repo, 'worktree', 'add', '-q', '-b', 'side', linked], { encoding: 'utf8' });
+  for (const [cwd, session] of [[repo, 's1'], [linked, 's2']]) {
+    const start = runTraced(['hook', 'session-start'], { cwd, home, input: input(cwd, session) });
+    assert.equal(start.code, 0);
+    assert.match(JSON.parse(start.out).hookSpecificOutput.additionalContext, /"db-migration"/, cwd);
+    assert.equal(start.fsPromises, false, cwd);
+  }
 });
 
 test('the lazily loaded libraries are files of their own, not copies inside the bundles', () => {

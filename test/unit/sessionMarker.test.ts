@@ -19,12 +19,12 @@ test('a session start is answered by the first hook only; another session, or th
   // The marker's time is the file's: the clock now.
   const now = Date.now();
   const start = { sessionId: 'a1b2', source: 'startup' };
-  assert.equal(await firstToAnswer(start, '/mem', 'context', { tempDir: tmp, now }), true, 'the first hook answers');
-  assert.equal(await firstToAnswer(start, '/mem', 'context', { tempDir: tmp, now: now + 50 }), false, 'the second hook of the same start is quiet');
-  assert.equal(await firstToAnswer({ ...start, sessionId: 'c3d4' }, '/mem', 'context', { tempDir: tmp, now: now + 60 }), true, 'another session');
-  assert.equal(await firstToAnswer(start, '/mem', 'other context', { tempDir: tmp, now: now + 70 }), true, 'another checkpoint to tell');
-  assert.equal(await firstToAnswer(start, '/mem', 'context', { tempDir: tmp, now: now + 61_000 }), true, 'a compaction a minute on');
-  assert.equal(await firstToAnswer({ source: 'startup' }, '/mem', 'context', { tempDir: tmp, now }), true, 'no session id: always answered');
+  assert.equal(firstToAnswer(start, '/mem', 'context', { tempDir: tmp, now }), true, 'the first hook answers');
+  assert.equal(firstToAnswer(start, '/mem', 'context', { tempDir: tmp, now: now + 50 }), false, 'the second hook of the same start is quiet');
+  assert.equal(firstToAnswer({ ...start, sessionId: 'c3d4' }, '/mem', 'context', { tempDir: tmp, now: now + 60 }), true, 'another session');
+  assert.equal(firstToAnswer(start, '/mem', 'other context', { tempDir: tmp, now: now + 70 }), true, 'another checkpoint to tell');
+  assert.equal(firstToAnswer(start, '/mem', 'context', { tempDir: tmp, now: now + 61_000 }), true, 'a compaction a minute on');
+  assert.equal(firstToAnswer({ source: 'startup' }, '/mem', 'context', { tempDir: tmp, now }), true, 'no session id: always answered');
 });
 
 test('the first session start of a day removes the markers older than a day; the later ones leave the folder alone', async () => {
@@ -35,7 +35,7 @@ test('the first session start of a day removes the markers older than a day; the
   const yesterday = Date.UTC(2026, 10, 26, 12);
   const now = yesterday + DAY;
   const at = (file: string, ms: number): void => utimesSync(file, ms / 1000, ms / 1000);
-  assert.equal(await firstToAnswer({ sessionId: 's1' }, '/mem', 'context', { tempDir: tmp, now: yesterday }), true);
+  assert.equal(firstToAnswer({ sessionId: 's1' }, '/mem', 'context', { tempDir: tmp, now: yesterday }), true);
   const dir = path.join(tmp, readdirSync(tmp)[0]);
   const old = { [markerName('old')]: now - 2 * DAY, [markerName('older')]: now - 30 * DAY, '0123456789abcdef0123456789abcdef': now - 3 * DAY };
   const kept = { [markerName('this morning')]: now - DAY / 2 };
@@ -44,7 +44,7 @@ test('the first session start of a day removes the markers older than a day; the
     at(path.join(dir, f), ms);
   }
   at(dir, yesterday);
-  assert.equal(await firstToAnswer({ sessionId: 's2' }, '/mem', 'context', { tempDir: tmp, now }), true);
+  assert.equal(firstToAnswer({ sessionId: 's2' }, '/mem', 'context', { tempDir: tmp, now }), true);
   const left = markers(tmp);
   for (const f of Object.keys(old)) assert.ok(!left.includes(f), `${f} is removed`);
   for (const f of Object.keys(kept)) assert.ok(left.includes(f), `${f} stays`);
@@ -54,7 +54,7 @@ test('the first session start of a day removes the markers older than a day; the
   writeFileSync(path.join(dir, stale), '');
   at(path.join(dir, stale), now - 9 * DAY);
   at(dir, now);
-  assert.equal(await firstToAnswer({ sessionId: 's3' }, '/mem', 'context', { tempDir: tmp, now: now + 1000 }), true);
+  assert.equal(firstToAnswer({ sessionId: 's3' }, '/mem', 'context', { tempDir: tmp, now: now + 1000 }), true);
   assert.ok(markers(tmp).includes(stale), 'a later start that day leaves the folder as it is');
 });
 
