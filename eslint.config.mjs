@@ -28,6 +28,21 @@ export default tseslint.config(
     languageOptions: { sourceType: 'commonjs' },
   },
   {
+    files: ['src/**/*.ts'],
+    rules: {
+      // The bundles reach a namespace or default import of a Node module through a copy of it whose every member is a
+      // getter, made at start-up in each module (esbuild's interop): `import path = require('node:path')` is the
+      // module itself. Named imports are fine.
+      'no-restricted-syntax': [
+        'error',
+        {
+          selector: 'ImportDeclaration[source.value=/^node:/] > :matches(ImportNamespaceSpecifier, ImportDefaultSpecifier)',
+          message: "Import a Node module as `import x = require('node:x')` or by name: a namespace or default import costs the bundles a copy of it.",
+        },
+      ],
+    },
+  },
+  {
     files: ['src/core/**/*.ts'],
     rules: {
       // typescript-eslint's version also sees `import vscode = require('vscode')`.

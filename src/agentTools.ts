@@ -1,5 +1,5 @@
 import { readFileSync } from 'node:fs';
-import * as path from 'node:path';
+import path = require('node:path');
 import { NO_CHECKPOINTS, formatStep } from './core/wording';
 import type * as z from 'zod/mini';
 import type { Checkpoint } from './core/checkpoint';

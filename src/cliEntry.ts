@@ -2,7 +2,7 @@
 // the hook's own small bundle (src/hookCli.ts → dist/hook.js); every other command loads the whole CLI
 // (src/cli.ts → dist/cli-main.js), each with V8's code cache (src/codeCache.ts). Both share one runner
 // (src/cli/runner.ts); the only other thing done here is to start a save's status scan first.
-import * as path from 'node:path';
+import path = require('node:path');
 import { requireCached } from './codeCache';
 import { startStatusScan } from './core/gitProcess';
 

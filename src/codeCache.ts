@@ -11,7 +11,7 @@
 // uncached.
 import { closeSync, fstatSync, lstatSync, mkdirSync, openSync, readdirSync, readFileSync, renameSync, unlinkSync, writeSync, constants, type Stats } from 'node:fs';
 import { Module, createRequire } from 'node:module';
-import * as path from 'node:path';
+import path = require('node:path');
 import { Script } from 'node:vm';
 import { SKIP_CODE_CACHE } from './codeCacheFlag';
 

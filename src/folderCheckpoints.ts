@@ -1,5 +1,5 @@
 import { promises as fs } from 'node:fs';
-import * as path from 'node:path';
+import path = require('node:path');
 import vscode = require('vscode');
 import type { CheckpointState } from './checkpointState';
 import { pickActive, type ActiveCheckpoint, type ActivePick } from './core/activeCheckpoint';

@@ -1,6 +1,6 @@
 import { parseArgs } from 'node:util';
 import { fstatSync, promises as fs, writeSync } from 'node:fs';
-import * as path from 'node:path';
+import path = require('node:path');
 import { CheckpointError, UsageError, errorMessage } from '../core/errors';
 import { claudeMemoryDir, resolveMemoryFolder, withClaude, type ClaudeMemory, type MemoryFolder, type ResolvedMemoryDir } from '../core/memoryDir';
 import { openStore } from '../core/openStore';

@@ -1,6 +1,6 @@
 import { existsSync } from 'node:fs';
-import * as os from 'node:os';
-import * as path from 'node:path';
+import os = require('node:os');
+import path = require('node:path');
 import vscode = require('vscode');
 import { claudeTargets, connectClaude, disconnectClaude, hookProgram, planConnect, PATH_PROGRAM, pluginEnabledIn, type ConnectScope } from '../core/claudeSettings';
 import { CheckpointError } from '../core/errors';

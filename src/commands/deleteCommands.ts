@@ -1,4 +1,4 @@
-import * as path from 'node:path';
+import path = require('node:path');
 import vscode = require('vscode');
 import { TRASH_DIR } from '../core/store';
 import { tildify } from '../markdown';

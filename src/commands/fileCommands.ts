@@ -1,4 +1,4 @@
-import * as path from 'node:path';
+import path = require('node:path');
 import vscode = require('vscode');
 import { exists, isInside } from '../core/files';
 import { INDEX_FILE } from '../core/memoryIndex';

@@ -1,5 +1,5 @@
 import { promises as fs, type Stats } from 'node:fs';
-import * as path from 'node:path';
+import path = require('node:path');
 import { nameFromFileName } from './names';
 import { PromiseCache } from './promiseCache';
 import { newestFirst } from './order';

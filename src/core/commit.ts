@@ -1,6 +1,6 @@
 import { promises as fs } from 'node:fs';
-import * as os from 'node:os';
-import * as path from 'node:path';
+import os = require('node:os');
+import path = require('node:path');
 import { NONE, oneLine, type Checkpoint } from './checkpoint';
 import { CheckpointError, errorMessage } from './errors';
 import { insideAny, removeFile, writeFileAtomic } from './files';

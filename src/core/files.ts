@@ -1,6 +1,6 @@
 // Named imports, not a namespace: the bundle reaches a namespace's members through getters, measurable in a listing.
 import { closeSync, constants, fstatSync, lstatSync, openSync, promises as fs, readdirSync, readSync, realpathSync, statSync, type Dirent, type Stats } from 'node:fs';
-import * as path from 'node:path';
+import path = require('node:path');
 import { CheckpointError } from './errors';
 
 /** Prefix of temp files written next to their target; listing ignores them. */

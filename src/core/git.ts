@@ -1,6 +1,6 @@
 import { statSync } from 'node:fs';
 import { devNull } from 'node:os';
-import * as path from 'node:path';
+import path = require('node:path');
 import { CheckpointError, errorMessage } from './errors';
 import { adoptStatusScan, GIT_TIMEOUT_MS, GitTimeoutError, NO_FSMONITOR, spawnInGroup, STATUS_ARGS, type GitRunOptions } from './gitProcess';
 import { printable } from './names';

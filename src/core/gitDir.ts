@@ -1,4 +1,4 @@
-import * as path from 'node:path';
+import path = require('node:path');
 import { fileReads, type FileReads } from './files';
 
 /** `.git` files and `commondir` are a line or two; anything larger is not one. */

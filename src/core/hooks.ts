@@ -1,5 +1,5 @@
-import * as os from 'node:os';
-import * as path from 'node:path';
+import os = require('node:os');
+import path = require('node:path');
 import { lstatSync, mkdirSync, readdirSync, rmSync, statSync, utimesSync, writeFileSync } from 'node:fs';
 import type { Checkpoint } from './checkpoint';
 import { formatLocalDate, formatLocalDateTime, formatRelative } from './dates';

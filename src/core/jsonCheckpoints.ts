@@ -1,4 +1,4 @@
-import * as path from 'node:path';
+import path = require('node:path');
 import { sanitizeName } from './names';
 import { fileReads, readSmallFile, type FileReads } from './files';
 import type { Checkpoint } from './checkpoint';

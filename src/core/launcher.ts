@@ -1,5 +1,5 @@
 import { promises as fs } from 'node:fs';
-import * as path from 'node:path';
+import path = require('node:path');
 import { CheckpointError } from './errors';
 import { removeFile, writeFileAtomic } from './files';
 import { shellQuote } from './escaping';

@@ -1,7 +1,7 @@
 import type * as Lockfile from 'proper-lockfile';
-import * as fsCallbacks from 'node:fs';
+import fsCallbacks = require('node:fs');
 import { promises as fs, type Stats } from 'node:fs';
-import * as path from 'node:path';
+import path = require('node:path');
 import { CheckpointError } from './errors';
 
 export const LOCK_NAME = '.checkpoint.lock';

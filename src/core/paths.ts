@@ -1,5 +1,5 @@
-import * as os from 'node:os';
-import * as path from 'node:path';
+import os = require('node:os');
+import path = require('node:path');
 
 /** Expands a leading `~` or `~/` to the home folder. */
 export function expandHome(p: string, home: string = os.homedir()): string {

@@ -1,4 +1,4 @@
-import * as path from 'node:path';
+import path = require('node:path');
 import { errorMessage } from './errors';
 import { formatLocalDate } from './dates';
 import { fileReads, writeFileAtomic, type FileReads } from './files';

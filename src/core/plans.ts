@@ -1,5 +1,5 @@
 import { promises as fs } from 'node:fs';
-import * as path from 'node:path';
+import path = require('node:path');
 import { claudeConfigDir, expandHome } from './paths';
 import { readSmallFile } from './files';
 

@@ -1,5 +1,5 @@
 // Which files are never committed by Save and Commit, never put into a code snapshot, never pushed.
-import * as path from 'node:path';
+import path = require('node:path');
 
 /**
  * File names that likely hold secrets, matched lowercased. Taken from published lists: gitrob's sensitive-file patterns

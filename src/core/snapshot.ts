@@ -1,5 +1,5 @@
 import { closeSync, fstatSync, lstatSync, openSync, promises as fs, readFileSync, readSync, realpathSync, type Stats } from 'node:fs';
-import * as path from 'node:path';
+import path = require('node:path');
 import { isObjectId } from './checkpoint';
 import { isLikelySecret } from './secrets';
 import { CheckpointError, errorMessage } from './errors';

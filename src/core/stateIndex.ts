@@ -1,5 +1,5 @@
 import { promises as fs } from 'node:fs';
-import * as path from 'node:path';
+import path = require('node:path');
 import { errorMessage } from './errors';
 import { readSmallFile, writeFileAtomic } from './files';
 import { JSON_CHECKPOINT_MAX_BYTES, readActivePlan } from './jsonCheckpoints';

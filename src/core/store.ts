@@ -1,5 +1,5 @@
 import { promises as fs } from 'node:fs';
-import * as path from 'node:path';
+import path = require('node:path');
 import { CheckpointError, errorMessage } from './errors';
 import { describe, renderCheckpoint, type Checkpoint } from './checkpoint';
 import { capModifiedFiles, sizeWarning } from './checkpointSize';

@@ -2,7 +2,7 @@
 // Editor-free; the store (store.ts) adds the writes.
 import { isUtf8 } from 'node:buffer';
 import { promises as fs, lstatSync, readFileSync, readdirSync, statSync, type Dirent, type Stats } from 'node:fs';
-import * as path from 'node:path';
+import path = require('node:path');
 import { CheckpointError, errorMessage } from './errors';
 import { parseCheckpoint, parseCheckpointHeader, type Checkpoint, type CheckpointHeader } from './checkpoint';
 import { assertInside, exists, fileReads, isInside, readPrefix, readPrefixSync, readWhole, type FileIdentity, type FileReads } from './files';

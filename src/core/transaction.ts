@@ -1,7 +1,7 @@
 // The pieces of a write transaction in a memory directory: a file replaced with a way back, moves to the trash
 // undone, and the fallback folder created ignored by git.
 import { constants as fsConstants, promises as fs } from 'node:fs';
-import * as path from 'node:path';
+import path = require('node:path');
 import { exists, identityOf, removeFile, sameIdentity, syncDir, TEMP_PREFIX } from './files';
 
 export interface Move {

@@ -1,4 +1,4 @@
-import * as fsSync from 'node:fs';
+import fsSync = require('node:fs');
 import { promises as fs } from 'node:fs';
 import { agentLine } from './escaping';
 

@@ -1,7 +1,7 @@
 // The trash of a memory directory (`.trash/<YYYY-MM-DD>/`): where resumed, deleted and overwritten checkpoints go,
 // and how a copy there is named. Nothing that goes to the trash is destroyed until it is purged.
 import { constants as fsConstants, promises as fs } from 'node:fs';
-import * as path from 'node:path';
+import path = require('node:path');
 import { assertNotSymlink, exists, syncDir } from './files';
 import { nameFromFileName } from './names';
 import { TRASH_DIR } from './storeTypes';

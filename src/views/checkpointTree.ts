@@ -1,4 +1,4 @@
-import * as path from 'node:path';
+import path = require('node:path');
 import vscode = require('vscode');
 import { CommandId } from '../commandIds';
 import type { CheckpointNode, FolderNode, ItemNode, PlanNode } from './nodes';

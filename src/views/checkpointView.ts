@@ -1,4 +1,4 @@
-import * as path from 'node:path';
+import path = require('node:path');
 import vscode = require('vscode');
 import { renderCheckpointBody, type Checkpoint } from '../core/checkpoint';
 import { errorMessage } from '../core/errors';
