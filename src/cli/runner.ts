@@ -1,5 +1,5 @@
 import { parseArgs } from 'node:util';
-import { fstatSync, promises as fs, writeSync } from 'node:fs';
+import { fstatSync, promises as fs, statSync, writeSync } from 'node:fs';
 import path = require('node:path');
 import { CheckpointError, UsageError, errorMessage } from '../core/errors';
 import { claudeMemoryDir, resolveMemoryFolder, withClaude, type ClaudeMemory, type MemoryFolder, type ResolvedMemoryDir } from '../core/memoryDir';
@@ -173,7 +173,7 @@ export function commandLine(commands: Record<string, Command>): Cli {
 
 /**
  * Writes to a file descriptor with `writeSync`, so that a command's output does not load Node's stream and socket
- * modules (process.stdout on a pipe, what agents and hooks give, costs ~4 ms to set up). A descriptor that cannot
+ * modules (process.stdout on a pipe, what agents and hooks give, or on /dev/null, costs ~4 ms to set up). A descriptor that cannot
  * take it all at once (EAGAIN: a non-blocking pipe it shares with its parent) gets the rest and everything after
  * through `fallback` (the process's stream), in order. A reader gone (EPIPE: `checkpoint list | head`) ends the
  * output quietly. A terminal is written through `fallback` from the start. Exported for tests.
@@ -197,7 +197,7 @@ export function fdWriter(fd: number, fallback: () => NodeJS.WritableStream): { w
       // the stream modules this avoids: a character device (a terminal, or /dev/null) is written as before.
       if (!checked) {
         checked = true;
-        if (!isPipeOrFile(fd)) useStream();
+        if (!writesDirectly(fd)) useStream();
       }
       if (stream) {
         stream.write(text);
@@ -227,10 +227,14 @@ export function fdWriter(fd: number, fallback: () => NodeJS.WritableStream): { w
   };
 }
 
-/** Whether `fd` is open and not a character device (a terminal): a pipe, a socket or a file. */
-function isPipeOrFile(fd: number): boolean {
+/**
+ * Whether `fd` is open and written straight: a pipe, a socket, a file or the null device (output discarded, as hooks
+ * and scripts often run a command); not another character device (a terminal).
+ */
+function writesDirectly(fd: number): boolean {
   try {
-    return !fstatSync(fd).isCharacterDevice();
+    const st = fstatSync(fd);
+    return !st.isCharacterDevice() || (process.platform !== 'win32' && st.rdev === statSync('/dev/null').rdev);
   } catch {
     return false;
   }

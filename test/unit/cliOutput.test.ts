@@ -1,5 +1,6 @@
-// How the CLI writes its output (src/cli/runner.ts, fdWriter): straight to the descriptor, the rest through the
-// process's stream when a non-blocking pipe is full, and nothing more, without a crash, once the reader is gone.
+// How the CLI writes its output (src/cli/runner.ts, fdWriter): straight to the descriptor (a pipe, a file, the null
+// device), the rest through the process's stream when a non-blocking pipe is full, and nothing more, without a crash,
+// once the reader is gone.
 // A FIFO gives both conditions for certain: its buffer is 64 KB, and its reader can be closed before anything runs.
 import { test } from 'node:test';
 import * as assert from 'node:assert/strict';
@@ -87,5 +88,28 @@ test('a reader gone: the output stops, and the command still ends as it would ha
     assert.equal(r.status, 0);
   } finally {
     closeSync(writer);
+  }
+});
+
+test('output discarded to the null device goes straight there: no stream is made for it, and a command run so succeeds', { skip }, () => {
+  const devNull = openSync('/dev/null', 'w');
+  try {
+    let fellBack = false;
+    const out = fdWriter(devNull, () => {
+      fellBack = true;
+      return new PassThrough();
+    });
+    out.write('one\n');
+    out.write(`${'x'.repeat(200_000)}\n`);
+    assert.equal(fellBack, false);
+  } finally {
+    closeSync(devNull);
+  }
+  const home = temp();
+  const mem = path.join(home, 'memory');
+  for (const args of [['save', 'db-migration', '--left-off', 'backfill written', '--dir', mem], ['list', '--json', '--dir', mem]]) {
+    const r = spawnSync(process.execPath, [CLI, ...args], { cwd: home, env: isolatedEnv(home), stdio: ['ignore', 'ignore', 'pipe'], encoding: 'utf8', timeout: 60_000 });
+    assert.equal(r.stderr, '', args[0]);
+    assert.equal(r.status, 0, args[0]);
   }
 });
