@@ -327,7 +327,8 @@ export class CheckpointReader {
    */
   async indexMismatch(listed?: readonly CheckpointSummary[]): Promise<{ missing: string[]; orphans: string[] } | undefined> {
     const text = await this.readIndex().catch(() => undefined);
-    const known = listed ? new Set(listed.filter((c) => c.source === 'markdown').map((c) => fileNameOf(c.path))) : await this.knownNames();
+    // A listed checkpoint's name is its file's (see listEntry).
+    const known = listed ? new Set(listed.filter((c) => c.source === 'markdown').map((c) => c.name)) : await this.knownNames();
     if (text === undefined) return known.size ? { missing: [...known].sort(), orphans: [] } : { missing: [], orphans: [] };
     return indexMismatch(text, known);
   }
