@@ -194,7 +194,7 @@ export function fdWriter(fd: number, fallback: () => NodeJS.WritableStream): { w
     write(text) {
       if (gone) return;
       // A terminal keeps Node's own handling (on Windows, the console's Unicode). Not node:tty's isatty, which loads
-      // the stream modules this avoids: a character device (a terminal, or /dev/null) is written as before.
+      // the stream modules this avoids: a character device other than the null device (a terminal) is written as before.
       if (!checked) {
         checked = true;
         if (!writesDirectly(fd)) useStream();

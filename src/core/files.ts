@@ -334,7 +334,9 @@ function smallText({ text, truncated }: { text: string; truncated: boolean }, ma
  * The reads that find a memory folder, a repository and what a session start says, done one of two ways with the
  * same results and errors. The extension host (and the MCP server) reads through Node's thread pool, so that a slow
  * file system never blocks it; a one-shot process (the CLI, a hook: a store's `syncReads`) reads inline, which
- * spares it the thread pool and `fs/promises` (about 4 ms of a session start).
+ * spares it the thread pool and `fs/promises` (about 4 ms of a session start). The price: an inline read is not given
+ * up on, so on a file system that hangs a hook waits for its host's time limit instead of its own (as its listing of
+ * the memory folder already did).
  */
 export interface FileReads {
   stat(file: string): Promise<Stats>;

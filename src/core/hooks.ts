@@ -80,8 +80,17 @@ export function parseHookInput(text: string): { input: HookInput; problem?: stri
  */
 export function hookFolder(input: HookInput, given: string | undefined, fallback: string): string {
   if (given) return path.resolve(given);
-  if (input.cwd && path.isAbsolute(input.cwd) && statSync(input.cwd, { throwIfNoEntry: false })?.isDirectory()) return path.resolve(input.cwd);
+  if (input.cwd && path.isAbsolute(input.cwd) && isFolder(input.cwd)) return path.resolve(input.cwd);
   return path.resolve(fallback);
+}
+
+/** Whether `p` is a folder; anything that cannot be looked at (through a file, a name too long, …) is not. */
+function isFolder(p: string): boolean {
+  try {
+    return statSync(p).isDirectory();
+  } catch {
+    return false;
+  }
 }
 
 /** Cuts a line to at most `maxBytes` of UTF-8 (whole characters, "…" when cut). */
@@ -246,8 +255,12 @@ export function firstToAnswer(input: HookInput, memoryDir: string, context: stri
     // others do not look at them (a day of session starts leaves many).
     if (Math.floor(st.mtimeMs / DAY_MS) < Math.floor(now / DAY_MS)) {
       for (const f of readdirSync(dir)) {
-        const at = lstatSync(path.join(dir, f), { throwIfNoEntry: false });
-        if (at && now - at.mtimeMs > DAY_MS) rmSync(path.join(dir, f), { force: true });
+        // One entry that cannot be looked at or removed stops none of the others.
+        try {
+          if (now - lstatSync(path.join(dir, f)).mtimeMs > DAY_MS) rmSync(path.join(dir, f), { force: true });
+        } catch {
+          // left for another day
+        }
       }
     }
     return true;

@@ -117,6 +117,17 @@ test('session-start: the session cwd from stdin chooses the folder (the hook may
   assert.match(sessionStartContext(r.out), /"elsewhere"/);
 });
 
+test('session-start: a session cwd that is no folder (through a file, a NUL, a name too long, missing) is the process\'s folder then', () => {
+  const { repo, env } = setup();
+  assert.equal(cli(['save', 'here', '--left-off', 'x'], { cwd: repo, env }).code, 0);
+  for (const cwd of [path.join(repo, 'README.md', 'x'), `${repo}/a\u0000b`, `/${'x'.repeat(300)}`, path.join(repo, 'missing')]) {
+    const r = hook('session-start', { ...fixture('session-start.startup.json'), session_id: `nofolder-${cwd.length}`, cwd }, { cwd: repo, env });
+    assert.equal(r.code, 0, r.err);
+    assert.equal(r.err, '', JSON.stringify(cwd.slice(0, 80)));
+    assert.match(sessionStartContext(r.out), /"here"/, JSON.stringify(cwd.slice(0, 80)));
+  }
+});
+
 test('session-start: hostile checkpoint text stays one escaped line per value and the whole under 2 KB', () => {
   const { repo, env, memory } = setup();
   assert.equal(cli(['save', 'x', '--left-off', 'y'], { cwd: repo, env }).code, 0);

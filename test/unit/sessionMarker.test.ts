@@ -1,6 +1,6 @@
 import { after, test } from 'node:test';
 import * as assert from 'node:assert/strict';
-import { readdirSync, utimesSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readdirSync, utimesSync, writeFileSync } from 'node:fs';
 import * as path from 'node:path';
 import { firstToAnswer, markerName } from '../../src/core/hooks';
 import { removeDir, tempDir } from '../support/fixtures';
@@ -37,18 +37,25 @@ test('the first session start of a day removes the markers older than a day; the
   const at = (file: string, ms: number): void => utimesSync(file, ms / 1000, ms / 1000);
   assert.equal(firstToAnswer({ sessionId: 's1' }, '/mem', 'context', { tempDir: tmp, now: yesterday }), true);
   const dir = path.join(tmp, readdirSync(tmp)[0]);
-  const old = { [markerName('old')]: now - 2 * DAY, [markerName('older')]: now - 30 * DAY, '0123456789abcdef0123456789abcdef': now - 3 * DAY };
+  const old: Record<string, number> = { [markerName('old')]: now - 2 * DAY, [markerName('older')]: now - 30 * DAY, '0123456789abcdef0123456789abcdef': now - 3 * DAY };
+  for (let i = 0; i < 20; i++) old[markerName(`old ${i}`)] = now - (2 + i) * DAY;
   const kept = { [markerName('this morning')]: now - DAY / 2 };
   for (const [f, ms] of Object.entries({ ...old, ...kept })) {
     writeFileSync(path.join(dir, f), '');
     at(path.join(dir, f), ms);
   }
+  // Folders left there, days old: not removed, and they stop the removal of no marker, wherever the listing puts them.
+  const folders = Array.from({ length: 5 }, (_, i) => markerName(`folder ${i}`));
+  for (const f of folders) {
+    mkdirSync(path.join(dir, f));
+    at(path.join(dir, f), now - 5 * DAY);
+  }
   at(dir, yesterday);
   assert.equal(firstToAnswer({ sessionId: 's2' }, '/mem', 'context', { tempDir: tmp, now }), true);
   const left = markers(tmp);
   for (const f of Object.keys(old)) assert.ok(!left.includes(f), `${f} is removed`);
-  for (const f of Object.keys(kept)) assert.ok(left.includes(f), `${f} stays`);
-  assert.equal(left.length, 3, "this morning's marker and the two starts' markers stay");
+  for (const f of [...Object.keys(kept), ...folders]) assert.ok(left.includes(f), `${f} stays`);
+  assert.equal(left.length, 3 + folders.length, "this morning's marker, the two starts' markers and the folders stay");
   // A later start that day (the folder changed today) does not look at the markers.
   const stale = markerName('stale');
   writeFileSync(path.join(dir, stale), '');
