@@ -120,4 +120,6 @@ export interface HandoffOptions extends TargetOptions {
 export interface CompareResult {
   title: string;
   files: (SnapshotChange & { original?: string; modified?: string })[];
+  /** Files of the work tree left out of the comparison as too large (Compare with Now; a warning says so). */
+  skipped: string[];
 }

@@ -1,6 +1,5 @@
-import { oneLine } from '../core/escaping';
 import { DEFAULT_FILE_LIMIT_BYTES } from '../core/snapshot';
-import { changesSince, checkpointSnapshot, diffSince } from '../core/snapshotUse';
+import { changesSince, checkpointSnapshot, diffSince, leftOutAsLarge } from '../core/snapshotUse';
 import { defineCommand } from './command';
 
 export const diffCommand = defineCommand({
@@ -19,7 +18,8 @@ With --json: { "name", "snapshot", "head", "changes": [{ "status": "A"|"M"|"D"|"
     const store = await ctx.store();
     const { checkpoint, commit } = await checkpointSnapshot(store, ctx.name);
     const warnSkipped = (skipped: string[]): void => {
-      if (skipped.length) ctx.io.err(`Warning: left out as larger than ${DEFAULT_FILE_LIMIT_BYTES / (1024 * 1024)} MB: ${skipped.map((f) => oneLine(f)).join(', ')}`);
+      const note = leftOutAsLarge(skipped);
+      if (note) ctx.io.err(`Warning: ${note}`);
     };
     if (ctx.json) {
       const { changes, skipped } = await changesSince(store.cwd, commit, { memoryDir: store.memoryDir });

@@ -4,7 +4,7 @@ import { isObjectId } from '../core/checkpoint';
 import { CheckpointError } from '../core/errors';
 import { oneLine } from '../core/escaping';
 import { isInside } from '../core/files';
-import { changesBetween, changesSince, checkpointSnapshot, fileAt, repoTop, type SnapshotChange } from '../core/snapshotUse';
+import { changesBetween, changesSince, checkpointSnapshot, fileAt, leftOutAsLarge, repoTop, type SnapshotChange } from '../core/snapshotUse';
 import { CommandId, SNAPSHOT_SCHEME, type CompareResult, type HandoffOptions, type RestoreToBranchOptions } from '../commandIds';
 import type { FolderCheckpoints } from '../folderCheckpoints';
 import type { Services } from '../services';
@@ -37,11 +37,14 @@ export async function snapshotContent(s: Services, uri: vscode.Uri): Promise<str
 type Resource = [vscode.Uri, vscode.Uri | undefined, vscode.Uri | undefined];
 
 /** Opens VS Code's multi-file diff editor (`vscode.changes`); nothing changed: a message says so. */
-async function showChanges(title: string, changes: SnapshotChange[], sides: (c: SnapshotChange) => Resource, none: string): Promise<CompareResult> {
+async function showChanges(title: string, changes: SnapshotChange[], sides: (c: SnapshotChange) => Resource, none: string, skipped: string[] = []): Promise<CompareResult> {
   const resources = changes.map(sides);
   if (resources.length === 0) void vscode.window.showInformationMessage(none);
   else await vscode.commands.executeCommand('vscode.changes', title, resources);
-  return { title, files: changes.map((c, i) => ({ ...c, original: resources[i][1]?.toString(), modified: resources[i][2]?.toString() })) };
+  // Files left out as too large: the diff alone would show one the snapshot holds as deleted.
+  const note = leftOutAsLarge(skipped);
+  if (note) void vscode.window.showWarningMessage(note);
+  return { title, files: changes.map((c, i) => ({ ...c, original: resources[i][1]?.toString(), modified: resources[i][2]?.toString() })), skipped };
 }
 
 function requireGit(s: Services): void {
@@ -49,20 +52,21 @@ function requireGit(s: Services): void {
 }
 
 /** The checkpoint a command acts on, with its snapshot (an error when it has none, or the repository lacks it). */
-async function snapshotTarget(s: Services, arg: unknown, placeHolder: string): Promise<(CheckpointTarget & { commit: string; head?: string; cwd: string }) | undefined> {
+async function snapshotTarget(s: Services, arg: unknown, placeHolder: string): Promise<(CheckpointTarget & { commit: string; head?: string; cwd: string; memoryDir: string }) | undefined> {
   requireGit(s);
   const t = await resolveCheckpoint(s, arg, { placeHolder, markdownOnly: true });
   if (!t) return undefined;
   const store = await s.model.folder(t.folder).store();
   const { checkpoint, commit } = await checkpointSnapshot(store, t.name);
-  return { ...t, name: checkpoint.name, commit, head: checkpoint.head, cwd: store.cwd };
+  return { ...t, name: checkpoint.name, commit, head: checkpoint.head, cwd: store.cwd, memoryDir: store.memoryDir };
 }
 
 /** **Compare with Now**: the snapshot against the work tree, in VS Code's multi-file diff. */
 export async function compareWithNowCommand(s: Services, arg: unknown): Promise<CompareResult | undefined> {
   const t = await snapshotTarget(s, arg, 'Compare which checkpoint with the work tree now?');
   if (!t) return undefined;
-  const { top, changes } = await changesSince(t.cwd, t.commit);
+  // The memory folder is left out of the work tree now, as a save leaves it out of its snapshot.
+  const { top, changes, skipped } = await changesSince(t.cwd, t.commit, { memoryDir: t.memoryDir });
   return showChanges(
     `Checkpoint "${oneLine(t.name)}" ↔ Now`,
     changes,
@@ -71,6 +75,7 @@ export async function compareWithNowCommand(s: Services, arg: unknown): Promise<
       return [file, c.status === 'A' ? undefined : snapshotUri(top, t.commit, c.path), c.status === 'D' ? undefined : file];
     },
     `No changes since the snapshot of "${oneLine(t.name)}".`,
+    skipped,
   );
 }
 

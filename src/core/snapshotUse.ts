@@ -3,8 +3,9 @@
 import { promises as fs } from 'node:fs';
 import { isObjectId, type Checkpoint } from './checkpoint';
 import { CheckpointError, errorMessage } from './errors';
+import { oneLine } from './escaping';
 import { NO_HOOKS, runGitBytes } from './git';
-import { checkedRef, GIT_QUICK_MS, hasCommit, KEPT_REFS, repoPaths, runGit, SNAPSHOT_REFS, SNAPSHOT_TIME_LIMIT_MS, splitZ, workTreeNow } from './snapshot';
+import { checkedRef, DEFAULT_FILE_LIMIT_BYTES, GIT_QUICK_MS, hasCommit, KEPT_REFS, repoPaths, runGit, SNAPSHOT_REFS, SNAPSHOT_TIME_LIMIT_MS, splitZ, workTreeNow } from './snapshot';
 
 /**
  * What the snapshot code asks of a store (the store, store.ts, calls this module: it is named by its shape, so the
@@ -55,6 +56,18 @@ export async function changesBetween(top: string, from: string, to: string): Pro
 export async function changesSince(cwd: string, commit: string, opts: { memoryDir?: string } = {}): Promise<{ top: string; tree: string; changes: SnapshotChange[]; skipped: string[] }> {
   const { top, tree, skipped } = await workTreeNow(cwd, opts);
   return { top, tree, skipped, changes: await changesBetween(top, commit, tree) };
+}
+
+/**
+ * What a comparison with the work tree now says of the files it left out as too large (`skipped` of
+ * {@link changesSince} and {@link diffSince}): the work tree's side lacks them, so one the snapshot holds shows as
+ * deleted. Undefined when none.
+ */
+export function leftOutAsLarge(skipped: readonly string[]): string | undefined {
+  if (!skipped.length) return undefined;
+  const shown = skipped.slice(0, 10).map((f) => oneLine(f));
+  const more = skipped.length > shown.length ? ` and ${skipped.length - shown.length} more` : '';
+  return `Left out as larger than ${DEFAULT_FILE_LIMIT_BYTES / (1024 * 1024)} MB, as a save leaves them out of its snapshot: ${shown.join(', ')}${more}. One the snapshot holds shows as deleted.`;
 }
 
 /** The repository's top folder (where snapshot paths start), or undefined outside a work tree. */

@@ -50,6 +50,20 @@ suite('Code snapshots: Compare with Now, Compare with Saved HEAD, Restore to a N
     assert.equal(r.files.find((f) => f.path === rel('added.txt'))!.original, undefined);
   });
 
+  it('Compare with Now leaves out a file grown past the size cap, and says so (the diff alone shows it deleted)', async () => {
+    writeFileSync(path.join(t.cwd, sub, 'grown.bin'), 'small when saved\n');
+    await save(t.folder, { name: `${name}-cap`, leftOff: 'Before the file grew', force: true });
+    writeFileSync(path.join(t.cwd, sub, 'grown.bin'), Buffer.alloc(10 * 1024 * 1024 + 1, 7));
+    try {
+      const r = await vscode.commands.executeCommand<CompareResult>('checkpoint.compareWithNow', { folder: t.cwd, name: `${name}-cap` });
+      assert.ok(r, 'Compare with Now gave no result (see the Checkpoint log)');
+      assert.deepEqual(r.skipped, [rel('grown.bin')]);
+      assert.deepEqual(r.files.find((f) => f.path === rel('grown.bin'))?.status, 'D', 'the work tree\'s side lacks it');
+    } finally {
+      rmSync(path.join(t.cwd, sub, 'grown.bin'));
+    }
+  });
+
   it('Compare with Saved HEAD shows what the snapshot held beyond its commit', async () => {
     const r = await vscode.commands.executeCommand<CompareResult>('checkpoint.compareWithSavedHead', { folder: t.cwd, name });
     assert.ok(r);

@@ -159,6 +159,27 @@ test('diff and branch: exactly the saved content, against the work tree now, and
   }
 });
 
+test('diff: a file grown past the size cap since the snapshot is left out of the work tree\'s side, and the warning says so', async () => {
+  const repo = makeRepo({ dir: temp('checkpoint-repo-') });
+  const mem = path.join(temp(), 'mem');
+  writeFileSync(path.join(repo, 'data.bin'), 'small when saved\n');
+  writeFileSync(path.join(repo, 'notes.txt'), 'as saved\n');
+  assert.equal((await runCli(['save', 'capped', '--left-off', 'x', '--dir', mem], { cwd: repo, env })).code, 0);
+  writeFileSync(path.join(repo, 'data.bin'), Buffer.alloc(10 * 1024 * 1024 + 1, 7));
+  writeFileSync(path.join(repo, 'notes.txt'), 'edited since\n');
+  const r = await runCli(['diff', 'capped', '--json', '--dir', mem], { cwd: repo, env });
+  assert.equal(r.code, 0, r.err);
+  // Never read into the repository: the work tree's side lacks it, and the warning says why it shows as deleted.
+  assert.deepEqual(JSON.parse(r.out).changes, [
+    { status: 'D', path: 'data.bin' },
+    { status: 'M', path: 'notes.txt' },
+  ]);
+  assert.equal(r.err.trim(), 'Warning: Left out as larger than 10 MB, as a save leaves them out of its snapshot: data.bin. One the snapshot holds shows as deleted.');
+  const patch = await runCli(['diff', 'capped', '--dir', mem], { cwd: repo, env });
+  assert.match(patch.out, /edited since/);
+  assert.equal(patch.err, r.err);
+});
+
 test('push and pull between two clones through a bare remote; a differing local checkpoint goes to the trash first', async () => {
   const root = temp();
   const { a, b, bare } = remotePair(root);
