@@ -97,6 +97,30 @@ suite('Claude Code and the command line', {}, (t) => {
     rmSync(settingsFile());
   });
 
+  it('Connect adds nothing while the Checkpoint plugin is enabled for the folder; a later settings file that disables it counts', async () => {
+    mkdirSync(path.dirname(settingsFile()), { recursive: true });
+    const enabled = '{\n  "enabledPlugins": { "checkpoint@checkpoint-marketplace": true }\n}\n';
+    writeFileSync(settingsFile(), enabled);
+    const local = path.join(t.cwd, '.claude', 'settings.local.json');
+    try {
+      // The plugin brings the same hooks and skill: nothing is written twice.
+      const r = await vscode.commands.executeCommand<{ settingsChanged: boolean; added: unknown[]; skillWritten: boolean }>('checkpoint.connectClaude', { scope: 'workspace', confirm: true });
+      assert.deepEqual([r.settingsChanged, r.added.length, r.skillWritten], [false, 0, false]);
+      assert.equal(readFileSync(settingsFile(), 'utf8'), enabled);
+      assert.equal(existsSync(skillFile()), false);
+      // Claude Code reads settings.local.json after settings.json: disabled there, the plugin brings nothing.
+      writeFileSync(local, '{ "enabledPlugins": { "checkpoint@checkpoint-marketplace": false } }\n');
+      const connected = await vscode.commands.executeCommand<{ added: unknown[] }>('checkpoint.connectClaude', { scope: 'workspace', confirm: true });
+      assert.equal(connected.added.length, 2);
+      assert.deepEqual(hookCommands(settingsFile()), { SessionStart: ['checkpoint hook session-start'], PreCompact: ['checkpoint hook pre-compact'] });
+      const off = await vscode.commands.executeCommand<{ removedHooks: number }>('checkpoint.disconnectClaude', { scope: 'workspace' });
+      assert.equal(off.removedHooks, 2);
+    } finally {
+      rmSync(settingsFile(), { force: true });
+      rmSync(local, { force: true });
+    }
+  });
+
   it('Connect leaves a settings file that is not valid JSON untouched (and writes nothing else)', async () => {
     mkdirSync(path.dirname(settingsFile()), { recursive: true });
     writeFileSync(settingsFile(), '{ "hooks": { ');
