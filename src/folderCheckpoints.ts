@@ -1,4 +1,4 @@
-import { promises as fs } from 'node:fs';
+import { isFolder } from './core/files';
 import path = require('node:path');
 import vscode = require('vscode');
 import type { CheckpointState } from './checkpointState';
@@ -191,7 +191,7 @@ export class FolderCheckpoints implements vscode.Disposable {
   private async watchMemoryDir(dir: string): Promise<void> {
     // Keep a working watcher: a new one takes a moment to go live, and events in that moment are lost.
     if (this.memoryWatcher?.dir === dir && this.memoryWatcher.existed) return;
-    const existed = await fs.stat(dir).then((s) => s.isDirectory(), () => false);
+    const existed = await isFolder(dir);
     if (this.disposed || this.memoryDirNow()?.dir !== dir) return;
     this.disposeMemoryWatcher();
     const watcher = vscode.workspace.createFileSystemWatcher(new vscode.RelativePattern(vscode.Uri.file(dir), 'checkpoint-*.md'));

@@ -1,4 +1,4 @@
-import { promises as fs } from 'node:fs';
+import { isFolder } from './core/files';
 import path = require('node:path');
 import { fileURLToPath } from 'node:url';
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
@@ -69,8 +69,7 @@ export async function runMcpServer(opts: McpServerOptions): Promise<number> {
   const targetFor = async (cwdArg: string | undefined): Promise<ToolTarget> => {
     const cwd =
       cwdArg !== undefined && path.isAbsolute(cwdArg) ? path.resolve(cwdArg) : path.resolve(opts.cwd ?? (await clientRoot()) ?? process.cwd(), cwdArg ?? '.');
-    const isDir = await fs.stat(cwd).then((s) => s.isDirectory(), () => false);
-    if (!isDir) throw new CheckpointError(`cwd ${cwd} is not a folder.`);
+    if (!(await isFolder(cwd))) throw new CheckpointError(`cwd ${cwd} is not a folder.`);
     return (await openStore({ cwd, dir: opts.dir, env: opts.env })).store;
   };
 

@@ -58,7 +58,7 @@ the agent: problems go to stderr and the exit code is 0; it gives up after ${HOO
       }
       const { input, problem } = parseHookInput(await (ctx.io.stdin ?? (() => readStdin(HOOK_INPUT_MAX_BYTES)))());
       if (problem) io.err(`${label}: ${problem}; going on without it.`);
-      const cwd = hookFolder(input, ctx.values.cwd, ctx.cwd);
+      const cwd = await hookFolder(input, ctx.values.cwd, ctx.cwd);
       // The same memory folder as `checkpoint save` in this folder (its Claude Code settings count, as in the CLI).
       const { store, resolved } = await openStore({ cwd, dir: ctx.values.dir, env: ctx.env, syncReads: true });
       if (event === 'session-start') {

@@ -1,5 +1,6 @@
 import { parseArgs } from 'node:util';
-import { fstatSync, promises as fs, statSync, writeSync } from 'node:fs';
+import { fstatSync, statSync, writeSync } from 'node:fs';
+import { fileReads, isFolder } from '../core/files';
 import path = require('node:path');
 import { CheckpointError, UsageError, errorMessage } from '../core/errors';
 import { claudeMemoryDir, resolveMemoryFolder, withClaude, type ClaudeMemory, type MemoryFolder, type ResolvedMemoryDir } from '../core/memoryDir';
@@ -89,8 +90,7 @@ async function context(command: Command, args: string[], io: Io, env: NodeJS.Pro
   const json = values.json === true;
   const cwd = path.resolve(workDir, typeof values.cwd === 'string' ? values.cwd : '.');
   if (typeof values.cwd === 'string') {
-    const ok = await fs.stat(cwd).then((s) => s.isDirectory(), () => false);
-    if (!ok) throw new CheckpointError(`--cwd ${cwd} is not a folder.`);
+    if (!(await isFolder(cwd, fileReads(true)))) throw new CheckpointError(`--cwd ${cwd} is not a folder.`);
   }
   let resolved: Promise<ResolvedMemoryDir> | undefined;
   let store: Promise<CheckpointStore> | undefined;

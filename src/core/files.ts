@@ -378,6 +378,14 @@ export function fileReads(syncReads?: boolean): FileReads {
   return syncReads ? INLINE_READS : THREAD_POOL_READS;
 }
 
+/** Whether `p` is a folder; anything that cannot be looked at (missing, through a file, a name too long…) is not. */
+export function isFolder(p: string, reads: FileReads = fileReads()): Promise<boolean> {
+  return reads.stat(p).then(
+    (st) => st.isDirectory(),
+    () => false,
+  );
+}
+
 /** Removes temp files left behind by a write that was killed, older than `olderThanMs`. */
 export async function cleanStaleTempFiles(dir: string, olderThanMs = 60_000): Promise<void> {
   const entries = await fs.readdir(dir).catch(() => [] as string[]);

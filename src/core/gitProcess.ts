@@ -147,7 +147,6 @@ export function spawnInGroup(
   return { done, child, rearm: (ms) => rearm(ms) };
 }
 
-
 /** The status scan of a save: branch, HEAD, changed and untracked paths (see readGitState). */
 export const STATUS_ARGS = ['status', '--porcelain=v2', '--branch', '-z', '--untracked-files=normal'];
 

@@ -1,11 +1,12 @@
 import os = require('node:os');
 import path = require('node:path');
-import { lstatSync, mkdirSync, readdirSync, rmSync, statSync, utimesSync, writeFileSync } from 'node:fs';
+import { lstatSync, mkdirSync, readdirSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
 import type { Checkpoint } from './checkpoint';
 import { formatLocalDate, formatLocalDateTime, formatRelative } from './dates';
 import { errorMessage } from './errors';
 import { agentLine, shellQuote, splitAnyLines } from './escaping';
 import { readJsonCheckpoints } from './jsonCheckpoints';
+import { fileReads, isFolder } from './files';
 import { readHeadBranch } from './gitDir';
 import { readGitState } from './git';
 import { nameFromFileName } from './names';
@@ -74,23 +75,12 @@ export function parseHookInput(text: string): { input: HookInput; problem?: stri
   return { input };
 }
 
-/**
- * The folder a hook works in: `--cwd`, else the session's `cwd` when it is a folder, else the process's. (Hooks are
- * one-shot processes: they read inline, as {@link firstToAnswer} does.)
- */
-export function hookFolder(input: HookInput, given: string | undefined, fallback: string): string {
+/** The folder a hook works in: `--cwd`, else the session's `cwd` when it is a folder, else the process's. */
+export async function hookFolder(input: HookInput, given: string | undefined, fallback: string): Promise<string> {
   if (given) return path.resolve(given);
-  if (input.cwd && path.isAbsolute(input.cwd) && isFolder(input.cwd)) return path.resolve(input.cwd);
+  // A hook is a one-shot process: it reads inline.
+  if (input.cwd && path.isAbsolute(input.cwd) && (await isFolder(input.cwd, fileReads(true)))) return path.resolve(input.cwd);
   return path.resolve(fallback);
-}
-
-/** Whether `p` is a folder; anything that cannot be looked at (through a file, a name too long, …) is not. */
-function isFolder(p: string): boolean {
-  try {
-    return statSync(p).isDirectory();
-  } catch {
-    return false;
-  }
 }
 
 /** Cuts a line to at most `maxBytes` of UTF-8 (whole characters, "…" when cut). */

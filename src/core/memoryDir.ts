@@ -1,7 +1,7 @@
 import { promises as fs } from 'node:fs';
 import path = require('node:path');
 import { CheckpointError } from './errors';
-import { fileReads, isInside, type FileReads } from './files';
+import { fileReads, isFolder, isInside, type FileReads } from './files';
 import { findRepositoryTop, resolveMainWorktree } from './gitDir';
 import { claudeConfigDir, expandHome, homeFrom, tildify } from './paths';
 
@@ -185,7 +185,7 @@ export async function claudeMemoryDir(opts: MemoryDirOptions): Promise<ClaudeMem
   const cwd = path.resolve(opts.cwd);
   const claudeDir = claudeConfigDir(env, home);
   const reads = fileReads(opts.syncReads);
-  if (!(await reads.stat(claudeDir).then((s) => s.isDirectory(), () => false))) return undefined;
+  if (!(await isFolder(claudeDir, reads))) return undefined;
   const files = await claudeSettings(claudeDir, cwd, opts.trusted ?? false, reads);
   const off = autoMemoryOff(files, env, home);
   const configured = setting(files, 'autoMemoryDirectory');

@@ -563,9 +563,9 @@ async function writeWorkTree(
       await r.finish('');
       return { tree };
     };
-    /** A new snapshot index from the user's index (or HEAD), built aside and renamed into place. */
     /** The checksum of the snapshot index this save wrote by a rename (read before it: another save may replace it). */
     let renamedSum: string | undefined;
+    /** A new snapshot index from the user's index (or HEAD), built aside and renamed into place. */
     const rebuild = async (): Promise<string> => {
       const tmp = `${own}.${process.pid}-${Math.random().toString(36).slice(2)}.tmp`;
       try {

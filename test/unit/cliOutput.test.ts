@@ -38,6 +38,16 @@ function drain(fd: number): Buffer {
   return Buffer.concat(chunks);
 }
 
+/** An fdWriter on `fd` that tells whether it ever fell back to a stream. */
+function watchedWriter(fd: number): { out: ReturnType<typeof fdWriter>; fellBack: () => boolean } {
+  let fell = false;
+  const out = fdWriter(fd, () => {
+    fell = true;
+    return new PassThrough();
+  });
+  return { out, fellBack: () => fell };
+}
+
 test('a full non-blocking pipe: what does not fit, and everything after it, goes through the stream, in order', { skip }, async () => {
   const file = fifo();
   const reader = openSync(file, constants.O_RDONLY | constants.O_NONBLOCK);
@@ -69,14 +79,10 @@ test('a reader gone: the output stops, and the command still ends as it would ha
   closeSync(reader);
   try {
     // In-process: the first write finds no reader, later ones are not tried.
-    let fellBack = false;
-    const out = fdWriter(writer, () => {
-      fellBack = true;
-      return new PassThrough();
-    });
+    const { out, fellBack } = watchedWriter(writer);
     out.write('one\n');
     out.write('two\n');
-    assert.equal(fellBack, false);
+    assert.equal(fellBack(), false);
 
     // The CLI as `checkpoint list | head -0` runs it.
     const home = temp();
@@ -94,14 +100,10 @@ test('a reader gone: the output stops, and the command still ends as it would ha
 test('output discarded to the null device goes straight there: no stream is made for it, and a command run so succeeds', { skip }, () => {
   const devNull = openSync('/dev/null', 'w');
   try {
-    let fellBack = false;
-    const out = fdWriter(devNull, () => {
-      fellBack = true;
-      return new PassThrough();
-    });
+    const { out, fellBack } = watchedWriter(devNull);
     out.write('one\n');
     out.write(`${'x'.repeat(200_000)}\n`);
-    assert.equal(fellBack, false);
+    assert.equal(fellBack(), false);
   } finally {
     closeSync(devNull);
   }
