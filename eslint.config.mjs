@@ -51,7 +51,7 @@ export default tseslint.config(
     },
   },
   {
-    files: ['src/commands/**/*.ts'],
+    files: ['src/editor/commands/**/*.ts'],
     rules: {
       'no-restricted-imports': 'off',
       // A command may name the tree's node types (what it gets when run from the view): a type import only.

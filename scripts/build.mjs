@@ -13,7 +13,7 @@ const production = args.has('--production');
 const watch = args.has('--watch');
 const manifest = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8'));
 const { version } = manifest;
-/** The agent tools' declarations, without their schemas (src/agentTools.ts takes their texts from them). */
+/** The agent tools' declarations, without their schemas (src/agent/agentTools.ts takes their texts from them). */
 const toolDeclarations = manifest.contributes.languageModelTools.map(({ inputSchema: _schema, ...texts }) => texts);
 
 const common = {
@@ -47,16 +47,16 @@ const APART = [
   { entry: 'jsonc-parser', outfile: 'dist/jsonc-parser.js' },
   { entry: 'proper-lockfile', outfile: 'dist/proper-lockfile.js' },
   { entry: './src/core/schemas.ts', outfile: 'dist/schemas.js' },
-  { entry: './src/toolSchemas.ts', outfile: 'dist/toolSchemas.js' },
-  { entry: './src/mcpServer.ts', outfile: 'dist/mcpServer.js' },
-  { entry: './src/hookCli.ts', outfile: 'dist/hook.js' },
-  { entry: './src/cli.ts', outfile: 'dist/cli-main.js' },
+  { entry: './src/agent/toolSchemas.ts', outfile: 'dist/toolSchemas.js' },
+  { entry: './src/agent/mcpServer.ts', outfile: 'dist/mcpServer.js' },
+  { entry: './src/cli/hookEntry.ts', outfile: 'dist/hook.js' },
+  { entry: './src/cli/main.ts', outfile: 'dist/cli-main.js' },
 ];
 /**
  * proper-lockfile's graceful-fs and signal-exit patch the process on load (fs.close, process.emit, signal handlers):
- * in the extension host every extension shares. Its bundle gets patch-free stand-ins (src/shims/).
+ * in the extension host every extension shares. Its bundle gets patch-free stand-ins (src/core/shims/).
  */
-const PATCH_FREE = { 'graceful-fs': './src/shims/plainFs.ts', 'signal-exit': './src/shims/exitOnly.ts' };
+const PATCH_FREE = { 'graceful-fs': './src/core/shims/plainFs.ts', 'signal-exit': './src/core/shims/exitOnly.ts' };
 
 const SELF = Symbol('apart');
 const apart = {
@@ -85,8 +85,8 @@ const apart = {
 
 const builds = {
   // In watch mode the extension's build says when a rebuild starts and ends (the others only warn).
-  extension: { ...common, entryPoints: ['src/extension.ts'], outfile: 'dist/extension.js', plugins: [apart], logLevel: watch ? 'info' : 'warning' },
-  cli: { ...common, entryPoints: ['src/cliEntry.ts'], outfile: 'dist/cli.js', banner: { js: '#!/usr/bin/env node' }, plugins: [apart] },
+  extension: { ...common, entryPoints: ['src/editor/extension.ts'], outfile: 'dist/extension.js', plugins: [apart], logLevel: watch ? 'info' : 'warning' },
+  cli: { ...common, entryPoints: ['src/cli/entry.ts'], outfile: 'dist/cli.js', banner: { js: '#!/usr/bin/env node' }, plugins: [apart] },
   ...Object.fromEntries(
     APART.map(({ entry, outfile }) => [
       outfile.slice('dist/'.length, -'.js'.length),

@@ -705,7 +705,7 @@ if (want('tree')) {
   valueRow('  for comparison: re-listing all 2,000 files', `${fullMed.toFixed(1)} ms (${(fullMed / median(res.floor)).toFixed(0)}× one parse)`, undefined, undefined);
   if (res.unit === 'CheckpointStore.summarize') {
     notes.push(
-      'Tree refresh: src/views/checkpointTree.ts exposes no cache that runs outside `vscode`, so the unit of refresh measured is ' +
+      'Tree refresh: src/editor/views/checkpointTree.ts exposes no cache that runs outside `vscode`, so the unit of refresh measured is ' +
         "the core's per-file CheckpointStore.summarize (what the tree calls for a changed file). That the tree re-reads only the " +
         'changed file (1 of 2,000) must be verified in the integration tests.',
     );

@@ -15,7 +15,7 @@ the project its "cwd" argument names, else --cwd, else the client's first root f
   async run(ctx) {
     // The server and the MCP SDK are a bundle of their own (dist/mcpServer.js), loaded only here: every other
     // command starts without them.
-    const { runMcpServer } = require('../mcpServer') as typeof import('../mcpServer');
+    const { runMcpServer } = require('../agent/mcpServer') as typeof import('../agent/mcpServer');
     return runMcpServer({ cwd: ctx.values.cwd !== undefined ? ctx.cwd : undefined, dir: ctx.values.dir, env: ctx.env });
   },
 });

@@ -8,7 +8,7 @@ import { openStore } from '../core/openStore';
 import type { CheckpointStore } from '../core/store';
 import { agentLine, terminalText } from '../core/escaping';
 import type { Command, CommandContext, Io, Options } from './command';
-import { SKIP_CODE_CACHE } from '../codeCacheFlag';
+import { SKIP_CODE_CACHE } from './codeCacheFlag';
 
 /** Set by the bundler from package.json (scripts/build.mjs); absent when the CLI runs from the tsc output. */
 declare const CHECKPOINT_VERSION: string | undefined;

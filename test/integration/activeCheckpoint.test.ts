@@ -2,7 +2,7 @@ import * as assert from 'node:assert/strict';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
 import type { ResumeResult } from '../../src/core/store';
-import type { StatusBarState } from '../../src/statusBar';
+import type { StatusBarState } from '../../src/editor/statusBar';
 import { atomicWrite, checkpointText, currentBranch, git, restoreBranch, runCliSync } from '../support/fixtures';
 import { labels, save, suite, useMemoryDir, waitFor, watchersReady } from './helpers';
 

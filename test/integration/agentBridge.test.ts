@@ -12,7 +12,7 @@ suite('Claude Code and the command line', {}, (t) => {
 
   it('puts `checkpoint` on the integrated terminals\' PATH, running this extension\'s CLI', async function () {
     if (process.platform === 'win32') this.skip();
-    const launchers = await t.api.commandLine.launchers();
+    const launchers = await t.api.terminalCommand.launchers();
     const out = path.join(t.temp('terminal'), 'out.txt');
     await inTerminal(`cd '${t.cwd}' && { command -v checkpoint; checkpoint --version; checkpoint dir; } > '${out}' 2>&1`);
     const [where, version, memory] = readFileSync(out, 'utf8').trim().split('\n');
@@ -54,7 +54,7 @@ suite('Claude Code and the command line', {}, (t) => {
     assert.ok(text.startsWith('{\n  // team settings\n  "model": "sonnet",'));
     // The workspace's file may be committed: the hooks run `checkpoint` from PATH and name no path of this machine.
     assert.deepEqual(hookCommands(settingsFile()), { PreCompact: ['./backup.sh', 'checkpoint hook pre-compact'], SessionStart: ['checkpoint hook session-start'] });
-    assert.ok(!text.includes((await t.api.commandLine.launchers()).dir), text);
+    assert.ok(!text.includes((await t.api.terminalCommand.launchers()).dir), text);
     assert.match(readFileSync(skillFile(), 'utf8'), /^---\nname: checkpoint\n/);
 
     const again = await vscode.commands.executeCommand<{ added: unknown[] }>('checkpoint.connectClaude', { scope: 'workspace', confirm: true });
@@ -86,7 +86,7 @@ suite('Claude Code and the command line', {}, (t) => {
     assert.deepEqual(Object.keys(created), ['hooks']);
     assert.deepEqual(hookCommands(settingsFile()), { SessionStart: ['checkpoint hook session-start'], PreCompact: ['checkpoint hook pre-compact'] });
     // What an earlier version wrote: the launcher's full path. Connect points its own entries at `checkpoint`.
-    const launcher = (await t.api.commandLine.launchers()).posix;
+    const launcher = (await t.api.terminalCommand.launchers()).posix;
     writeFileSync(settingsFile(), readFileSync(settingsFile(), 'utf8').replace(/"checkpoint hook/g, `"'${launcher}' hook`));
     const again = await vscode.commands.executeCommand<{ added: unknown[] }>('checkpoint.connectClaude', { scope: 'workspace', confirm: true });
     assert.equal(again.added.length, 2);
@@ -139,10 +139,10 @@ suite('Claude Code and the command line', {}, (t) => {
     const original = `${JSON.stringify({ model: 'opus', hooks: { SessionStart: [{ matcher: 'startup', hooks: [{ type: 'command', command: 'echo hello' }] }] } }, null, 2)}\n`;
     writeFileSync(userSettings, original);
     await vscode.commands.executeCommand('checkpoint.connectClaude', { scope: 'user', confirm: true, sessionEnd: true });
-    const launcher = (await t.api.commandLine.launchers()).posix;
+    const launcher = (await t.api.terminalCommand.launchers()).posix;
     const hooks = hookCommands(userSettings);
     assert.deepEqual(Object.keys(hooks), ['SessionStart', 'PreCompact', 'SessionEnd']);
-    assert.deepEqual(hooks.SessionStart, ['echo hello', `${await t.api.commandLine.program()} hook session-start`]);
+    assert.deepEqual(hooks.SessionStart, ['echo hello', `${await t.api.terminalCommand.program()} hook session-start`]);
     assert.ok(hooks.SessionStart[1].replace(/^'/, '').startsWith(launcher), hooks.SessionStart[1]);
     assert.equal((JSON.parse(readFileSync(userSettings, 'utf8')) as { model: string }).model, 'opus');
     // This machine's own file: Claude Code started from a terminal without `checkpoint` on PATH still runs it.

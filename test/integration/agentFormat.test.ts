@@ -2,7 +2,7 @@ import * as assert from 'node:assert/strict';
 import { copyFileSync, existsSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
-import type { CheckpointNode } from '../../src/views/nodes';
+import type { CheckpointNode } from '../../src/editor/views/nodes';
 import type { ResumeResult } from '../../src/core/store';
 import { git, readIndex, removeDir } from '../support/fixtures';
 import { EXTENSION_ID, folderChildren, inWorkbench, label, setSetting, suite, useMemoryDir, waitFor } from './helpers';

@@ -2,8 +2,8 @@ import * as assert from 'node:assert/strict';
 import { chmodSync, existsSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
-import type { SaveAndCommitOutcome } from '../../src/commands/saveAndCommitCommand';
-import type { ItemNode } from '../../src/views/nodes';
+import type { SaveAndCommitOutcome } from '../../src/editor/commands/saveAndCommitCommand';
+import type { ItemNode } from '../../src/editor/views/nodes';
 import { git, readIndex } from '../support/fixtures';
 import { folderChildren, labels, save, setSetting, suite, waitFor } from './helpers';
 

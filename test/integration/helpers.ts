@@ -4,8 +4,8 @@ import * as assert from 'node:assert/strict';
 import { existsSync, rmSync, writeFileSync } from 'node:fs';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
-import type { CheckpointApi } from '../../src/extension';
-import type { CheckpointNode } from '../../src/views/nodes';
+import type { CheckpointApi } from '../../src/editor/extension';
+import type { CheckpointNode } from '../../src/editor/views/nodes';
 import { ensureCommit, removeDir, tempDir } from '../support/fixtures';
 
 export const EXTENSION_ID = 'checkpoint-dev.checkpoint';

@@ -3,8 +3,8 @@ import { existsSync, readFileSync, realpathSync } from 'node:fs';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
 import type { ResumeResult } from '../../src/core/store';
-import type { CheckpointNode, FolderNode } from '../../src/views/nodes';
-import type { ModelChange } from '../../src/folderCheckpoints';
+import type { CheckpointNode, FolderNode } from '../../src/editor/views/nodes';
+import type { ModelChange } from '../../src/editor/folderCheckpoints';
 import { currentBranch, git, readIndex, restoreBranch } from '../support/fixtures';
 import { folderChildren, label, labels, save, suite, useMemoryDir, waitFor } from './helpers';
 

@@ -2,7 +2,7 @@ import * as assert from 'node:assert/strict';
 import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
-import type { CompareResult } from '../../src/commandIds';
+import type { CompareResult } from '../../src/editor/commandIds';
 import { currentBranch, git } from '../support/fixtures';
 import { save, setSetting, suite, waitFor } from './helpers';
 

@@ -2,7 +2,7 @@ import * as assert from 'node:assert/strict';
 import { rmSync, writeFileSync } from 'node:fs';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
-import type { CheckpointNode } from '../../src/views/nodes';
+import type { CheckpointNode } from '../../src/editor/views/nodes';
 import { atomicWrite, checkpointText } from '../support/fixtures';
 import { folderChildren, label, save, suite, useMemoryDir, waitFor, watchersReady } from './helpers';
 

@@ -200,7 +200,7 @@ export function runCliSync(args: string[], opts: CliOptions): ProcessResult {
  * the process's. `env` is what the core reads (memory directory rules); git runs with this process's environment.
  */
 export async function runCliInProcess(args: string[], opts: { cwd: string; env: NodeJS.ProcessEnv }): Promise<ProcessResult> {
-  const { run } = await import('../../src/cli');
+  const { run } = await import('../../src/cli/main');
   let out = '';
   let err = '';
   const code = await run(args, { out: (s) => (out += `${s}\n`), err: (s) => (err += `${s}\n`) }, opts.env, opts.cwd);

@@ -26,7 +26,7 @@ export function packPackage(stage: string, out: string): Packed {
   for (const f of ['package.json', 'README.md', 'README.package.md', 'LICENSE', 'CHANGELOG.md', '.npmignore', '.vscodeignore']) copyFileSync(path.join(ROOT, f), path.join(stage, f));
   cpSync(path.join(ROOT, 'media'), path.join(stage, 'media'), { recursive: true });
   cpSync(path.join(ROOT, 'dist'), path.join(stage, 'dist'), { recursive: true });
-  // A run leaves its code cache in dist/.v8-cache/ (src/codeCache.ts), which the packages must leave out: the
+  // A run leaves its code cache in dist/.v8-cache/ (src/cli/codeCache.ts), which the packages must leave out: the
   // staged copy gets one of its own.
   rmSync(path.join(stage, 'dist', '.v8-cache'), { recursive: true, force: true });
   execFileSync(process.execPath, [path.join(stage, 'dist', 'cli.js'), '--version'], { timeout: 30_000 });

@@ -88,7 +88,7 @@ test('the lazily loaded libraries are files of their own, not copies inside the 
   assert.match(extensionText, /\("\.\/toolSchemas\.js"\)/, 'the extension requires the tool schemas from dist/');
   assert.match(markers['cli-main.js'][0], /\("\.\/mcpServer\.js"\)/, '`checkpoint mcp` requires the MCP server from dist/');
   assert.match(extensionText, /\("vscode"\)/, 'the extension requires the vscode API');
-  // The entry picks a bundle and loads it with its code cache (src/codeCache.ts), after starting a save's status scan
+  // The entry picks a bundle and loads it with its code cache (src/cli/codeCache.ts), after starting a save's status scan
   // (src/core/gitProcess.ts); no command's code is in it.
   const entry = readFileSync(CLI, 'utf8');
   assert.ok(entry.length < 12_288, 'dist/cli.js is only the entry');

@@ -1,4 +1,4 @@
-// The CLI's code cache (src/codeCache.ts): the first successful run of a command leaves V8's compiled code beside the
+// The CLI's code cache (src/cli/codeCache.ts): the first successful run of a command leaves V8's compiled code beside the
 // bundle, later runs start from it, and nothing about it can change what a command does. Run on a copy of the built
 // bundles (`node scripts/build.mjs`), so each test owns its cache folder.
 import { test } from 'node:test';

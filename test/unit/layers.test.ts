@@ -1,5 +1,5 @@
 // The two import arrows the layers depend on (README, "Development"), as the project's lint configuration enforces
-// them: src/core/ never imports the editor API and src/commands/ never imports the views, in either import form
+// them: src/core/ never imports the editor API and src/editor/commands/ never imports the views, in either import form
 // (the tree's node types, what a command is given when run from the view, may be named in a type import).
 import { test } from 'node:test';
 import * as assert from 'node:assert/strict';
@@ -17,13 +17,13 @@ test('src/core/ cannot import vscode, as an ES import or as import = require', a
   for (const code of ["import * as vscode from 'vscode';\nexport const w = vscode.window;\n", "import vscode = require('vscode');\nexport const w = vscode.window;\n"]) {
     assert.deepEqual(await ruleIds('src/core/probe.ts', code), ['@typescript-eslint/no-restricted-imports'], code);
   }
-  assert.deepEqual(await ruleIds('src/probe.ts', "import vscode = require('vscode');\nexport const w = vscode.window;\n"), [], 'outside the core it may');
+  assert.deepEqual(await ruleIds('src/editor/probe.ts', "import vscode = require('vscode');\nexport const w = vscode.window;\n"), [], 'outside the core it may');
 });
 
-test('src/commands/ cannot import the views, in either form', async () => {
+test('src/editor/commands/ cannot import the views, in either form', async () => {
   for (const code of ["import { CheckpointTreeProvider } from '../views/checkpointTree';\nexport const t = CheckpointTreeProvider;\n", "import tree = require('../views/checkpointTree');\nexport const t = tree;\n"]) {
-    assert.deepEqual(await ruleIds('src/commands/probe.ts', code), ['@typescript-eslint/no-restricted-imports'], code);
+    assert.deepEqual(await ruleIds('src/editor/commands/probe.ts', code), ['@typescript-eslint/no-restricted-imports'], code);
   }
   const nodeType = "import type { ItemNode } from '../views/nodes';\nexport const isItem = (n: ItemNode): boolean => n.kind === 'checkpoint';\n";
-  assert.deepEqual(await ruleIds('src/commands/probe.ts', nodeType), [], 'the tree node types a command is given may be named');
+  assert.deepEqual(await ruleIds('src/editor/commands/probe.ts', nodeType), [], 'the tree node types a command is given may be named');
 });

@@ -5,9 +5,9 @@ import * as assert from 'node:assert/strict';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import * as path from 'node:path';
 import * as z from 'zod/mini';
-import { AGENT_TOOLS } from '../../src/agentTools';
+import { AGENT_TOOLS } from '../../src/agent/agentTools';
 import { CheckpointStore } from '../../src/core/store';
-import { registerLanguageModelTools, registerMcpServerDefinition, toolNames, MCP_PROVIDER_ID, type LmApi, type LmToolHost } from '../../src/lmTools';
+import { registerLanguageModelTools, registerMcpServerDefinition, toolNames, MCP_PROVIDER_ID, type LmApi, type LmToolHost } from '../../src/agent/lmTools';
 import { makeRepo, removeDir, tempDir } from '../support/fixtures';
 
 const root = path.resolve(__dirname, '..', '..', '..');

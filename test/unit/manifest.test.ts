@@ -2,6 +2,7 @@ import { test } from 'node:test';
 import * as assert from 'node:assert/strict';
 import { existsSync, readFileSync } from 'node:fs';
 import * as path from 'node:path';
+import { CommandId } from '../../src/editor/commandIds';
 
 // What the Extensions view and the Welcome page show comes from package.json: checked against the files and
 // commands it names, so that a renamed command or a moved image does not ship a broken listing.
@@ -62,4 +63,13 @@ test("the package's README (README.package.md) is the user's guide: its screensh
   // vsce refuses a relative link without a base address for content: only images may be relative.
   const links = [...readme.matchAll(/(?<!!)\[[^\]]*\]\(([^)]+)\)/g)].map((m) => m[1]);
   for (const href of links) assert.match(href, /^(https:|#)/, `${href} is absolute or an anchor`);
+});
+
+test("package.json's commands are exactly the extension's command ids (each registered with its handler)", () => {
+  const declared: string[] = (pkg.contributes.commands as { command: string }[]).map((c) => c.command).sort();
+  assert.deepEqual(declared, Object.values(CommandId).sort());
+  // Every command a menu or keybinding runs is one of them.
+  const run = [...JSON.stringify([pkg.contributes.menus, pkg.contributes.keybindings ?? []]).matchAll(/"command":"([^"]+)"/g)].map((m) => m[1]);
+  assert.ok(run.length > 10, 'the menus name commands');
+  for (const id of run) assert.ok(new Set<string>(declared).has(id), `${id} is a declared command`);
 });

@@ -24,7 +24,7 @@ type Loader = (request: string, ...rest: unknown[]) => unknown;
 const loader = Module as unknown as { _load: Loader };
 const load = loader._load;
 loader._load = (request, ...rest) => (request === 'vscode' ? { MarkdownString } : load(request, ...rest));
-const { checkpointTooltip } = require('../../src/views/checkpointTooltip') as typeof import('../../src/views/checkpointTooltip');
+const { checkpointTooltip } = require('../../src/editor/views/checkpointTooltip') as typeof import('../../src/editor/views/checkpointTooltip');
 
 const temp = tempDirs();
 

@@ -1,0 +1,44 @@
+// The whole CLI: every command. dist/cli.js loads it for every command but `hook` (src/cliEntry.ts).
+import { commandLine, runAsProcess } from './runner';
+import type { Command } from './command';
+import { combineCommand } from './combine';
+import { deleteCommand } from './delete';
+import { dirCommand } from './dir';
+import { hookCommand } from './hook';
+import { pendingCommand } from './pending';
+import { listCommand } from './list';
+import { mcpCommand } from './mcp';
+import { restoreCommand } from './restore';
+import { resumeCommand } from './resume';
+import { saveCommand } from './save';
+import { showCommand } from './show';
+import { diffCommand } from './diff';
+import { branchCommand } from './branch';
+import { pushCommand } from './push';
+import { pullCommand } from './pull';
+import { gcCommand } from './gc';
+
+/** The commands, in the order the top-level help lists them. Adding a command is one entry here. */
+const COMMANDS: Record<string, Command> = {
+  save: saveCommand,
+  list: listCommand,
+  show: showCommand,
+  resume: resumeCommand,
+  delete: deleteCommand,
+  restore: restoreCommand,
+  combine: combineCommand,
+  dir: dirCommand,
+  pending: pendingCommand,
+  hook: hookCommand,
+  mcp: mcpCommand,
+  diff: diffCommand,
+  branch: branchCommand,
+  push: pushCommand,
+  pull: pullCommand,
+  gc: gcCommand,
+};
+
+/** Runs the CLI; returns the exit code. Exported for tests; `main` wires it to the process. */
+export const run = commandLine(COMMANDS);
+
+export const main = (argv: string[]): void => runAsProcess(run, argv);
