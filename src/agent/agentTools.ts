@@ -71,7 +71,7 @@ declare const CHECKPOINT_TOOLS_DECLARED: Record<string, string>[] | undefined;
 const declaredTools = (): Record<string, string>[] =>
   typeof CHECKPOINT_TOOLS_DECLARED === 'object'
     ? CHECKPOINT_TOOLS_DECLARED
-    : (JSON.parse(readFileSync(path.join(__dirname, '..', '..', 'package.json'), 'utf8')) as { contributes: { languageModelTools: Record<string, string>[] } }).contributes
+    : (JSON.parse(readFileSync(path.join(__dirname, '..', '..', '..', 'package.json'), 'utf8')) as { contributes: { languageModelTools: Record<string, string>[] } }).contributes
         .languageModelTools;
 
 /**
