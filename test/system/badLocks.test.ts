@@ -11,7 +11,7 @@ import { LOCK_NAME } from '../../src/core/lock';
 
 const OPTS = { timeout: 120_000 };
 
-test('a .checkpoint.lock that is a regular file, a folder with a file in it, or dated in the future: an error naming it (0.1.0: 28 s, "locked by another writer")', OPTS, async () => {
+test('a .checkpoint.lock that is a regular file, a folder with a file in it, or dated in the future: an error naming it', OPTS, async () => {
   const w = attackWorld();
   try {
     const cases: [string, (lock: string) => void, RegExp][] = [
@@ -49,7 +49,7 @@ test('a .checkpoint.lock that is a regular file, a folder with a file in it, or 
   }
 });
 
-test('a read-only memory folder: save fails at once with "permission denied" naming the folder (0.1.0: 28.5 s, "locked by another writer")', { ...OPTS, skip: canDropPrivileges() ? false : 'needs a non-root user or setpriv' }, async () => {
+test('a read-only memory folder: save fails at once with "permission denied" naming the folder', { ...OPTS, skip: canDropPrivileges() ? false : 'needs a non-root user or setpriv' }, async () => {
   const w = attackWorld();
   try {
     mkdirSync(w.mem);

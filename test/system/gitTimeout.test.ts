@@ -64,7 +64,7 @@ async function savedWithoutGit(r: { code: number | null; out: string; err: strin
   assert.equal(await gone(Number(readFileSync(pidFile, 'utf8'))), true, 'the filter git started was stopped with it');
 }
 
-test(`save in a repository whose clean filter hangs: git is stopped after ${GIT_TIMEOUT_MS / 1000} s, the checkpoint is saved without git data, with a warning (0.1.0: hung)`, { timeout: 60_000 }, async () => {
+test(`save in a repository whose clean filter hangs: git is stopped after ${GIT_TIMEOUT_MS / 1000} s, the checkpoint is saved without git data, with a warning`, { timeout: 60_000 }, async () => {
   await withHangingFilter(async (w, pidFile) => {
     const r = await w.cli(['save', 'slow', '--left-off', 'filter hangs', '--json']);
     await savedWithoutGit(r, pidFile, 10);

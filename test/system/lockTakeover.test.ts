@@ -13,7 +13,7 @@ import { CheckpointStore } from '../../src/core/store';
 import { indexedNames } from '../../src/core/memoryIndex';
 import { LOCK_NAME } from '../../src/core/lock';
 
-test('a save held past the stale time while 5 others take the lock over: all 6 bullets survive, the user text too (0.1.0: 0 of 5)', { timeout: 120_000 }, async () => {
+test('a save held past the stale time while 5 others take the lock over: all 6 bullets survive, the user text too', { timeout: 120_000 }, async () => {
   const w = attackWorld();
   const realRename = fsp.rename;
   try {

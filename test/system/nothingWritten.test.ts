@@ -25,7 +25,7 @@ async function assertEachFailsWritingNothing(w: AttackWorld, mem: string, runs: 
   }
 }
 
-test('a non-UTF-8 or FIFO MEMORY.md: resume, delete and delete --all exit 1 and move nothing (0.1.0: moved the files)', async () => {
+test('a non-UTF-8 or FIFO MEMORY.md: resume, delete and delete --all exit 1 and move nothing', async () => {
   const w = attackWorld();
   try {
     for (const kind of ['latin1', 'fifo']) {
@@ -78,7 +78,7 @@ async function onFullDisk(t: TestContext, names: string[], opts: { trash: boolea
   }
 }
 
-test('a full disk (a 64 KB tmpfs): save, save --force, resume and delete exit 1 and leave every file as it was; a retry then works (0.1.0: a file without a bullet)', { timeout: 120_000 }, async (t) => {
+test('a full disk (a 64 KB tmpfs): save, save --force, resume and delete exit 1 and leave every file as it was; a retry then works', { timeout: 120_000 }, async (t) => {
   await onFullDisk(t, ['y'], { trash: true }, async (w, mem) => {
     await assertEachFailsWritingNothing(
       w,
@@ -106,7 +106,7 @@ test('a full disk (a 64 KB tmpfs): combine over an existing name, with and witho
   });
 });
 
-test('MEMORY.md owned by another user in a sticky folder: save, resume and delete exit 1 and change nothing (0.1.0: a file without a bullet, a moved file)', { timeout: 120_000, skip: process.getuid?.() === 0 && canDropPrivileges() ? false : 'needs root (to own MEMORY.md) and setpriv (to run the CLI as another user)' }, async () => {
+test('MEMORY.md owned by another user in a sticky folder: save, resume and delete exit 1 and change nothing', { timeout: 120_000, skip: process.getuid?.() === 0 && canDropPrivileges() ? false : 'needs root (to own MEMORY.md) and setpriv (to run the CLI as another user)' }, async () => {
   const w = attackWorld();
   try {
     const mem = path.join(w.root, 'shared');

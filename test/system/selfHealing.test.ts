@@ -14,7 +14,7 @@ import { indexedNames } from '../../src/core/memoryIndex';
 const checkpointText = (name: string, leftOff = `left off in ${name}`): string =>
   `---\nname: ${name}\ndescription: ${leftOff}\ntype: checkpoint\nbranch: main\nsaved: 2026-11-20T10:00:00.000Z\n---\n# Checkpoint: ${name}\n## Left Off\n${leftOff}\n`;
 
-test('a checkpoint file without a bullet (a save killed between its two writes) gets one at the next write; a product bullet without a file goes; a user bullet stays; list says so first (0.1.0: never)', async () => {
+test('a checkpoint file without a bullet (a save killed between its two writes) gets one at the next write; a product bullet without a file goes; a user bullet stays; list says so first', async () => {
   const w = attackWorld();
   try {
     mkdirSync(w.mem);
@@ -45,7 +45,7 @@ test('a checkpoint file without a bullet (a save killed between its two writes) 
   }
 });
 
-test('the memory folder is fsynced after the renames of a save, a resume and a delete (0.1.0: never)', async () => {
+test('the memory folder is fsynced after the renames of a save, a resume and a delete', async () => {
   const w = attackWorld();
   const realOpen = fsp.open;
   const realRename = fsp.rename;

@@ -16,7 +16,7 @@ import type { Checkpoint } from '../../src/core/checkpoint';
 
 const json = (s: string): any => JSON.parse(s); // eslint-disable-line @typescript-eslint/no-explicit-any
 
-test('a plan file named with line breaks writes one escaped Plan line: no injected "Previously failed" or Left Off (0.1.0: injected)', async () => {
+test('a plan file named with line breaks writes one escaped Plan line: no injected "Previously failed" or Left Off', async () => {
   const w = attackWorld();
   try {
     const plans = path.join(w.root, 'plans');
@@ -46,7 +46,7 @@ test('a plan file named with line breaks writes one escaped Plan line: no inject
   }
 });
 
-test('a branch named x$(touch${IFS}PWNED): the printed "Switch with" command is single-quoted and running it runs nothing (0.1.0: created PWNED)', async () => {
+test('a branch named x$(touch${IFS}PWNED): the printed "Switch with" command is single-quoted and running it runs nothing', async () => {
   const w = attackWorld();
   try {
     const branch = 'x$(touch${IFS}PWNED)';
@@ -86,7 +86,7 @@ test('shellQuote: POSIX single quotes, safe words as they are', () => {
 // ESC CSI, OSC (title) with BEL, C1 CSI, NEL, LINE SEPARATOR, VT, FF, a lone CR, DEL, bidi override.
 const NASTY = 'a\u001b[31mred\u001b]0;pwned\u0007\u009b2J\u0085nel\u2028ls\u2029ps\u000bvt\u000cff\rcr\u007fdel\u202eevil';
 
-test('control characters from the command line, a cloned repository\'s JSON checkpoint and a hand-written file never reach the terminal or the files raw (0.1.0: raw)', async () => {
+test('control characters from the command line, a cloned repository\'s JSON checkpoint and a hand-written file never reach the terminal or the files raw', async () => {
   const w = attackWorld();
   try {
     const save = await w.cli(['save', 'ctl', '--left-off', `${NASTY}\nsecond line`, '--done', NASTY, '--failed', NASTY, '--decision', NASTY, '--question', NASTY]);

@@ -13,7 +13,7 @@ import { switchBranch } from '../../src/core/git';
 
 const bullet = '- **a** (main, Nov 20) — left off in a';
 
-test('a "## Checkpoints" inside an HTML comment is not the section: the comment stays byte for byte (0.1.0: edited the comment)', () => {
+test('a "## Checkpoints" inside an HTML comment is not the section: the comment stays byte for byte', () => {
   const doc = '# Memory\n\n<!--\n## Checkpoints\n- **old** (main, Nov 01) — commented out\n\nResume any: `continue` or `continue {name}`\n-->\nText.\n';
   const edit = upsertIndex(doc, 'a', bullet);
   assert.ok(edit.text.includes('<!--\n## Checkpoints\n- **old** (main, Nov 01) — commented out\n\nResume any: `continue` or `continue {name}`\n-->\n'), edit.text);
@@ -26,7 +26,7 @@ test('a "## Checkpoints" inside an HTML comment is not the section: the comment 
   assert.ok(upsertIndex(inline, 'a', bullet).text.endsWith(inline.slice('# M\n'.length)));
 });
 
-test('a setext heading ("Title" / "=====") is the first heading: the section goes after it (0.1.0: before the title)', () => {
+test('a setext heading ("Title" / "=====") is the first heading: the section goes after it', () => {
   for (const underline of ['=====', '===']) {
     const doc = `Project notes\n${underline}\n\nSome text.\n`;
     const edit = upsertIndex(doc, 'a', bullet);
@@ -71,7 +71,7 @@ test("a user's own bold bullet in the section: delete --all keeps it; resume or 
   }
 });
 
-test('switchBranch refuses "@" and "@{-1}": HEAD stays on its branch (0.1.0: detached HEAD)', async () => {
+test('switchBranch refuses "@" and "@{-1}": HEAD stays on its branch', async () => {
   const w = attackWorld();
   try {
     git(w.repo, 'checkout', '-q', '-b', 'other');

@@ -150,7 +150,7 @@ test('formatBullet', () => {
 // The section as 0.1.0 wrote it: read as the same section, renamed at the next write.
 const legacy = `# Memory\n\nNotes.\n\n## Checkpoints\n${b('old')}\n\n${RESUME_LINE}\n\n## After\ntext\n`;
 
-test('a "## Checkpoints" section (0.1.0) is read as the checkpoint section', () => {
+test('a "## Checkpoints" section of earlier releases is read as the checkpoint section', () => {
   assert.deepEqual(indexedNames(legacy), ['old']);
   assert.deepEqual(indexedNames(`# M\n##  Checkpoints ##\n${b('x')}\n`), ['x']);
 });
@@ -169,7 +169,7 @@ test('removing a bullet from a "## Checkpoints" section renames it; removing the
   assert.equal(removeFromIndex(legacy, ['missing']), legacy, 'nothing removed: nothing written, nothing renamed');
 });
 
-test('two checkpoint sections (0.1.0 next to the skill) become one at the next write', () => {
+test('two checkpoint sections (of an earlier release and of the skill) become one at the next write', () => {
   const doc = `# Project Memory\n\n## Active Checkpoints\n${b('agent')}\n\n${RESUME_LINE}\n\n## Notes\nkeep\n\n## Checkpoints\n${b('ext')}\n${b('agent', 'dup')}\n\n${RESUME_LINE}\n\n## Tail\n`;
   assert.deepEqual(indexedNames(doc), ['agent', 'ext'], 'both are read');
   const out = upsertIndex(doc, 'n', b('n')).text;

@@ -19,7 +19,7 @@ const trashed = (mem: string): string[] => {
   return readdirSync(root).flatMap((day) => readdirSync(path.join(root, day)).map((f) => path.join(root, day, f)));
 };
 
-test('resume while another writer replaces the file right after it was read: what was shown is what was consumed, or nothing is consumed (0.1.0: showed v1, consumed v2)', async () => {
+test('resume while another writer replaces the file right after it was read: what was shown is what was consumed, or nothing is consumed', async () => {
   const w = attackWorld();
   const realOpen = fsp.open;
   try {
@@ -70,7 +70,7 @@ test('resume while another writer replaces the file right after it was read: wha
   }
 });
 
-test(`a checkpoint over the ${SHOW_READ_BYTES / 1024 / 1024} MB read limit: show and resume refuse it clearly and consume nothing (0.1.0: shown in part, consumed)`, async () => {
+test(`a checkpoint over the ${SHOW_READ_BYTES / 1024 / 1024} MB read limit: show and resume refuse it clearly and consume nothing`, async () => {
   const w = attackWorld();
   try {
     mkdirSync(w.mem);

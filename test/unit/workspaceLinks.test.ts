@@ -10,7 +10,7 @@ import * as path from 'node:path';
 import { attackWorld } from '../support/attackWorld';
 import { snapshotTree } from '../support/fixtures';
 
-test('a workspace .claude or .claude/memory linked outside the workspace folder is refused, naming the link; a link inside is used (0.1.0: wrote outside)', async () => {
+test('a workspace .claude or .claude/memory linked outside the workspace folder is refused, naming the link; a link inside is used', async () => {
   const w = attackWorld();
   try {
     const outsideBefore = snapshotTree(w.outside);
@@ -51,7 +51,7 @@ function rmLink(p: string): void {
   require('node:fs').unlinkSync(p);
 }
 
-test('a checkpoint file that is a symbolic link is never read through: show, resume and list refuse it (0.1.0: show printed the outside file)', async () => {
+test('a checkpoint file that is a symbolic link is never read through: show, resume and list refuse it', async () => {
   const w = attackWorld();
   try {
     mkdirSync(w.mem);
