@@ -125,7 +125,7 @@ suggests (the plan's, else the branch's), printed first.
     data.commit = c ? { hash: c.hash, branch: c.branch, subject: c.subject, files: c.committed, leftOut: c.leftOut, pushed: c.pushed, pushError: c.pushError ?? null } : null;
     if (committed.commitError) data.commitError = committed.commitError.message;
     ctx.print(lines.join('\n'), data);
-    // Exit 0 either way: the checkpoint (and the commit) were written, and exit 1 means nothing written (SPEC).
+    // Exit 0 either way: the checkpoint (and the commit) were written, and exit 1 always means nothing was written.
     if (committed.commitError) ctx.io.err(`Warning: not committed; the checkpoint is saved. ${committed.commitError.message}`);
     if (c?.pushError) ctx.io.err(`Warning: committed ${c.hash.slice(0, 7)}, but the push failed: ${c.pushError}`);
     return 0;

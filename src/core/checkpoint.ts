@@ -26,7 +26,7 @@ export interface Checkpoint {
   failed: string[];
   decisions: string[];
   questions: string[];
-  /** What blocks the work (seed 003's JSON `blockers`); read-only history, never written to a Markdown checkpoint. */
+  /** What blocks the work (a JSON checkpoint's `blockers`); read-only history, never written to a Markdown checkpoint. */
   blockers?: string[];
   modifiedFiles: string[];
   /** The checkpoints this one was combined from (front matter `sources`, the `## Sources` table). */

@@ -61,7 +61,7 @@ export function combineCheckpoints(name: string, sources: Checkpoint[], saved: s
   const ordered = newestFirst(sources);
   const newest = ordered[0];
   const lists = (key: 'done' | 'failed' | 'decisions' | 'questions' | 'modifiedFiles'): string[][] => ordered.map((c) => c[key]);
-  // Where each source left off, newest first, under its name (seed 001: no source's next step is lost).
+  // Where each source left off, newest first, under its name: no source's next step is lost.
   const leftOff = ordered
     .map((c) => ({ name: oneLine(c.name), text: oneLine(c.leftOff) }))
     .filter((c) => c.text !== '')
@@ -129,7 +129,7 @@ export async function combine(store: CheckpointStore, newName: string, names: st
   const found: { name: string; path: string }[] = [];
   const unknown: string[] = [];
   for (const raw of names) {
-    // A name with a path separator, `..` or a control character is never looked up (SPEC): the core's one rule.
+    // A name with a path separator, `..` or a control character is never looked up: the core's one rule.
     const hit = isLookupName(raw) ? await store.find(raw).catch(() => undefined) : undefined;
     if (!hit || hit.source !== 'markdown') unknown.push(raw);
     else if (!found.some((f) => f.path === hit.path)) found.push({ name: raw, path: hit.path });

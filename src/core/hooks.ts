@@ -146,11 +146,11 @@ export function sessionStartOutput(context: string): string {
   return JSON.stringify({ hookSpecificOutput: { hookEventName: 'SessionStart', additionalContext: context } });
 }
 
-/** JSON history (seed 003) newer than this is mentioned at session start when no Markdown checkpoint is pending. */
+/** JSON checkpoint history (a plan's `checkpoints/*.json`) newer than this is mentioned at session start when no Markdown checkpoint is pending. */
 const JSON_HISTORY_DAYS = 7;
 
 /**
- * With no Markdown checkpoint pending: the newest JSON checkpoint of seed 003 saved in the last
+ * With no Markdown checkpoint pending: the newest JSON checkpoint saved in the last
  * {@link JSON_HISTORY_DAYS} days, with its next action, as facts. Undefined when there is none.
  */
 async function jsonHistoryText(store: CheckpointStore, now: Date): Promise<string | undefined> {

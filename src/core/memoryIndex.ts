@@ -248,7 +248,7 @@ export function formatBullet(cp: Pick<Checkpoint, 'name' | 'branch' | 'saved' | 
 
 /**
  * The bold names of every bullet in the checkpoint section(s), whatever follows them: a bullet whose bold name is a
- * checkpoint's belongs to that checkpoint (SPEC), in any shape an agent wrote it.
+ * checkpoint's belongs to that checkpoint, in any shape an agent wrote it.
  */
 export function boldNames(text: string): string[] {
   const lines = splitLines(text.startsWith(BOM) ? text.slice(1) : text);

@@ -72,7 +72,7 @@ export class AmbiguousNameError extends CheckpointError {
 }
 
 /**
- * The one lookup every command uses (SPEC): which of `names` (the names that exist, as their files spell them) a
+ * The one lookup every command uses: which of `names` (the names that exist, as their files spell them) a
  * typed name means. In order: the name as given (in either Unicode form), the seed's rule ({@link seedName}), the
  * product's rule ({@link sanitizeName}), then the one name that matches ignoring case, spaces, dashes, underscores and
  * Unicode form. Two or more such matches: {@link AmbiguousNameError}. Undefined when none. A name that is not a

@@ -6,7 +6,7 @@ import type { CheckpointReader } from './storeReader';
 import type { CheckpointSummary } from './storeTypes';
 
 /**
- * Pending restore (seed 000: a sentinel per save, consumed only by restoring that checkpoint): a live checkpoint is
+ * Pending restore (a sentinel per save, consumed only by restoring that checkpoint): a live checkpoint is
  * pending until it is resumed after it was last saved. When each checkpoint was last resumed is kept in a small state
  * file of the product's own in the memory directory, written atomically; resuming one never hides another.
  */

@@ -8,7 +8,7 @@ import { expandHome, homeFrom } from './paths';
 import { listPlans, resolvePlansDir } from './plans';
 
 /**
- * `.claude/state-index.json` of the plan-scoped checkpoint procedure (seed 003): `active_plan` names the plan a
+ * `.claude/state-index.json` of the plan-scoped checkpoint procedure: `active_plan` names the plan a
  * save without one goes to; a plan-scoped save sets `last_checkpoint` and changes nothing else in the file.
  */
 export const STATE_INDEX = path.join('.claude', 'state-index.json');
@@ -50,7 +50,7 @@ export interface SuggestedPlan {
 }
 
 /**
- * The plan the editor's save form preselects (seed 003: "err on the side of including it"): the file that
+ * The plan the editor's save form preselects (a checkpoint with its plan beats one without): the file that
  * `active_plan` names, else the most recently modified plan of `plansDir` when it changed in the last 24 hours,
  * else none ("No plan").
  */

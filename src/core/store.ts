@@ -302,7 +302,7 @@ export class CheckpointStore extends CheckpointReader {
   async resume(rawName: string | undefined, opts: { keep?: boolean } = {}): Promise<ResumeResult> {
     let asked: string;
     if (rawName === undefined || rawName.trim() === '') {
-      // The only Markdown checkpoint (the seed: "If exactly one: use it automatically"); seed 003's JSON history
+      // The only Markdown checkpoint is used without asking; JSON history
       // does not count for that, but is offered with the others when there is no single one.
       const all = (await this.list()).filter((c) => !c.unreadable);
       const markdown = all.filter((c) => c.source === 'markdown');
@@ -513,7 +513,7 @@ export class CheckpointStore extends CheckpointReader {
    * Returns the bullet's name, or undefined when there was none.
    */
   private async removeOrphan(rawName: string): Promise<string | undefined> {
-    // A bullet whose bold name is the checkpoint's belongs to it, whatever its shape (SPEC); the same lookup finds it.
+    // A bullet whose bold name is the checkpoint's belongs to it, whatever its shape; the same lookup finds it.
     const orphanIn = (text: string | undefined): string | undefined => (text === undefined ? undefined : resolveName(rawName, boldNames(text)));
     // Look before taking the lock: the lock creates the directory, and a miss must write nothing.
     if (orphanIn(await this.readIndex()) === undefined) return undefined;

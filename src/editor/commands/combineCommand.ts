@@ -15,7 +15,7 @@ interface SourceItem extends vscode.QuickPickItem {
 const TRASH_LABEL = '$(trash) Move the combined checkpoints to the trash';
 
 /**
- * Combine… (seed 001, core `combine` through the folder's write path). With an options object: directly. From the
+ * Combine… (core `combine` through the folder's write path). With an options object: directly. From the
  * tree: the selected checkpoints (`canSelectMany`: VS Code passes the clicked node and the whole selection) come
  * preselected in the pick list. The pick list takes several checkpoints and a "move to the trash" checkbox; then the
  * new name is asked. Returns the new checkpoint's path, or undefined when cancelled.

@@ -19,7 +19,7 @@ export interface SaveAndCommitOutcome {
 }
 
 /**
- * Save and Commit (seed 002): the Save form (or its options), then the folder's commit step (core `commitWork`:
+ * Save and Commit: the Save form (or its options), then the folder's commit step (core `commitWork`:
  * likely secrets and the memory folder left out) and, with `checkpoint.commit.push` (or `push` in the options), a
  * push; with cancellable progress. A refused commit keeps the checkpoint and says why, with git's and its hook's
  * output (all of it in the log).

@@ -173,7 +173,7 @@ async function askSaveForm(
         plans ??= await planItems(plansDir, suggested);
         const none: PlanPickItem = { label: '$(circle-slash) No plan', description: 'a named checkpoint', plan: undefined };
         const items = planFirst ? [...plans, none] : [none, ...plans];
-        // Preselected: the plan chosen before (Back), else the suggested one (seed 003: err on the side of a plan).
+        // Preselected: the plan chosen before (Back), else the suggested one (a checkpoint with its plan beats one without).
         const preselect = form.plan ?? suggested?.path;
         const active = items.find((p) => p.plan !== undefined && p.plan === preselect) ?? items[0];
         const r = await askPick({
