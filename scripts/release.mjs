@@ -11,7 +11,7 @@
 // `checkpoint` command. When the registry cannot be asked (offline, a time-out), it says so and goes on: npm
 // checks the name again when the package is published.
 //
-// Options: --out DIR; --no-build (package dist/ as it is); --root DIR (release that copy of the project's package
+// Options: --check (only the checks: the versions and the name; makes nothing); --out DIR; --no-build (package dist/ as it is); --root DIR (release that copy of the project's package
 // files instead of the project); --registry-answer FILE (what `npm view <name> --json` printed, instead of asking
 // the registry); --baseImagesUrl URL (passed to scripts/package.mjs, for the README's screenshots).
 import { execFileSync, spawnSync } from 'node:child_process';
@@ -26,6 +26,7 @@ const project = join(dirname(fileURLToPath(import.meta.url)), '..');
 const scripts = join(project, 'scripts');
 const { values: opts } = parseArgs({
   options: {
+    check: { type: 'boolean', default: false },
     out: { type: 'string' },
     root: { type: 'string' },
     'no-build': { type: 'boolean', default: false },
@@ -130,6 +131,7 @@ function release() {
   const stated = statedVersions();
   checkVersions(stated);
   checkName();
+  if (opts.check) return;
   if (!opts['no-build']) run(join(scripts, 'build.mjs'), ['--production'], BUILD_TIMEOUT);
   mkdirSync(outDir, { recursive: true });
   const base = `${pkg.name}-${pkg.version}`;
