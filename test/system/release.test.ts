@@ -46,6 +46,10 @@ describe('npm run release', () => {
     const check = spawnSync('sha256sum', ['-c', 'SHA256SUMS'], { cwd: out, encoding: 'utf8', timeout: 30_000 });
     assert.equal(check.status, 0, check.stdout + check.stderr);
     assert.equal(check.stdout.match(/: OK$/gm)?.length, 3, check.stdout);
+    // README.md's Install section names the files as they are made (the tests below install them as it says).
+    const readme = readFileSync(path.join(ROOT, 'README.md'), 'utf8');
+    const install = readme.slice(readme.indexOf('\n## Install\n'), readme.indexOf('\n### Once the packages are published'));
+    for (const line of [`code --install-extension ${vsix}`, `npm install -g ./${tgz}`, `claude --plugin-dir ${zip}`, `unzip ${zip}`]) assert.ok(install.includes(line), `README.md's Install section says ${line}`);
   });
 
   test('a published version of this package on the registry is fine (--check: the checks alone, nothing made)', () => {
