@@ -69,11 +69,8 @@ function checkVersions(stated) {
 /** What `npm view <name> --json` answers: the latest manifest, `{ error: { code } }`, or undefined when it could not ask. */
 function registryAnswer() {
   if (opts['registry-answer']) return { answer: readJson(resolve(opts['registry-answer'])) };
-  const r = spawnSync(NPM, ['view', pkg.name, '--json'], {
-    encoding: 'utf8',
-    timeout: REGISTRY_TIMEOUT,
-    env: Object.fromEntries(Object.entries(process.env).filter(([k]) => !/^npm_(?!config_registry$)/i.test(k))),
-  });
+  // The user's npm settings (registry, proxy) as they are: the answer is about the registry `npm publish` would use.
+  const r = spawnSync(NPM, ['view', pkg.name, '--json'], { encoding: 'utf8', timeout: REGISTRY_TIMEOUT });
   if (r.error) return { unknown: r.error.code === 'ETIMEDOUT' ? `no answer within ${REGISTRY_TIMEOUT / 1000} s` : r.error.message };
   try {
     return { answer: JSON.parse(r.stdout) };

@@ -89,11 +89,13 @@ export interface ReleaseRun {
 
 /**
  * `npm run release` (scripts/release.mjs, without its build: dist/ as built) of `stage`, a folder stageProject()
- * filled, into `out`, with `answer` as the registry's answer to `npm view <name> --json`.
+ * filled, into `out`, with `answer` as the registry's answer to `npm view <name> --json` (undefined: npm asks the
+ * registry that `env` names).
  */
-export function runRelease(stage: string, out: string, answer: string, extra: string[] = []): ReleaseRun {
-  const r = spawnSync(process.execPath, [path.join(ROOT, 'scripts', 'release.mjs'), '--root', stage, '--no-build', '--out', out, '--registry-answer', answer, ...extra], {
-    env: npmEnv(),
+export function runRelease(stage: string, out: string, answer: string | undefined, extra: string[] = [], env: NodeJS.ProcessEnv = {}): ReleaseRun {
+  const args = ['--root', stage, '--no-build', '--out', out, ...(answer ? ['--registry-answer', answer] : []), ...extra];
+  const r = spawnSync(process.execPath, [path.join(ROOT, 'scripts', 'release.mjs'), ...args], {
+    env: { ...npmEnv(), ...env },
     encoding: 'utf8',
     timeout: 300_000,
   });

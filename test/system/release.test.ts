@@ -62,6 +62,15 @@ describe('npm run release', () => {
     assert.deepEqual(r.files, []);
   });
 
+  test('a registry that cannot be asked: the name goes unchecked, said so, and the checks pass', () => {
+    const dir = path.join(temp('checkpoint-release-'), 'release');
+    // A registry on a closed port, without npm's retries (the time limit is 30 s: a hung registry is the same case).
+    const r = runRelease(stageProject(temp('checkpoint-release-stage-')), dir, undefined, ['--check'], { npm_config_registry: 'http://127.0.0.1:9/', npm_config_fetch_retries: '0' });
+    assert.equal(r.code, 0, r.stderr);
+    assert.match(r.stderr, new RegExp(`the npm registry could not be asked about "${pkg.name}" \\(ECONNREFUSED\\): the name is not checked`));
+    assert.deepEqual(r.files, []);
+  });
+
   test('refuses, making nothing, when the marketplace or CHANGELOG\'s top entry states another version', () => {
     const changelog = stageProject(temp('checkpoint-release-stage-'));
     edit(path.join(changelog, 'CHANGELOG.md'), (t) => t.replace(/^## +\S+/m, '## 9.9.9'));
