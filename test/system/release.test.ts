@@ -5,24 +5,18 @@
 // README.md says, on a fresh machine (a temp prefix and HOME): the tarball with `npm install -g ./<file>.tgz`, then
 // `checkpoint --version`; the .vsix with `--install-extension` in a real VS Code (code-server), whose window runs the
 // save suite against it. (The plugin zip: test/claude/plugin.test.ts.)
-import { after, before, describe, test } from 'node:test';
+import { before, describe, test } from 'node:test';
 import * as assert from 'node:assert/strict';
 import { execFileSync, spawnSync } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
 import * as path from 'node:path';
-import { isolatedEnv, removeDir, tempDir } from '../support/fixtures';
+import { isolatedEnv, tempDirs } from '../support/fixtures';
 import { NPM, npmEnv, REGISTRY_ANSWERS, runRelease, stageProject, type ReleaseRun } from '../support/npmPackage';
 
 const ROOT = path.resolve(__dirname, '..', '..', '..');
 const pkg = JSON.parse(readFileSync(path.join(ROOT, 'package.json'), 'utf8')) as { name: string; version: string; publisher: string; bin: Record<string, string> };
 const FREE = path.join(REGISTRY_ANSWERS, 'free.json');
-const temps: string[] = [];
-after(() => temps.forEach(removeDir));
-const temp = (prefix: string): string => {
-  const dir = tempDir(prefix);
-  temps.push(dir);
-  return dir;
-};
+const temp = tempDirs();
 const edit = (file: string, change: (text: string) => string): void => writeFileSync(file, change(readFileSync(file, 'utf8')));
 
 describe('npm run release', () => {
