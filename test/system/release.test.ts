@@ -44,6 +44,12 @@ describe('npm run release', () => {
     const readme = readFileSync(path.join(ROOT, 'README.md'), 'utf8');
     const install = readme.slice(readme.indexOf('\n## Install\n'), readme.indexOf('\n### Once the packages are published'));
     for (const line of [`code --install-extension ${vsix}`, `npm install -g ./${tgz}`, `claude --plugin-dir ${zip}`, `unzip ${zip}`]) assert.ok(install.includes(line), `README.md's Install section says ${line}`);
+    // No marketplace is offered by a GitHub address (owner/repository): the repository has none yet.
+    const pluginReadme = execFileSync('unzip', ['-p', path.join(out, zip), 'README.md'], { encoding: 'utf8', timeout: 30_000 });
+    for (const [name, text] of [['README.md', readme], ['README.package.md', readFileSync(path.join(ROOT, 'README.package.md'), 'utf8')], ["the plugin's README.md", pluginReadme]]) {
+      assert.doesNotMatch(text, /marketplace add [\w-]+\/[\w.-]+/, name);
+    }
+    assert.match(pluginReadme, /claude plugin marketplace add /);
   });
 
   test('a published version of this package on the registry is fine (--check: the checks alone, nothing made)', () => {
