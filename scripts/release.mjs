@@ -92,27 +92,25 @@ function isOurs(published) {
   return published.publisher === pkg.publisher && Boolean(published.bin?.checkpoint);
 }
 
-function describe(published) {
+/** The other package, as the refusal names it: name, version, description, author, repository or homepage. */
+function whose(published) {
   const author = typeof published.author === 'string' ? published.author : published.author?.name;
-  const where = repositoryUrl(published.repository) || published.homepage;
-  return `${published.name ?? pkg.name} ${published.version ?? ''}`.trim() +
-    (published.description ? ` ("${published.description}"` : ' (') +
-    (author ? `${published.description ? ', ' : ''}by ${author}` : '') +
-    (where ? `${published.description || author ? ', ' : ''}${where}` : '') +
-    ')';
+  const about = [published.description && `"${published.description}"`, author && `by ${author}`, repositoryUrl(published.repository) || published.homepage].filter(Boolean);
+  return `${published.name ?? pkg.name} ${published.version ?? '(no version)'}${about.length ? ` (${about.join(', ')})` : ''}`;
 }
 
 function checkName() {
   const { answer, unknown } = registryAnswer();
   const manifest = Array.isArray(answer) ? answer.at(-1) : answer;
-  if (unknown !== undefined || (manifest?.error && manifest.error.code !== 'E404')) {
-    console.warn(`release: the npm registry could not be asked about "${pkg.name}" (${unknown ?? manifest.error.code}): the name is not checked.`);
+  const why = unknown ?? (manifest === null || typeof manifest !== 'object' ? 'an answer that is no manifest' : manifest.error && manifest.error.code !== 'E404' ? manifest.error.code : undefined);
+  if (why !== undefined) {
+    console.warn(`release: the npm registry could not be asked about "${pkg.name}" (${why}): the name is not checked.`);
   } else if (manifest?.error) {
     console.log(`npm: "${pkg.name}" is free.`);
   } else if (isOurs(manifest)) {
     console.log(`npm: "${pkg.name}" is this package (${manifest.version} published).`);
   } else {
-    throw new Refusal(`the npm name "${pkg.name}" belongs to another package: ${describe(manifest)}. Give package.json another name.`);
+    throw new Refusal(`the npm name "${pkg.name}" belongs to another package: ${whose(manifest)}. Give package.json another name.`);
   }
 }
 
