@@ -5,7 +5,9 @@
 //
 // The npm package is the same plugin (a marketplace entry can install it from npm): `npm pack` runs this with
 // --npm first, which writes the plugin's files into the project folder for package.json's `files`, and with
-// --npm-clean after, which removes them again (they are git-ignored; README.md and LICENSE are the project's own).
+// --npm-clean after, which removes them again (they are git-ignored; README.md and LICENSE are the project's own,
+// and so is .claude-plugin/marketplace.json: the folder's own marketplace, a source of "./", is not written there).
+// --root DIR: the package's folder (its package.json, LICENSE, media/icon.svg and dist/), default the project's.
 import * as esbuild from 'esbuild';
 import { Resvg } from '@resvg/resvg-js';
 import yazl from 'yazl';
@@ -23,10 +25,11 @@ const option = (name) => {
 };
 const zipFile = option('-o') ?? option('--out');
 const npm = argv.includes('--npm');
+const packageRoot = resolve(option('--root') ?? root);
 
 /** The plugin's text files (src/core/plugin.ts, bundled here in memory) for this package.json. */
 async function textFiles() {
-  const pkg = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8'));
+  const pkg = JSON.parse(readFileSync(join(packageRoot, 'package.json'), 'utf8'));
   const built = await esbuild.build({
     entryPoints: [join(root, 'src', 'core', 'plugin.ts')],
     bundle: true,
@@ -44,16 +47,19 @@ async function textFiles() {
 
 /** media/icon.svg as a 512×512 PNG (Claude Code's plugin directory wants a square PNG of 512–2048 px). */
 function renderIcon() {
-  const svg = readFileSync(join(root, 'media', 'icon.svg'));
+  const svg = readFileSync(join(packageRoot, 'media', 'icon.svg'));
   return new Resvg(svg, { fitTo: { mode: 'width', value: 512 }, background: 'rgba(0,0,0,0)' }).render().asPng();
 }
 
-/** Writes the plugin's own files (not dist/, README or LICENSE) into `dir`; returns their paths relative to it. */
-async function writeOwnFiles(dir, { withReadme }) {
+/**
+ * Writes the plugin's own files (not dist/ or LICENSE) into `dir`; returns their paths relative to it. `inPackage`:
+ * into the npm package's folder, which has its own README.md and .claude-plugin/marketplace.json.
+ */
+async function writeOwnFiles(dir, { inPackage }) {
   const { files, icon } = await textFiles();
   const written = [];
   for (const [rel, text] of Object.entries(files)) {
-    if (rel === 'README.md' && !withReadme) continue;
+    if (inPackage && (rel === 'README.md' || rel === '.claude-plugin/marketplace.json')) continue;
     mkdirSync(dirname(join(dir, rel)), { recursive: true });
     writeFileSync(join(dir, rel), text);
     written.push(rel);
@@ -92,23 +98,22 @@ function zip(dir, file) {
   });
 }
 
-// --root DIR: the package's folder for --npm and --npm-clean (default: the project's).
-const packageRoot = resolve(option('--root') ?? root);
 if (argv.includes('--npm-clean')) {
   for (const rel of NPM_OWN) rmSync(join(packageRoot, rel), { recursive: true, force: true });
 } else if (npm) {
   build();
-  await writeOwnFiles(packageRoot, { withReadme: false });
+  await writeOwnFiles(packageRoot, { inPackage: true });
 } else {
   build();
   const dir = resolve(option('--dir') ?? join(root, 'out', 'plugin'));
   rmSync(dir, { recursive: true, force: true });
   mkdirSync(dir, { recursive: true });
-  await writeOwnFiles(dir, { withReadme: true });
-  copyFileSync(join(root, 'LICENSE'), join(dir, 'LICENSE'));
+  await writeOwnFiles(dir, { inPackage: false });
+  copyFileSync(join(packageRoot, 'LICENSE'), join(dir, 'LICENSE'));
   mkdirSync(join(dir, 'dist'));
   // The CLI's bundles only: the editor's (extension.js, ext-*.js) are of no use to Claude Code.
-  for (const f of readdirSync(join(root, 'dist'))) if (f.endsWith('.js') && !/^ext(ension\.js|-)/.test(f)) copyFileSync(join(root, 'dist', f), join(dir, 'dist', f));
+  const dist = join(packageRoot, 'dist');
+  for (const f of readdirSync(dist)) if (f.endsWith('.js') && !/^ext(ension\.js|-)/.test(f)) copyFileSync(join(dist, f), join(dir, 'dist', f));
   console.log(`Plugin folder: ${dir}`);
   if (zipFile) {
     await zip(dir, resolve(zipFile));

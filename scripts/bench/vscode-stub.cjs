@@ -136,7 +136,7 @@ function installVscodeStub({ workspace, extensionPath }) {
     logPath: path.join(storage, 'log'),
     asAbsolutePath: (p) => path.join(extensionPath, p),
     environmentVariableCollection: makeStub('environmentVariableCollection'),
-    extension: { id: 'checkpoint-dev.checkpoint', extensionPath, extensionUri: fileUri(extensionPath), packageJSON: manifest(extensionPath), isActive: false },
+    extension: { id: 'checkpoint-dev.checkpoint-for-agents', extensionPath, extensionUri: fileUri(extensionPath), packageJSON: manifest(extensionPath), isActive: false },
     languageModelAccessInformation: makeStub('languageModelAccessInformation'),
   };
   return { vscode, context };

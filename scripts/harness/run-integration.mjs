@@ -4,6 +4,7 @@
 // Usage: node scripts/harness/run-integration.mjs [options]
 //   --grep X               only tests whose full title matches the regular expression X (as mocha --grep)
 //   --extension-dir DIR    extension folder to test instead of this repo (its package.json names it)
+//   --vsix FILE            test this package instead, installed as a user installs it (--install-extension)
 //   --files a.js,b.js      compiled test files instead of out/test/integration/**/*.test.js
 //   --timeout MS           overall limit for the test run (default 600000)
 //   --test-timeout MS      mocha per-test timeout (default 20000)
@@ -37,6 +38,7 @@ const { values: opts } = parseArgs({
   options: {
     grep: { type: 'string' },
     'extension-dir': { type: 'string' },
+    vsix: { type: 'string' },
     files: { type: 'string' },
     timeout: { type: 'string', default: '600000' },
     'test-timeout': { type: 'string', default: '20000' },
@@ -112,7 +114,9 @@ async function main() {
   }
   const opened = workspaceFile ?? workspace;
 
-  const extensionDir = opts['extension-dir'] ? resolve(opts['extension-dir']) : stageRepoExtension(join(temp, 'extension'));
+  const extensionDir = opts.vsix ? undefined : opts['extension-dir'] ? resolve(opts['extension-dir']) : stageRepoExtension(join(temp, 'extension'));
+  const tested = JSON.parse(readFileSync(join(extensionDir ?? root, 'package.json'), 'utf8'));
+  const extensionId = `${tested.publisher}.${tested.name}`;
   const resultFile = join(temp, 'result.json');
   const progressFile = join(temp, 'progress.jsonl');
   const configFile = join(temp, 'config.json');
@@ -125,7 +129,7 @@ async function main() {
   writeFileSync(
     configFile,
     JSON.stringify(
-      { mochaPath, files, resultFile, progressFile, timeout: Number(opts['test-timeout']), grep: opts.grep },
+      { mochaPath, files, resultFile, progressFile, timeout: Number(opts['test-timeout']), grep: opts.grep, extensionId },
       null,
       2,
     ),
@@ -159,7 +163,8 @@ async function main() {
   try {
     server = await startCodeServer({
       workspace: opened,
-      extensionDirs: [extensionDir, runnerExtension],
+      extensionDirs: extensionDir ? [extensionDir, runnerExtension] : [runnerExtension],
+      vsixFiles: opts.vsix ? [resolve(opts.vsix)] : [],
       copyExtensions: false,
       workspaceTrust: opts.trust,
       vscode: opts.vscode,

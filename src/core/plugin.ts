@@ -13,8 +13,8 @@ const ROOT = '${CLAUDE_PLUGIN_ROOT}';
 const PLUGIN_PROGRAM = `"${ROOT}/bin/checkpoint"`;
 /** The PNG icon, rendered from media/icon.svg. */
 export const PLUGIN_ICON = 'media/plugin-icon.png';
-/** The marketplace this repository is (`.claude-plugin/marketplace.json`), as users add it. */
-const MARKETPLACE = 'checkpoint-dev/checkpoint';
+/** The plugin's name in Claude Code (its skill is `checkpoint:checkpoint`), and the name of its own marketplace. */
+const PLUGIN = 'checkpoint';
 
 interface PackageInfo {
   name: string;
@@ -55,10 +55,21 @@ in its \`MEMORY.md\`, so the next session reads it.
 
 ## Install
 
+This folder is the plugin, and a marketplace of this one plugin (\`.claude-plugin/marketplace.json\`). For one
+session, from the zip or the folder:
+
 \`\`\`
-/plugin marketplace add ${MARKETPLACE}
-/plugin install checkpoint@checkpoint
+claude --plugin-dir ${pkg.name}-plugin-${pkg.version}.zip
 \`\`\`
+
+To keep it installed, from the folder (the zip unpacked):
+
+\`\`\`
+claude plugin marketplace add /path/to/this/folder
+claude plugin install ${PLUGIN}@${PLUGIN}
+\`\`\`
+
+or \`/plugin marketplace add /path/to/this/folder\` and \`/plugin install ${PLUGIN}@${PLUGIN}\` inside Claude Code.
 
 Needs **Node.js 20 or later on PATH**: the plugin carries its command line (\`bin/checkpoint\`) and runs it with
 Node. Without Node the hooks do nothing and never stop a session.
@@ -72,19 +83,27 @@ License: ${pkg.license}.
 /** The plugin's text files by their path in the plugin folder (LICENSE, the icon and dist/ are copied beside). */
 export function pluginFiles(pkg: PackageInfo): Record<string, string> {
   const json = (v: unknown): string => JSON.stringify(v, null, 2) + '\n';
+  const keywords = ['checkpoint', 'memory', 'resume', 'handoff'];
   const hooks: Record<string, unknown[]> = {};
   for (const h of plannedHooks(`sh ${PLUGIN_PROGRAM}`)) {
     hooks[h.event] = [{ ...(h.matcher ? { matcher: h.matcher } : {}), hooks: [{ type: 'command', command: h.command, timeout: h.timeout }] }];
   }
   return {
     '.claude-plugin/plugin.json': json({
-      name: 'checkpoint',
+      name: PLUGIN,
       version: pkg.version,
       description: pkg.description,
       author: { name: pkg.author },
       license: pkg.license,
-      keywords: ['checkpoint', 'memory', 'resume', 'handoff'],
+      keywords,
       icon: `./${PLUGIN_ICON}`,
+    }),
+    // The folder as a local marketplace: `claude plugin marketplace add <folder>`, then `plugin install`.
+    '.claude-plugin/marketplace.json': json({
+      name: PLUGIN,
+      owner: { name: pkg.author },
+      metadata: { description: 'Checkpoint for Claude Code: remember where you left off.', version: pkg.version },
+      plugins: [{ name: PLUGIN, description: pkg.description, version: pkg.version, source: './', license: pkg.license, category: 'productivity', keywords }],
     }),
     'hooks/hooks.json': json({ hooks }),
     'skills/checkpoint/SKILL.md': skillText(PLUGIN_PROGRAM),

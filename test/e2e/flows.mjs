@@ -11,7 +11,7 @@ import { fileURLToPath } from 'node:url';
 import { escapeRe } from './workbench.mjs';
 
 /** The status bar item's id: `<publisher>.<name>` of package.json + the id given to createStatusBarItem. */
-const STATUS_ITEM_ID = 'checkpoint-dev.checkpoint.checkpoint.active';
+const STATUS_ITEM_ID = 'checkpoint-dev.checkpoint-for-agents.checkpoint.active';
 const VIEW_CONTAINER = 'Checkpoints';
 const SAVE_TITLE = (step) => new RegExp(`^Save Checkpoint \\(${step}/5\\)`);
 

@@ -8,7 +8,7 @@ import type { CheckpointApi } from '../../src/editor/extension';
 import type { CheckpointNode } from '../../src/editor/views/nodes';
 import { ensureCommit, removeDir, tempDir } from '../support/fixtures';
 
-export const EXTENSION_ID = 'checkpoint-dev.checkpoint';
+export const EXTENSION_ID = 'checkpoint-dev.checkpoint-for-agents';
 /** Generous: the extension host of a CI machine can be slow; the wait ends as soon as the event arrives. */
 export const EVENT_TIMEOUT = 15_000;
 export const SUITE_TIMEOUT = 60_000;

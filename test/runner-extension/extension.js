@@ -1,7 +1,7 @@
 // Dev-only test runner: installed next to the extension under test in code-server by
 // scripts/harness/run-integration.mjs. On activation it reads the JSON file named by $CHECKPOINT_TEST_CONFIG:
 //   { mochaPath, files: [abs .js], resultFile, timeout?, grep?, progressFile?,
-//     extensionId? = 'checkpoint-dev.checkpoint', requireExtension? = true, extensionWaitMs? = 10000 }
+//     extensionId? = 'checkpoint-dev.checkpoint-for-agents', requireExtension? = true, extensionWaitMs? = 10000 }
 // activates the extension under test, runs the mocha suites in this extension host and writes
 //   { passed, failed, pending, failures: [{title, fullTitle, message, stack}], tests: [{fullTitle, state, duration}], error? }
 // to resultFile (atomically). Without $CHECKPOINT_TEST_CONFIG it does nothing.
@@ -49,7 +49,7 @@ async function runSuites(config) {
     }
   };
   try {
-    const id = config.extensionId || 'checkpoint-dev.checkpoint';
+    const id = config.extensionId || 'checkpoint-dev.checkpoint-for-agents';
     // All installed extensions are registered by the time onStartupFinished fires; the wait is a margin.
     const ext = await waitForExtension(id, config.extensionWaitMs ?? 10_000);
     if (ext) await ext.activate();

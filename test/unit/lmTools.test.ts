@@ -67,7 +67,7 @@ test('without vscode.lm.registerTool (older VS Code, other hosts) nothing is reg
 
 test('a proposed API that throws when called (tools in VS Code 1.93–1.94, MCP in 1.100): nothing stays registered, the log says why', () => {
   const store = new CheckpointStore({ memoryDir: tempDir(), cwd: tempDir() });
-  const refusal = "Extension 'checkpoint-dev.checkpoint' CANNOT use API proposal: lmTools.";
+  const refusal = "Extension 'checkpoint-dev.checkpoint-for-agents' CANNOT use API proposal: lmTools.";
   const registered = new Set<string>();
   const lm = {
     registerTool: (name: string) => {
