@@ -71,7 +71,7 @@ describe('The Claude Code plugin', () => {
     const home = makeHome();
     const project = await repoWithPending(home, 'plugin-zip', 'Loaded from the zip');
     const s = await runClaude({ cwd: project, home, args: ['--plugin-dir', pluginZip], env: { PATH: pathWithoutCheckpoint() } });
-    const context = s.hookContexts.join('\n');
+    const context = s.hookContext;
     assert.match(context, /"plugin-zip"/, `no pending checkpoint in the session's context:\n${context || '(no hook context)'}\n${s.output}`);
     assert.match(context, /Loaded from the zip/);
   });
@@ -103,7 +103,7 @@ describe('The Claude Code plugin', () => {
     assert.equal(await pluginEnabledIn(project, { HOME: home }), path.join(home, '.claude', 'settings.json'));
 
     const s = await runClaude({ cwd: project, home, env: { PATH: pathWithoutCheckpoint() } });
-    const context = s.hookContexts.join('\n');
+    const context = s.hookContext;
     assert.match(context, /"from-market"/, `no pending checkpoint in the session's context:\n${context || '(no hook context)'}\n${s.output}`);
   });
 
@@ -113,8 +113,8 @@ describe('The Claude Code plugin', () => {
     const launchers = await writeLaunchers(path.join(temp('checkpoint-claude-bin-'), 'bin'), { execPath: process.execPath, cliPath: CLI });
     await connectClaude(claudeTargets('workspace', project, { HOME: home }), hookProgram('workspace', shellQuote(launchers.posix)));
     const s = await runClaude({ cwd: project, home, args: ['--plugin-dir', pluginZip], env: { PATH: `${launchers.dir}${path.delimiter}${process.env.PATH ?? ''}` } });
-    const told = s.hookContexts.filter((c) => c.includes('"told-once"'));
-    assert.equal(told.length, 1, `the session's hook context:\n${s.hookContexts.join('\n---\n') || '(none)'}`);
+    const told = s.hookContext.split('\n').filter((l) => l.includes('"told-once"'));
+    assert.equal(told.length, 1, `the session's hook context:\n${s.hookContext || '(none)'}`);
   });
 
   test('without Node on PATH its hook does nothing and exits 0; its other commands say what is missing', () => {
