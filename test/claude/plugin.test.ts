@@ -6,13 +6,13 @@
 // too, the session is told once.
 import { after, before, describe, test } from 'node:test';
 import * as assert from 'node:assert/strict';
-import { execFileSync, spawnSync } from 'node:child_process';
+import { spawnSync } from 'node:child_process';
 import { copyFileSync, existsSync, mkdirSync, readFileSync, realpathSync, statSync, symlinkSync } from 'node:fs';
 import * as path from 'node:path';
 import { claudeTargets, connectClaude, hookProgram, pluginEnabledIn } from '../../src/core/claudeSettings';
 import { writeLaunchers } from '../../src/core/launcher';
 import { shellQuote } from '../../src/core/escaping';
-import { claudeCommand, runClaude } from '../support/claudeCode';
+import { claudeCommand, packagePlugin, runClaude } from '../support/claudeCode';
 import { CLI, makeRepo, removeDir, runCli, tempDir } from '../support/fixtures';
 import { packPackage, serveRegistry } from '../support/npmPackage';
 
@@ -29,10 +29,7 @@ const temp = (prefix: string): string => {
 let pluginDir = '';
 let pluginZip = '';
 before(() => {
-  const out = temp('checkpoint-plugin-');
-  pluginDir = path.join(out, 'checkpoint');
-  pluginZip = path.join(out, 'checkpoint-plugin.zip');
-  execFileSync(process.execPath, [path.join(ROOT, 'scripts', 'package-plugin.mjs'), '--no-build', '--dir', pluginDir, '-o', pluginZip], { timeout: 120_000 });
+  ({ dir: pluginDir, zip: pluginZip } = packagePlugin(temp('checkpoint-plugin-')));
 });
 
 /** A PATH with Node and the system's tools, and no `checkpoint` (nothing of VS Code, no installed CLI). */

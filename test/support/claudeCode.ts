@@ -246,3 +246,11 @@ export async function runClaude(opts: ClaudeRunOptions): Promise<ClaudeSession> 
     await model.close();
   }
 }
+
+/** The Claude Code plugin as a user gets it, made from the built CLI (`node scripts/build.mjs`) into `out`: its folder and zip. */
+export function packagePlugin(out: string): { dir: string; zip: string } {
+  const dir = path.join(out, 'checkpoint');
+  const zip = path.join(out, 'checkpoint-plugin.zip');
+  execFileSync(process.execPath, [path.join(ROOT, 'scripts', 'package-plugin.mjs'), '--no-build', '--dir', dir, '-o', zip], { timeout: 120_000 });
+  return { dir, zip };
+}

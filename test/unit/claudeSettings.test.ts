@@ -46,7 +46,7 @@ test('Connect on no settings file: the documented hooks structure, and nothing e
   assert.equal(r.changed, true);
   assert.deepEqual(JSON.parse(r.text), {
     hooks: {
-      SessionStart: [{ matcher: 'startup|resume|clear|compact', hooks: [{ type: 'command', command: `${LAUNCHER} hook session-start`, timeout: 10 }] }],
+      SessionStart: [{ hooks: [{ type: 'command', command: `${LAUNCHER} hook session-start`, timeout: 10 }] }],
       PreCompact: [{ hooks: [{ type: 'command', command: `${LAUNCHER} hook pre-compact`, timeout: 10 }] }],
     },
   });
@@ -75,6 +75,27 @@ test('Connect after the launcher moved updates its own entries instead of adding
   const data = parse(moved.text) as { hooks: Record<string, { hooks: { command: string }[] }[]> };
   assert.deepEqual(data.hooks.SessionStart.flatMap((g) => g.hooks.map((h) => h.command)), ['echo hello', `${LAUNCHER} hook session-start`]);
   assert.equal(data.hooks.PreCompact.length, 1);
+});
+
+test('Connect over a SessionStart hook of its own matching startup|resume|clear|compact (before fork existed) makes it match every source; a person\'s own matcher stays', () => {
+  const old = JSON.stringify(
+    {
+      hooks: {
+        SessionStart: [
+          { matcher: 'startup', hooks: [{ type: 'command', command: 'echo hello' }] },
+          { matcher: 'startup|resume|clear|compact', hooks: [{ type: 'command', command: `${LAUNCHER} hook session-start`, timeout: 10 }] },
+        ],
+        PreCompact: [{ hooks: [{ type: 'command', command: `${LAUNCHER} hook pre-compact`, timeout: 10 }] }],
+      },
+    },
+    null,
+    2,
+  );
+  const r = connectSettingsText(old, hooks);
+  const data = parse(r.text) as { hooks: Record<string, { matcher?: string; hooks: { command: string }[] }[]> };
+  assert.deepEqual(data.hooks.SessionStart.map((g) => g.matcher), ['startup', undefined]);
+  assert.deepEqual(r.added.map((h) => h.event).filter((e) => e === 'SessionStart'), ['SessionStart']);
+  assert.equal(connectSettingsText(r.text, hooks).changed, false);
 });
 
 test('a workspace\'s settings (often committed) get `checkpoint` by name; the user\'s own file gets the launcher\'s path', () => {

@@ -1,0 +1,92 @@
+// Whole Claude Code sessions with the Checkpoint plugin, against a scripted model (test/support/scriptedModel.ts):
+// what reaches the model when the agent saves through the skill's command and through the MCP tool, in a new
+// session, a resumed one, a forked one (`--resume <id> --fork-session`) and after `/compact` (PreCompact, PostCompact
+// with the compaction's summary, SessionStart `compact`).
+import { after, before, describe, test } from 'node:test';
+import * as assert from 'node:assert/strict';
+import { existsSync, mkdirSync, readFileSync, realpathSync, symlinkSync } from 'node:fs';
+import * as path from 'node:path';
+import { claudeTargets, connectClaude, hookProgram } from '../../src/core/claudeSettings';
+import { shellQuote } from '../../src/core/escaping';
+import { writeLaunchers } from '../../src/core/launcher';
+import { packagePlugin, runSession, sessionOf, type SessionRun } from '../support/claudeCode';
+import { CLI, makeRepo, removeDir, runCli, tempDir } from '../support/fixtures';
+import { scriptedModel, toolResults, type ScriptedModel } from '../support/scriptedModel';
+
+const temps: string[] = [];
+const temp = (prefix: string): string => {
+  const dir = realpathSync(tempDir(prefix));
+  temps.push(dir);
+  return dir;
+};
+
+let plugin = '';
+let model: ScriptedModel;
+before(async () => {
+  plugin = packagePlugin(temp('checkpoint-plugin-')).zip;
+  model = await scriptedModel();
+});
+after(async () => {
+  await model.close();
+  temps.forEach(removeDir);
+});
+
+/** A private HOME with Claude Code set up, a repository, and a PATH with Node and no `checkpoint` on it. */
+function world(): { home: string; project: string; env: NodeJS.ProcessEnv } {
+  const home = temp('checkpoint-session-home-');
+  mkdirSync(path.join(home, '.claude'));
+  const project = makeRepo({ dir: path.join(temp('checkpoint-session-repo-'), 'project') });
+  const bin = path.join(temp('checkpoint-node-bin-'), 'bin');
+  mkdirSync(bin);
+  symlinkSync(process.execPath, path.join(bin, 'node'));
+  const dirs = [bin, '/usr/bin', '/bin'];
+  assert.ok(!dirs.some((d) => existsSync(path.join(d, 'checkpoint'))), `a checkpoint command is on ${dirs.join(':')}`);
+  return { home, project, env: { PATH: dirs.join(path.delimiter) } };
+}
+
+const cliEnv = (home: string): NodeJS.ProcessEnv => ({ PATH: process.env.PATH, HOME: home, LANG: 'C.UTF-8' });
+
+async function save(w: { home: string; project: string }, name: string, leftOff: string): Promise<string> {
+  const r = await runCli(['save', name, '--left-off', leftOff, '--json'], { cwd: w.project, env: cliEnv(w.home) });
+  assert.equal(r.code, 0, r.err);
+  return (JSON.parse(r.out) as { path: string }).path;
+}
+
+/** A session of the plugin in `w`: `claude -p <prompt> --plugin-dir <zip> <args>` against the model. */
+function session(w: { home: string; project: string; env: NodeJS.ProcessEnv }, prompt: string, args: string[] = []): Promise<SessionRun> {
+  return runSession({ cwd: w.project, home: w.home, env: w.env, model, prompt, args: ['--plugin-dir', plugin, ...args] });
+}
+
+/** The SessionStart context of a run's first request, with the requests shown when the check fails. */
+function contextOf(run: SessionRun): string {
+  assert.ok(run.requests.length > 0, `no request reached the model:\n${run.output}`);
+  return sessionOf(run.requests[0]).hookContext;
+}
+
+describe('A forked session (claude --resume <id> --fork-session)', () => {
+  async function forkTold(w: ReturnType<typeof world>, run: (prompt: string, args?: string[]) => Promise<SessionRun>): Promise<void> {
+    const first = await run('hello');
+    assert.equal(contextOf(first), '', 'nothing pending at the first start');
+    await save(w, 'fork-me', 'Saved after the session started; the fork must hear of it');
+    const fork = await run('go on', ['--resume', first.sessionId, '--fork-session']);
+    assert.notEqual(fork.sessionId, first.sessionId, 'the fork is a session of its own');
+    const context = contextOf(fork);
+    assert.match(context, /"fork-me"/, `the forked session's first request carries no pending checkpoint:\n${context || '(no hook context)'}`);
+    assert.match(context, /Saved after the session started; the fork must hear of it/);
+  }
+
+  test("is told about a checkpoint saved since, by the plugin's hooks", async () => {
+    const w = world();
+    await forkTold(w, (prompt, args) => session(w, prompt, args));
+  });
+
+  test("is told about a checkpoint saved since, by the hooks Connect writes", async () => {
+    const w = world();
+    const launchers = await writeLaunchers(path.join(temp('checkpoint-claude-bin-'), 'bin'), { execPath: process.execPath, cliPath: CLI });
+    await connectClaude(claudeTargets('workspace', w.project, cliEnv(w.home)), hookProgram('workspace', shellQuote(launchers.posix)));
+    const env = { PATH: `${launchers.dir}${path.delimiter}${process.env.PATH ?? ''}` };
+    await forkTold(w, (prompt, args) => runSession({ cwd: w.project, home: w.home, env, model, prompt, args }));
+  });
+});
+
+export { readFileSync, toolResults };
