@@ -13,7 +13,7 @@ import { SKILL_TEXT } from './skill';
  * the product's (`<checkpoint launcher> hook <event>`).
  */
 
-export type ClaudeHookEvent = 'SessionStart' | 'PreCompact' | 'SessionEnd';
+export type ClaudeHookEvent = 'SessionStart' | 'PreCompact' | 'PostCompact' | 'SessionEnd';
 
 export interface PlannedHook {
   event: ClaudeHookEvent;
@@ -24,7 +24,7 @@ export interface PlannedHook {
   timeout: number;
 }
 
-const EVENT_ARGS: Record<ClaudeHookEvent, string> = { SessionStart: 'session-start', PreCompact: 'pre-compact', SessionEnd: 'session-end' };
+const EVENT_ARGS: Record<ClaudeHookEvent, string> = { SessionStart: 'session-start', PreCompact: 'pre-compact', PostCompact: 'post-compact', SessionEnd: 'session-end' };
 const HOOK_TIMEOUT_S = 10;
 
 /**
@@ -41,6 +41,7 @@ export function plannedHooks(program: string, opts: { sessionEnd?: boolean } = {
   const hooks: PlannedHook[] = [
     { event: 'SessionStart', command: `${program} hook session-start`, timeout: HOOK_TIMEOUT_S },
     { event: 'PreCompact', command: `${program} hook pre-compact`, timeout: HOOK_TIMEOUT_S },
+    { event: 'PostCompact', command: `${program} hook post-compact`, timeout: HOOK_TIMEOUT_S },
   ];
   if (opts.sessionEnd) hooks.push({ event: 'SessionEnd', command: `${program} hook session-end`, timeout: HOOK_TIMEOUT_S });
   return hooks;
@@ -236,7 +237,7 @@ export function disconnectSettingsText(text: string, file = 'settings.json'): { 
         return { event, matcher: typeof group.matcher === 'string' ? group.matcher : undefined, command: f.command, timeout: typeof timeout === 'number' ? timeout : HOOK_TIMEOUT_S };
       }),
   );
-  // Every choice of empty event lists and `hooks` kept, fewest first (at most 3 events: 16 choices).
+  // Every choice of empty event lists and `hooks` kept, fewest first (at most 4 events: 32 choices).
   const events = [...new Set(replay.map((h) => h.event))];
   const choices: KeepEmpty[] = [];
   for (let mask = 0; mask < 1 << events.length; mask++) {

@@ -4,14 +4,14 @@
 // with the compaction's summary, SessionStart `compact`).
 import { after, before, describe, test } from 'node:test';
 import * as assert from 'node:assert/strict';
-import { existsSync, mkdirSync, readFileSync, realpathSync, symlinkSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, realpathSync, symlinkSync, writeFileSync } from 'node:fs';
 import * as path from 'node:path';
 import { claudeTargets, connectClaude, hookProgram } from '../../src/core/claudeSettings';
 import { shellQuote } from '../../src/core/escaping';
 import { writeLaunchers } from '../../src/core/launcher';
 import { packagePlugin, runSession, sessionOf, type SessionRun } from '../support/claudeCode';
 import { CLI, makeRepo, removeDir, runCli, tempDir } from '../support/fixtures';
-import { scriptedModel, toolResults, type ScriptedModel } from '../support/scriptedModel';
+import { scriptedModel, turnOf, type ScriptedModel } from '../support/scriptedModel';
 
 const temps: string[] = [];
 const temp = (prefix: string): string => {
@@ -89,4 +89,46 @@ describe('A forked session (claude --resume <id> --fork-session)', () => {
   });
 });
 
-export { readFileSync, toolResults };
+/** The summary the scripted model gives when Claude Code asks it to compact: Markdown over several lines. */
+const SUMMARY = [
+  '## Summary',
+  '1. Primary request: rewrite the parser; the tokenizer rewrite is done and its tests pass.',
+  '2. Current work: the grammar tests fail on nested `match` arms.',
+  '# Next step: fix the nested match arms in src/parser.ts, then run npm test',
+].join('\n');
+const COMPACT_PROMPT = /^CRITICAL: Respond with TEXT ONLY/;
+
+/** The automatic checkpoints in the memory folder of `w` (names and text). */
+async function autoCheckpoints(w: { home: string; project: string }): Promise<{ name: string; text: string }[]> {
+  const r = await runCli(['list', '--json'], { cwd: w.project, env: cliEnv(w.home) });
+  assert.equal(r.code, 0, r.err);
+  const list = JSON.parse(r.out) as { name: string; path: string }[];
+  return list.filter((c) => c.name.startsWith('auto-')).map((c) => ({ name: c.name, text: readFileSync(c.path, 'utf8') }));
+}
+
+describe('/compact (claude -p "/compact" --resume <id>)', () => {
+  before(() => {
+    model.rules.push({ when: COMPACT_PROMPT, reply: [{ text: SUMMARY }] });
+  });
+
+  test("the automatic checkpoint holds the compaction's summary and the modified files; the next session starts with it", async () => {
+    const w = world();
+    const first = await session(w, 'Rewrite the parser, starting with the tokenizer');
+    writeFileSync(path.join(w.project, 'parser.ts'), 'export const parse = () => 1;\n');
+    const compacted = await session(w, '/compact', ['--resume', first.sessionId]);
+    assert.ok(compacted.requests.some((r) => COMPACT_PROMPT.test(turnOf(r).prompt)), `the model was not asked for a summary:\n${compacted.output}`);
+    const autos = await autoCheckpoints(w);
+    assert.equal(autos.length, 1, `one automatic checkpoint: ${autos.map((a) => a.name).join(', ')}`);
+    const { text } = autos[0];
+    const leftOff = /^## Left Off\n(.*)$/m.exec(text)?.[1] ?? '';
+    assert.match(leftOff, /tokenizer rewrite is done/, `the summary is not its Left Off:\n${text}`);
+    assert.match(leftOff, /^The compaction's summary: ## Summary 1\. Primary request: .* nested `match` arms\. # Next step: .*src\/parser\.ts, then run npm test$/);
+    assert.doesNotMatch(text, /^#+ (Summary|Next step)/m, 'the summary\'s headings are not headings of the checkpoint');
+    assert.match(text, /^## Modified Files\n(- .*\n)*- `?parser\.ts/m, `the modified file is listed:\n${text}`);
+
+    const next = await session(w, 'hello');
+    const context = contextOf(next);
+    assert.match(context, new RegExp(`"${autos[0].name}"`), `the next session's first request names no automatic checkpoint:\n${context || '(no hook context)'}`);
+    assert.match(context, /Left off: .*tokenizer rewrite is done/, `the next session's first request lacks the summary:\n${context}`);
+  });
+});
