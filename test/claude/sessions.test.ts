@@ -11,7 +11,7 @@ import { shellQuote } from '../../src/core/escaping';
 import { writeLaunchers } from '../../src/core/launcher';
 import { packagePlugin, runSession, sessionOf, type SessionRun } from '../support/claudeCode';
 import { CLI, makeRepo, removeDir, runCli, tempDir } from '../support/fixtures';
-import { scriptedModel, turnOf, type ScriptedModel } from '../support/scriptedModel';
+import { scriptedModel, toolResults, turnOf, type ScriptedModel } from '../support/scriptedModel';
 
 const temps: string[] = [];
 const temp = (prefix: string): string => {
@@ -62,6 +62,89 @@ function contextOf(run: SessionRun): string {
   assert.ok(run.requests.length > 0, `no request reached the model:\n${run.output}`);
   return sessionOf(run.requests[0]).hookContext;
 }
+
+const LEFT_OFF = 'Login form validates; the submit handler is next';
+const FAILED = 'Storing the token in localStorage — XSS exposure';
+const MCP_SAVE = 'mcp__plugin_checkpoint_checkpoint__checkpoint_save';
+
+/** Every tool result of a run, as text, in the order they reached the model. */
+const resultsOf = (run: SessionRun): string[] => [...new Set(run.requests.flatMap(toolResults))];
+
+/** A new session's first request tells of `name`: in the SessionStart context and in the MEMORY.md the client loaded. */
+function assertToldAt(run: SessionRun, name: string): void {
+  const s = sessionOf(run.requests[0]);
+  assert.match(s.hookContext, new RegExp(`"${name}"`), `no pending checkpoint in the hook context:\n${s.hookContext || '(none)'}`);
+  assert.ok(s.hookContext.includes(LEFT_OFF), s.hookContext);
+  assert.ok(s.hookContext.includes(FAILED), s.hookContext);
+  assert.equal(s.memory.length, 1, `one MEMORY.md reached the model: ${s.instructions.map((f) => f.path).join(', ') || 'none'}`);
+  assert.match(s.memory[0].content, new RegExp(`^- \\*\\*${name}\\*\\* \\(main, .*\\) — ${LEFT_OFF}$`, 'm'), s.memory[0].content);
+}
+
+describe('The agent saves, a new session is told', () => {
+  before(() => {
+    model.rules.push(
+      {
+        when: /^save checkpoint with the skill$/,
+        reply: [
+          { tool: 'Skill', input: { skill: 'checkpoint:checkpoint' } },
+          { tool: 'Bash', input: { command: `checkpoint save skill-save --left-off '${LEFT_OFF}' --failed '${FAILED}'`, description: 'Save a checkpoint' } },
+          { text: 'Checkpoint saved.' },
+        ],
+      },
+      {
+        when: /^save checkpoint with the tool$/,
+        reply: [
+          { tool: 'ToolSearch', input: { query: `select:${MCP_SAVE}` } },
+          { tool: MCP_SAVE, input: { name: 'tool-save', leftOff: LEFT_OFF, failed: [FAILED] } },
+          { text: 'Checkpoint saved.' },
+        ],
+      },
+    );
+  });
+
+  test("through the skill's command (Bash, the plugin's bin/ on PATH); then a new session and a resumed one", async () => {
+    const w = world();
+    const saving = await session(w, 'save checkpoint with the skill', ['--allowedTools', 'Bash']);
+    const results = resultsOf(saving);
+    assert.equal(results.length, 2, `two tool results reached the model:\n${results.join('\n---\n')}\n${saving.output}`);
+    assert.match(results[1], /Checkpoint "skill-save" saved\./, `the Bash tool's result:\n${results[1]}`);
+    assertToldAt(await session(w, 'hello'), 'skill-save');
+    const resumed = await session(w, 'go on', ['--resume', saving.sessionId]);
+    assert.match(contextOf(resumed), /"skill-save"/, 'a resumed session is told too');
+  });
+
+  test('through the MCP tool (ToolSearch select:, then the call)', async () => {
+    const w = world();
+    const saving = await session(w, 'save checkpoint with the tool', ['--allowedTools', MCP_SAVE]);
+    const results = resultsOf(saving);
+    assert.equal(results.length, 2, `two tool results reached the model:\n${results.join('\n---\n')}\n${saving.output}`);
+    assert.match(results[1], /"tool-save"/, `the MCP tool's result:\n${results[1]}`);
+    assertToldAt(await session(w, 'hello'), 'tool-save');
+  });
+});
+
+describe("The skill, as the client gives it to the model", () => {
+  test('with several checkpoints pending, `checkpoint pending --json` lists them all and the skill says to ask which', async () => {
+    const w = world();
+    await save(w, 'first-task', 'First task half done');
+    await save(w, 'second-task', 'Second task half done');
+    model.rules.push({
+      when: /^continue$/,
+      reply: [
+        { tool: 'Skill', input: { skill: 'checkpoint:checkpoint' } },
+        { tool: 'Bash', input: { command: 'checkpoint pending --json', description: 'List pending checkpoints' } },
+        { text: 'Which one?' },
+      ],
+    });
+    const run = await session(w, 'continue', ['--allowedTools', 'Bash']);
+    const last = run.requests[run.requests.length - 1];
+    const seen = JSON.stringify(last.messages);
+    assert.match(seen, /pending --json` prints a JSON list/, 'the skill the model read describes the list');
+    assert.match(seen, /Several: show them .* and ask the user which/);
+    const pending = JSON.parse(resultsOf(run)[1]) as { name: string }[];
+    assert.deepEqual(pending.map((c) => c.name).sort(), ['first-task', 'second-task']);
+  });
+});
 
 describe('A forked session (claude --resume <id> --fork-session)', () => {
   async function forkTold(w: ReturnType<typeof world>, run: (prompt: string, args?: string[]) => Promise<SessionRun>): Promise<void> {

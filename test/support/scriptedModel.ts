@@ -5,8 +5,9 @@
  * API:
  * - `const model = await scriptedModel({ rules: [...] })`; `model.url`; `await model.close()` (an `after` hook).
  * - A rule: `{ when, reply }`. `when` is a RegExp tested against the turn's prompt (the last user text of the
- *   request that is not a `<system-reminder>` block nor a tool result) or a function of the {@link Turn}. The first
- *   rule that matches answers; with none, the model says {@link DEFAULT_ANSWER}.
+ *   request that is not a `<system-reminder>` block nor beside a tool result, as a skill's text is) or a function of
+ *   the {@link Turn}. Rules in `model.rules` (added by a test) come first, then those given at start; the first that
+ *   matches answers; with none, the model says {@link DEFAULT_ANSWER}.
  * - `reply` is a list of steps, one per request of the turn: step `turn.step` is the number of tool results since the
  *   prompt, so `[{ tool: 'Bash', input: { command: 'checkpoint list' } }, { text: 'Listed.' }]` calls the tool, then
  *   answers once its result came back. Past the last step the model answers {@link DEFAULT_ANSWER}. `reply` may
@@ -44,7 +45,7 @@ export interface ModelRequest {
 }
 
 export interface Turn {
-  /** The turn's prompt: the last user text that is not a system reminder, before any tool result of the turn. */
+  /** The turn's prompt: the last user text that is not a system reminder nor beside a tool result. */
   prompt: string;
   /** How many tool results came back since the prompt: the index of the step to answer with. */
   step: number;
@@ -100,7 +101,8 @@ export function turnOf(req: ModelRequest): Turn {
   let prompt = '';
   let at = -1;
   req.messages.forEach((m, i) => {
-    if (m.role !== 'user') return;
+    // A message with tool results is the turn going on (a skill's text comes beside its tool's result).
+    if (m.role !== 'user' || (typeof m.content !== 'string' && m.content.some((b) => b.type === 'tool_result'))) return;
     const own = text(m.content).filter((t) => !t.trimStart().startsWith('<system-reminder>'));
     if (own.length) {
       prompt = own[own.length - 1];
