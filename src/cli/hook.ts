@@ -1,6 +1,6 @@
 import { errorMessage } from '../core/errors';
 import { agentLine } from '../core/escaping';
-import { HOOK_EVENTS, HOOK_INPUT_MAX_BYTES, HOOK_TIMEOUT_MS, autoSave, firstToAnswer, hookFolder, isHookEvent, parseHookInput, sessionStartContext, sessionStartOutput } from '../core/hooks';
+import { HOOK_EVENTS, HOOK_INPUT_MAX_BYTES, HOOK_TIMEOUT_MS, autoSave, firstToAnswer, saveCompactSummary, hookFolder, isHookEvent, parseHookInput, sessionStartContext, sessionStartOutput } from '../core/hooks';
 import { openStore } from '../core/openStore';
 import { defineCommand, type Io } from './command';
 
@@ -36,6 +36,8 @@ the agent: problems go to stderr and the exit code is 0; it gives up after ${HOO
   session-start   prints the pending checkpoint as SessionStart's additionalContext (nothing when none)
   pre-compact     saves auto-<YYYY-MM-DD-HHMM>: branch, modified files, the last user message as Left Off;
                   one per session per 2 minutes; the session's older automatic ones go to the trash
+  post-compact    the compaction's summary (compact_summary) becomes that checkpoint's Left Off, with the
+                  active plan and the modified files; without a summary it keeps what it has
   session-end     the same as pre-compact, when git reports modified files`,
   options: {},
   positionals: 1,
@@ -67,11 +69,14 @@ the agent: problems go to stderr and the exit code is 0; it gives up after ${HOO
         if (context && firstToAnswer(input, resolved.dir, context)) io.out(sessionStartOutput(context));
         return;
       }
-      const r = await autoSave(store, input, {
-        env: ctx.env,
-        onlyWhenChanged: event === 'session-end',
-        reason: event === 'session-end' ? 'when the session ended' : undefined,
-      });
+      const r =
+        event === 'post-compact'
+          ? await saveCompactSummary(store, input, { env: ctx.env })
+          : await autoSave(store, input, {
+              env: ctx.env,
+              onlyWhenChanged: event === 'session-end',
+              reason: event === 'session-end' ? 'when the session ended' : undefined,
+            });
       for (const w of r.warnings) io.err(`${label}: ${w}`);
       if (r.skipped) io.err(`${label}: nothing saved: ${r.skipped}.`);
     };

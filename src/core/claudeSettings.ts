@@ -13,7 +13,7 @@ import { SKILL_TEXT } from './skill';
  * the product's (`<checkpoint launcher> hook <event>`).
  */
 
-export type ClaudeHookEvent = 'SessionStart' | 'PreCompact' | 'SessionEnd';
+export type ClaudeHookEvent = 'SessionStart' | 'PreCompact' | 'PostCompact' | 'SessionEnd';
 
 export interface PlannedHook {
   event: ClaudeHookEvent;
@@ -24,14 +24,24 @@ export interface PlannedHook {
   timeout: number;
 }
 
-const EVENT_ARGS: Record<ClaudeHookEvent, string> = { SessionStart: 'session-start', PreCompact: 'pre-compact', SessionEnd: 'session-end' };
+const EVENT_ARGS: Record<ClaudeHookEvent, string> = { SessionStart: 'session-start', PreCompact: 'pre-compact', PostCompact: 'post-compact', SessionEnd: 'session-end' };
 const HOOK_TIMEOUT_S = 10;
 
-/** The hooks Connect adds. `program`: the command that runs the CLI, as a shell word (e.g. `checkpoint`). */
+/**
+ * The matcher SessionStart had before `fork` (Claude Code 2.1.214): a group of the product's with it is brought to
+ * match every source when Connect runs again.
+ */
+const OLD_SESSION_START_MATCHER = 'startup|resume|clear|compact';
+
+/**
+ * The hooks Connect adds. `program`: the command that runs the CLI, as a shell word (e.g. `checkpoint`). SessionStart
+ * has no matcher: every source (startup, resume, clear, compact, fork, and any later one) is told.
+ */
 export function plannedHooks(program: string, opts: { sessionEnd?: boolean } = {}): PlannedHook[] {
   const hooks: PlannedHook[] = [
-    { event: 'SessionStart', matcher: 'startup|resume|clear|compact', command: `${program} hook session-start`, timeout: HOOK_TIMEOUT_S },
+    { event: 'SessionStart', command: `${program} hook session-start`, timeout: HOOK_TIMEOUT_S },
     { event: 'PreCompact', command: `${program} hook pre-compact`, timeout: HOOK_TIMEOUT_S },
+    { event: 'PostCompact', command: `${program} hook post-compact`, timeout: HOOK_TIMEOUT_S },
   ];
   if (opts.sessionEnd) hooks.push({ event: 'SessionEnd', command: `${program} hook session-end`, timeout: HOOK_TIMEOUT_S });
   return hooks;
@@ -118,6 +128,12 @@ function findOurs(settings: Record<string, unknown>, event?: ClaudeHookEvent): F
   return out;
 }
 
+/** The matcher of the group holding a found hook. */
+function matcherOf(settings: Record<string, unknown>, f: Found): unknown {
+  const group = asArray((settings.hooks as Record<string, unknown>)[f.at[1] as string])?.[f.at[2] as number];
+  return (group as { matcher?: unknown } | null)?.matcher;
+}
+
 export interface SettingsChange {
   text: string;
   /** Hooks added or whose command was updated. */
@@ -130,13 +146,21 @@ export function connectSettingsText(text: string | undefined, planned: PlannedHo
   let current = text ?? '';
   const added: PlannedHook[] = [];
   for (const hook of planned) {
-    const settings = parseSettings(current, file);
-    const ours = findOurs(settings, hook.event);
+    let settings = parseSettings(current, file);
+    let ours = findOurs(settings, hook.event);
+    // Connected before SessionStart matched every source: the old matcher goes.
+    const outdated = ours.find((f) => f.groupIsOurs && hook.matcher === undefined && matcherOf(settings, f) === OLD_SESSION_START_MATCHER);
+    if (outdated) {
+      current = editJson(current, [...outdated.at.slice(0, 3), 'matcher'], undefined);
+      added.push(hook);
+      settings = parseSettings(current, file);
+      ours = findOurs(settings, hook.event);
+    }
     if (ours.some((f) => f.command === hook.command)) continue;
     if (ours.length) {
       // Connected before with another launcher path: point the entry at the current one.
       current = editJson(current, [...ours[0].at, 'command'], hook.command);
-      added.push(hook);
+      if (!outdated) added.push(hook);
       continue;
     }
     const group: Record<string, unknown> = {};
@@ -213,7 +237,7 @@ export function disconnectSettingsText(text: string, file = 'settings.json'): { 
         return { event, matcher: typeof group.matcher === 'string' ? group.matcher : undefined, command: f.command, timeout: typeof timeout === 'number' ? timeout : HOOK_TIMEOUT_S };
       }),
   );
-  // Every choice of empty event lists and `hooks` kept, fewest first (at most 3 events: 16 choices).
+  // Every choice of empty event lists and `hooks` kept, fewest first (at most 4 events: 32 choices).
   const events = [...new Set(replay.map((h) => h.event))];
   const choices: KeepEmpty[] = [];
   for (let mask = 0; mask < 1 << events.length; mask++) {

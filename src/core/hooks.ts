@@ -18,7 +18,7 @@ import { branchDiffers } from './git';
 import { formatStep } from './wording';
 
 /** The Claude Code hook events `checkpoint hook <event>` handles, and the event names Claude Code uses. */
-export const HOOK_EVENTS = { 'session-start': 'SessionStart', 'pre-compact': 'PreCompact', 'session-end': 'SessionEnd' } as const;
+export const HOOK_EVENTS = { 'session-start': 'SessionStart', 'pre-compact': 'PreCompact', 'post-compact': 'PostCompact', 'session-end': 'SessionEnd' } as const;
 export type HookEvent = keyof typeof HOOK_EVENTS;
 
 export const isHookEvent = (s: string): s is HookEvent => Object.prototype.hasOwnProperty.call(HOOK_EVENTS, s);
@@ -40,12 +40,14 @@ export interface HookInput {
   cwd?: string;
   transcriptPath?: string;
   hookEventName?: string;
-  /** SessionStart: startup, resume, clear, compact. */
+  /** SessionStart: startup, resume, clear, compact, fork. */
   source?: string;
   /** PreCompact: manual, auto. */
   trigger?: string;
   /** SessionEnd: clear, logout, prompt_input_exit, other. */
   reason?: string;
+  /** PostCompact: the compaction's summary, the model's own account of the work (as long as the input allows). */
+  compactSummary?: string;
 }
 
 const str = (v: unknown, max = 4096): string | undefined => (typeof v === 'string' && v.length <= max && !v.includes('\u0000') ? v : undefined);
@@ -70,6 +72,7 @@ export function parseHookInput(text: string): { input: HookInput; problem?: stri
     source: str(d.source, 100),
     trigger: str(d.trigger, 100),
     reason: str(d.reason, 100),
+    compactSummary: str(d.compact_summary, HOOK_INPUT_MAX_BYTES) ?? str(d.compactSummary, HOOK_INPUT_MAX_BYTES),
   };
   for (const k of Object.keys(input) as (keyof HookInput)[]) if (input[k] === undefined) delete input[k];
   return { input };
@@ -287,6 +290,9 @@ async function autoCheckpointsOf(store: CheckpointStore, session: string): Promi
   return found.sort((a, b) => Date.parse(b.saved) - Date.parse(a.saved));
 }
 
+const activePlan = (store: CheckpointStore, env: NodeJS.ProcessEnv | undefined): Promise<string | undefined> =>
+  resolveActivePlanFile(store.cwd, { env }).catch(() => undefined);
+
 /**
  * Saves `auto-<YYYY-MM-DD-HHMM>` for a hook: branch and modified files from git, Left Off the last thing the user
  * asked (from the transcript), the active plan of `.claude/state-index.json`. At most one per session per
@@ -296,7 +302,7 @@ async function autoCheckpointsOf(store: CheckpointStore, session: string): Promi
 export async function autoSave(
   store: CheckpointStore,
   input: HookInput,
-  opts: { now?: Date; env?: NodeJS.ProcessEnv; onlyWhenChanged?: boolean; reason?: string } = {},
+  opts: { now?: Date; env?: NodeJS.ProcessEnv; onlyWhenChanged?: boolean; reason?: string; /** Instead of the transcript's last request. */ leftOff?: string } = {},
 ): Promise<AutoSaveResult> {
   const now = opts.now ?? new Date();
   const session = agentLine(input.sessionId ?? '', 200) || 'unknown-session';
@@ -309,15 +315,15 @@ export async function autoSave(
   }
   const [git, intent, plan] = await Promise.all([
     readGitState(store.cwd),
-    input.transcriptPath ? lastUserIntent(input.transcriptPath) : Promise.resolve(undefined),
-    resolveActivePlanFile(store.cwd, { env: opts.env }).catch(() => undefined),
+    !opts.leftOff && input.transcriptPath ? lastUserIntent(input.transcriptPath) : Promise.resolve(undefined),
+    activePlan(store, opts.env),
   ]);
   if (opts.onlyWhenChanged && git.modifiedFiles.length === 0) {
     result.skipped = 'no files were changed';
     return result;
   }
   const reason = opts.reason ?? 'before the context was compacted';
-  const leftOff = intent ?? `Saved automatically ${reason}; no user message was found in the transcript.`;
+  const leftOff = opts.leftOff ?? intent ?? `Saved automatically ${reason}; no user message was found in the transcript.`;
   const base = autoName(now);
   const taken = new Set((await store.files()).map((f) => nameFromFileName(path.basename(f))));
   let n = 1;
@@ -350,4 +356,39 @@ export async function autoSave(
     }
   }
   return result;
+}
+
+/** At most this many characters of a compaction's summary go into the automatic checkpoint (one line). */
+export const COMPACT_SUMMARY_MAX = 2000;
+
+/**
+ * PostCompact: the compaction's summary (`compact_summary`) becomes the Left Off of the session's automatic
+ * checkpoint — one line, "The compaction's summary: …", of at most {@link COMPACT_SUMMARY_MAX} characters — saved again with the active plan
+ * (its step) and the modified files; the version it replaces goes to the trash. With no automatic checkpoint of the
+ * session (PreCompact did not run or failed) one is saved as PreCompact would. With no summary (an older client, a
+ * failed compaction) nothing changes: the checkpoint keeps what PreCompact gave it (the transcript's last request).
+ */
+export async function saveCompactSummary(store: CheckpointStore, input: HookInput, opts: { now?: Date; env?: NodeJS.ProcessEnv } = {}): Promise<AutoSaveResult> {
+  const text = agentLine(input.compactSummary ?? '');
+  // Said as what it is; and a summary that starts with a Markdown heading does not start the line.
+  const summary = text && agentLine(`The compaction's summary: ${text}`, COMPACT_SUMMARY_MAX);
+  if (!summary) return { skipped: 'the hook input has no compact_summary; the automatic checkpoint keeps what it has', replaced: [], warnings: [] };
+  const session = agentLine(input.sessionId ?? '', 200) || 'unknown-session';
+  const newest = (await autoCheckpointsOf(store, session))[0];
+  if (!newest) return autoSave(store, input, { ...opts, leftOff: summary, reason: 'after the context was compacted' });
+  const [git, plan, cp] = await Promise.all([readGitState(store.cwd), activePlan(store, opts.env), store.read(store.pathFor(newest.name))]);
+  if (cp.leftOff === summary) return { skipped: `"${cp.name}" holds this compaction's summary already`, replaced: [], warnings: [] };
+  const saved = await store.save({
+    name: cp.name,
+    leftOff: summary,
+    done: cp.done,
+    failed: cp.failed,
+    decisions: cp.decisions,
+    questions: cp.questions,
+    plan: plan ?? cp.plan,
+    git: { branch: git.branch, modifiedFiles: git.modifiedFiles },
+    auto: { session },
+    force: true,
+  });
+  return { saved: saved.checkpoint.name, replaced: [], warnings: saved.warnings };
 }

@@ -48,8 +48,8 @@ A checkpoint is a short note of where work stopped: branch, plan step, what was 
 and which files were touched. It is saved as \`checkpoint-<name>.md\` in Claude Code's memory folder and indexed
 in its \`MEMORY.md\`, so the next session reads it.
 
-- **At start** (startup, resume, clear, compact) Claude Code is told about the checkpoint waiting to be resumed.
-- **Before it compacts its context** a checkpoint \`auto-<date>\` is saved.
+- **At every start** (a new session, resume, clear, compact, fork) Claude Code is told about the checkpoint waiting to be resumed.
+- **When it compacts its context** a checkpoint \`auto-<date>\` is saved, holding the compaction's summary of the work.
 - **"save checkpoint [name]"** and **"continue [name]"** work in the chat (the \`checkpoint\` skill).
 - An MCP server (\`checkpoint mcp\`) gives the agent the same operations as tools.
 

@@ -1,6 +1,7 @@
 /**
- * The Claude Code skill that Connect installs (`.claude/skills/checkpoint/SKILL.md`): the product's own text,
- * short. A unit test checks that every command and option it names exists in the CLI.
+ * The Claude Code skill, the one text of it: Connect installs it (`.claude/skills/checkpoint/SKILL.md`) and the plugin
+ * carries it (`skills/checkpoint/SKILL.md`). Short. A test runs every command it names against the CLI and checks
+ * each output it describes (test/unit/skill.test.ts).
  * `program`: the command as a shell word (the plugin's skill runs the CLI it carries).
  */
 export function skillText(program: string): string {
@@ -23,13 +24,13 @@ ${program} save <name> --left-off "<where work stopped and the next step>" --don
 - Repeat \`--done\`, \`--failed\`, \`--decision\` and \`--question\` once per item; leave out those with nothing to say.
 - No name given: choose a short one for the task (letters, digits, \`-\`). Branch, time and modified files are added by the command.
 - Working from a plan file: add \`--plan <path>\`.
-- If the name is taken, ask the user before adding \`--force\` (the old one goes to the trash).
+- If the name is taken the command exits 1 and says so: ask the user before adding \`--force\` (the old one goes to the trash).
 
 ## Resume: "continue [name]"
 
-1. No name given: \`${program} pending --json\` names the one to resume; if it prints \`null\`, run \`${program} list\` and ask which.
+1. No name given: \`${program} pending --json\` prints a JSON list of the checkpoints waiting to be resumed, the one to offer first on top (\`[]\` when none); each has \`name\`, \`branch\`, \`saved\` and \`description\`. One: resume it. Several: show them (name, branch, date, description) and ask the user which. None: \`${program} list\` prints every saved checkpoint, one per line, name first ("No saved checkpoints found." when none): ask which, or say so.
 2. \`${program} show <name>\` prints it: read Left Off, Done, Failed Approaches, Decisions, Open Questions and the plan.
-3. \`${program} resume <name> --json\` marks it resumed. If \`branchMismatch\` is true, tell the user and ask before switching branch.
+3. \`${program} resume <name> --json\` marks it resumed and prints a JSON object. If \`branchMismatch\` is true, tell the user (\`branch\` against \`currentBranch\`) and ask before switching branch.
 4. Never retry anything in \`failedApproaches\`. Summarize where the work stands, then continue from Left Off or wait for the user.
 `;
 }

@@ -1,6 +1,7 @@
 // The real Claude Code client is the judge: a checkpoint saved with the CLI must be in the MEMORY.md that Claude
 // Code loads into a new session, wherever the user works (a repository, a subfolder, a linked worktree, a custom
-// memory folder, a custom config folder). Runs `claude -p continue` with no network (test/support/claudeCode.ts).
+// memory folder, a custom config folder). Runs `claude -p continue` against a scripted model and reads its first
+// request (test/support/claudeCode.ts).
 import { after, describe, test } from 'node:test';
 import * as assert from 'node:assert/strict';
 import { existsSync, mkdirSync, realpathSync, writeFileSync } from 'node:fs';
@@ -60,7 +61,7 @@ function bulletRe(name: string, branch: string, leftOff: string): RegExp {
 }
 
 function describeSession(s: ClaudeSession): string {
-  const files = s.instructions.map((f) => `${f.type} ${f.path}`).join(', ') || 'none';
+  const files = s.instructions.map((f) => `${f.kind} ${f.path}`).join(', ') || 'none';
   return `instruction files Claude Code loaded: ${files}; memory folder in its system prompt: ${s.memoryDir ?? 'none'}`;
 }
 
@@ -247,7 +248,7 @@ describe('The agent is a second writer of the memory folder', () => {
     const launchers = await writeLaunchers(path.join(temp('checkpoint-claude-bin-'), 'bin'), { execPath: process.execPath, cliPath: CLI });
     await connectClaude(claudeTargets('workspace', project, cliEnv(home)), hookProgram('workspace', shellQuote(launchers.posix)));
     const s = await runClaude({ cwd: project, home, env: { PATH: `${launchers.dir}${path.delimiter}${process.env.PATH ?? ''}` } });
-    const context = s.hookContexts.join('\n');
+    const context = s.hookContext;
     assert.match(context, /"project-memory"/, `the SessionStart hook read another folder than save wrote (${saved.path}):\n${context || '(no hook context)'}`);
     assert.match(context, /Saved where the project keeps agent memory/);
   });
@@ -263,7 +264,7 @@ describe('Claude Code runs the SessionStart hooks of the folder', () => {
     const launchers = await writeLaunchers(path.join(temp('checkpoint-claude-bin-'), 'bin'), { execPath: process.execPath, cliPath: CLI });
     await connectClaude(claudeTargets('workspace', project, cliEnv(home)), hookProgram('workspace', shellQuote(launchers.posix)));
     const s = await runClaude({ cwd: project, home, env: { PATH: `${launchers.dir}${path.delimiter}${process.env.PATH ?? ''}` } });
-    const context = s.hookContexts.join('\n');
+    const context = s.hookContext;
     assert.match(context, /parser-rewrite/, `Claude Code got no pending checkpoint from the SessionStart hook (saved to ${saved.path}):\n${context || '(no hook context)'}`);
     assert.match(context, /Tokenizer done; grammar tests next/);
   });
@@ -285,6 +286,6 @@ describe('Claude Code runs the SessionStart hooks of the folder', () => {
       JSON.stringify({ hooks: { SessionStart: [{ hooks: [{ type: 'command', command }] }] } }, null, 2),
     );
     const s = await runClaude({ cwd: project, home });
-    assert.deepEqual(s.hookContexts, [`hook saw SessionStart in ${project}`]);
+    assert.equal(s.hookContext, `hook saw SessionStart in ${project}`);
   });
 });

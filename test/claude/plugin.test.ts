@@ -8,13 +8,13 @@
 // session is told once.
 import { after, before, describe, test } from 'node:test';
 import * as assert from 'node:assert/strict';
-import { execFileSync, spawnSync } from 'node:child_process';
+import { spawnSync } from 'node:child_process';
 import { copyFileSync, existsSync, mkdirSync, readFileSync, realpathSync, statSync, symlinkSync } from 'node:fs';
 import * as path from 'node:path';
 import { claudeTargets, connectClaude, hookProgram, pluginEnabledIn } from '../../src/core/claudeSettings';
 import { writeLaunchers } from '../../src/core/launcher';
 import { shellQuote } from '../../src/core/escaping';
-import { claudeCommand, runClaude } from '../support/claudeCode';
+import { claudeCommand, packagePlugin, runClaude } from '../support/claudeCode';
 import { CLI, makeRepo, removeDir, runCli, tempDir } from '../support/fixtures';
 import { packPackage, REGISTRY_ANSWERS, runRelease, serveRegistry, stageProject } from '../support/npmPackage';
 
@@ -31,10 +31,7 @@ const temp = (prefix: string): string => {
 let pluginDir = '';
 let pluginZip = '';
 before(() => {
-  const out = temp('checkpoint-plugin-');
-  pluginDir = path.join(out, 'checkpoint');
-  pluginZip = path.join(out, 'checkpoint-plugin.zip');
-  execFileSync(process.execPath, [path.join(ROOT, 'scripts', 'package-plugin.mjs'), '--no-build', '--dir', pluginDir, '-o', pluginZip], { timeout: 120_000 });
+  ({ dir: pluginDir, zip: pluginZip } = packagePlugin(temp('checkpoint-plugin-')));
 });
 
 /** A PATH with Node and the system's tools, and no `checkpoint` (nothing of VS Code, no installed CLI). */
@@ -85,7 +82,7 @@ describe('The Claude Code plugin', () => {
     const home = makeHome();
     const project = await repoWithPending(home, 'plugin-zip', 'Loaded from the zip');
     const s = await runClaude({ cwd: project, home, args: ['--plugin-dir', pluginZip], env: { PATH: pathWithoutCheckpoint() } });
-    const context = s.hookContexts.join('\n');
+    const context = s.hookContext;
     assert.match(context, /"plugin-zip"/, `no pending checkpoint in the session's context:\n${context || '(no hook context)'}\n${s.output}`);
     assert.match(context, /Loaded from the zip/);
   });
@@ -117,7 +114,7 @@ describe('The Claude Code plugin', () => {
     assert.equal(await pluginEnabledIn(project, { HOME: home }), path.join(home, '.claude', 'settings.json'));
 
     const s = await runClaude({ cwd: project, home, env: { PATH: pathWithoutCheckpoint() } });
-    const context = s.hookContexts.join('\n');
+    const context = s.hookContext;
     assert.match(context, /"from-market"/, `no pending checkpoint in the session's context:\n${context || '(no hook context)'}\n${s.output}`);
   });
 
@@ -135,8 +132,8 @@ describe('The Claude Code plugin', () => {
     const launchers = await writeLaunchers(path.join(temp('checkpoint-claude-bin-'), 'bin'), { execPath: process.execPath, cliPath: CLI });
     await connectClaude(claudeTargets('workspace', project, { HOME: home }), hookProgram('workspace', shellQuote(launchers.posix)));
     const s = await runClaude({ cwd: project, home, args: ['--plugin-dir', pluginZip], env: { PATH: `${launchers.dir}${path.delimiter}${process.env.PATH ?? ''}` } });
-    const told = s.hookContexts.filter((c) => c.includes('"told-once"'));
-    assert.equal(told.length, 1, `the session's hook context:\n${s.hookContexts.join('\n---\n') || '(none)'}`);
+    const told = s.hookContext.split('\n').filter((l) => l.includes('"told-once"'));
+    assert.equal(told.length, 1, `the session's hook context:\n${s.hookContext || '(none)'}`);
   });
 
   test('without Node on PATH its hook does nothing and exits 0; its other commands say what is missing', () => {

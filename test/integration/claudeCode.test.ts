@@ -60,7 +60,7 @@ suite('Claude Code loads the pending checkpoint through the hook Connect Claude 
     const terminalPath = readFileSync(pathFile, 'utf8');
     assert.ok(terminalPath.split(path.delimiter).includes(t.api.terminalCommand.binDir), terminalPath);
     const s = await runClaude({ cwd: t.cwd, home, configDir: process.env.CLAUDE_CONFIG_DIR, env: { PATH: terminalPath } });
-    const context = s.hookContexts.join('\n');
+    const context = s.hookContext;
     assert.match(context, /hook-pending/, `the SessionStart context Claude Code got names no pending checkpoint:\n${context || '(none)'}\n${s.output}`);
     assert.match(context, /Parser half done; grammar tests next/);
   });

@@ -1,24 +1,24 @@
-// Runs the real Claude Code client (installed on demand by scripts/harness/claude-code.mjs) far enough to see what it
-// loads into a session, with no network: `claude -p continue` in a folder with a private HOME starts a session,
-// runs the SessionStart hooks and writes its transcript (`<config dir>/projects/<slug>/<session>.jsonl`) before
-// its first model call fails. The transcript records the context it assembled:
-// - an `instructions` attachment whose `files` include `{ type: "AutoMem", path, content }`: the MEMORY.md it
-//   loaded (as much of it as it loaded) and from which folder;
-// - a `hook_additional_context` attachment per hook event with the hooks' `additionalContext`;
-// - the system prompt (an `api-request-shape` line), which names the memory folder the agent writes to.
-// Once the first model request is in the transcript the context is complete; the process is then stopped (it
-// would retry the network for minutes otherwise).
-import { execFile, execFileSync, spawn, type SpawnOptionsWithStdioTuple } from 'node:child_process';
+// Runs the real Claude Code client (installed on demand by scripts/harness/claude-code.mjs) for whole sessions,
+// offline, against a scripted model on 127.0.0.1 (test/support/scriptedModel.ts): the client's whole loop runs —
+// hooks, skills, tools, MCP servers, compaction — and the tests assert on what reached the model, the requests the
+// client sent.
+// - {@link runSession}: one `claude -p <prompt> …` run to its end against a given scripted model; its requests and
+//   the session id.
+// - {@link runClaude}: a new session with the prompt `continue` against a model that answers "OK.", read as what
+//   the session started with (the MEMORY.md files and CLAUDE.md the client loaded, the SessionStart hooks'
+//   context, the memory folder its system prompt names).
+// - {@link claudeCommand}: other `claude` commands (`plugin validate`, `plugin install`) with no network.
+import { execFile, execFileSync, spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import { existsSync, readFileSync, readdirSync } from 'node:fs';
 import * as path from 'node:path';
+import { scriptedModel, systemText, type ModelRequest, type ScriptedModel } from './scriptedModel';
 
 const ROOT = path.resolve(__dirname, '..', '..', '..');
 const INSTALLER = path.join(ROOT, 'scripts', 'harness', 'claude-code.mjs');
 /** The first install downloads ~370 MB. */
 const INSTALL_TIMEOUT = 15 * 60_000;
-/** Start-up to first model request: ~1 s on an idle machine; generous for a loaded CI machine. */
-const SESSION_TIMEOUT = 90_000;
+/** A whole `-p` session: ~1-3 s on an idle machine; generous for a loaded CI machine. */
+const SESSION_TIMEOUT = 120_000;
 
 export interface ClaudeCodeInstall {
   bin: string;
@@ -46,21 +46,6 @@ export interface LoadedFile {
   content: string;
 }
 
-export interface ClaudeSession {
-  /** The auto-memory MEMORY.md files the client put into the session (`type: AutoMem`), as loaded. */
-  memory: LoadedFile[];
-  /** Every `instructions` file (CLAUDE.md, AutoMem, …) with its type. */
-  instructions: (LoadedFile & { type: string })[];
-  /** The `additionalContext` strings of the hooks that ran, in order. */
-  hookContexts: string[];
-  /** The memory folder the system prompt tells the agent to use, when it names one. */
-  memoryDir?: string;
-  /** The transcript file (removed with the test's temp folders). */
-  transcript: string;
-  /** What the process printed (for failure messages). */
-  output: string;
-}
-
 export interface ClaudeRunOptions {
   /** The folder the session starts in. */
   cwd: string;
@@ -70,7 +55,7 @@ export interface ClaudeRunOptions {
   configDir?: string;
   /** More environment for the client (and so for its hooks). */
   env?: NodeJS.ProcessEnv;
-  /** More arguments for `claude -p continue` (e.g. `--plugin-dir`). */
+  /** More arguments after the prompt (e.g. `--plugin-dir`, `--resume <id>`, `--allowedTools Bash`). */
   args?: string[];
   timeoutMs?: number;
 }
@@ -89,73 +74,15 @@ function canUnshareNetwork(): boolean {
   return netns;
 }
 
-interface TranscriptLine {
-  type?: string;
-  subtype?: string;
-  attachment?: { type?: string; files?: { type?: string; path?: string; content?: string }[]; content?: unknown };
-  shape?: { system?: { text?: string }[] };
-}
-
-function readTranscript(file: string): TranscriptLine[] {
-  const lines: TranscriptLine[] = [];
-  const text = readFileSync(file, 'utf8');
-  // The last line may still be being written: only complete lines count.
-  for (const line of text.slice(0, text.lastIndexOf('\n') + 1).split('\n')) {
-    if (!line) continue;
-    try {
-      lines.push(JSON.parse(line) as TranscriptLine);
-    } catch {
-      /* not a JSON line */
-    }
-  }
-  return lines;
-}
-
-/** The transcript of `session` under `<config dir>/projects/*` (the folder is the slug of the start folder). */
-function findTranscript(configDir: string, session: string): string | undefined {
-  const projects = path.join(configDir, 'projects');
-  if (!existsSync(projects)) return undefined;
-  for (const p of readdirSync(projects)) {
-    const f = path.join(projects, p, `${session}.jsonl`);
-    if (existsSync(f)) return f;
-  }
-  return undefined;
-}
-
-const requestMade = (l: TranscriptLine): boolean => l.type === 'api-request' || (l.type === 'system' && l.subtype === 'api_error');
-
-// The system prompt's memory section: "You have a persistent file-based memory at `<dir>`." (2.1.x wording).
-const MEMORY_DIR_RE = /persistent file-based memory at `([^`\n]+)`/;
-
-function parseSession(lines: TranscriptLine[], transcript: string, output: string): ClaudeSession {
-  const instructions: ClaudeSession['instructions'] = [];
-  const hookContexts: string[] = [];
-  let memoryDir: string | undefined;
-  for (const l of lines) {
-    const a = l.attachment;
-    if (l.type === 'attachment' && a?.type === 'instructions') {
-      for (const f of a.files ?? []) instructions.push({ type: String(f.type), path: String(f.path), content: String(f.content ?? '') });
-    } else if (l.type === 'attachment' && a?.type === 'hook_additional_context') {
-      const c = a.content;
-      hookContexts.push(...(Array.isArray(c) ? c.map(String) : [String(c)]));
-    } else if (l.type === 'api-request-shape' && memoryDir === undefined) {
-      for (const s of l.shape?.system ?? []) memoryDir ??= MEMORY_DIR_RE.exec(s.text ?? '')?.[1];
-    }
-  }
-  const memory = instructions.filter((f) => f.type === 'AutoMem').map(({ path: p, content }) => ({ path: p, content }));
-  return { memory, instructions, hookContexts, memoryDir, transcript, output };
-}
-
-/** The client's environment: a private HOME, a dummy API key, model requests to a closed port. */
-function clientEnv(opts: Omit<ClaudeRunOptions, 'args'>): NodeJS.ProcessEnv {
+/** The client's environment: a private HOME, a dummy API key, model requests to `baseUrl` (default: a closed port). */
+function clientEnv(opts: Omit<ClaudeRunOptions, 'args'>, baseUrl = 'http://127.0.0.1:9'): NodeJS.ProcessEnv {
   return {
     PATH: process.env.PATH,
     LANG: 'C.UTF-8',
     HOME: opts.home,
     ...(opts.configDir ? { CLAUDE_CONFIG_DIR: opts.configDir } : {}),
     ANTHROPIC_API_KEY: 'sk-ant-test-not-a-key',
-    // Model requests go to a closed port on loopback (inside an empty network namespace when possible).
-    ANTHROPIC_BASE_URL: 'http://127.0.0.1:9',
+    ANTHROPIC_BASE_URL: baseUrl,
     CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: '1',
     DISABLE_AUTOUPDATER: '1',
     DISABLE_TELEMETRY: '1',
@@ -179,77 +106,151 @@ export async function claudeCommand(
   });
 }
 
+export interface SessionRun {
+  /** The client's exit code. */
+  code: number;
+  /** The session's id (`--output-format json`'s `session_id`): a fork's or a compaction's own. */
+  sessionId: string;
+  /** The model's last text, as the client printed it. */
+  result: string;
+  /** The Messages requests the client sent during this run, in order. */
+  requests: ModelRequest[];
+  /** What the client printed (for failure messages). */
+  output: string;
+}
+
 /**
- * Starts `claude -p continue` in `cwd` with a private HOME, a dummy API key and no network, waits until its
- * transcript shows the first model request (the session's context is complete then), stops it, and returns
- * what it loaded. Rejects with the client's output when no such transcript appears in time.
+ * Runs `claude -p <prompt> --output-format json <args>` in `cwd` to its end against `model` (a private HOME, a
+ * dummy API key, ANTHROPIC_BASE_URL the model's), and returns what it sent the model. Rejects, with the client's
+ * output, when it does not finish in time or prints no result.
+ * A new session gets a fresh `--session-id` unless `args` resume one.
  */
-export async function runClaude(opts: ClaudeRunOptions): Promise<ClaudeSession> {
+export async function runSession(opts: ClaudeRunOptions & { model: ScriptedModel; prompt: string }): Promise<SessionRun> {
   const { bin } = await claudeCode();
-  const configDir = opts.configDir ?? path.join(opts.home, '.claude');
-  const session = randomUUID();
-  const env = clientEnv(opts);
-  const args = ['-p', 'continue', '--session-id', session, ...(opts.args ?? [])];
+  const extra = opts.args ?? [];
+  const resumes = extra.includes('--resume') || extra.includes('--continue');
+  const args = ['-p', opts.prompt, '--output-format', 'json', ...(resumes ? [] : ['--session-id', randomUUID()]), ...extra];
   const timeout = opts.timeoutMs ?? SESSION_TIMEOUT;
-  // Its own process group, so stopping it also stops the hooks it started.
-  const spawnOpts: SpawnOptionsWithStdioTuple<'ignore', 'pipe', 'pipe'> = {
-    cwd: opts.cwd, env, stdio: ['ignore', 'pipe', 'pipe'], detached: true, timeout: timeout + 10_000, killSignal: 'SIGKILL',
-  };
-  const child = canUnshareNetwork() ? spawn('unshare', ['-n', '--', bin, ...args], spawnOpts) : spawn(bin, args, spawnOpts);
-  const stop = (signal: NodeJS.Signals): void => {
+  const first = opts.model.requests.length;
+  // Its own process group, so that a run past its time is stopped with the hooks it started.
+  const child = spawn(bin, args, { cwd: opts.cwd, env: clientEnv(opts, opts.model.url), stdio: ['ignore', 'pipe', 'pipe'], detached: true });
+  let out = '';
+  let err = '';
+  child.stdout.on('data', (d: Buffer) => (out += d.toString('utf8')));
+  child.stderr.on('data', (d: Buffer) => {
+    if (err.length < 64 * 1024) err += d.toString('utf8');
+  });
+  let timedOut = false;
+  const timer = setTimeout(() => {
+    timedOut = true;
     try {
-      if (child.pid) process.kill(-child.pid, signal);
+      if (child.pid) process.kill(-child.pid, 'SIGKILL');
     } catch {
       /* already gone */
     }
-  };
-  let output = '';
-  const keep = (d: Buffer): void => {
-    if (output.length < 64 * 1024) output += d.toString('utf8');
-  };
-  child.stdout.on('data', keep);
-  child.stderr.on('data', keep);
-  let exited = false;
-  const closed = new Promise<void>((resolve) => {
-    child.once('close', () => {
-      exited = true;
-      resolve();
+  }, timeout);
+  const code = await new Promise<number>((resolve) => {
+    child.once('error', (e) => {
+      err += `\n${e.message}`;
+      resolve(-1);
     });
-    child.once('error', (err) => {
-      output += `\n${err.message}`;
-      exited = true;
-      resolve();
-    });
-  });
-
-  const deadline = Date.now() + timeout;
-  let transcript: string | undefined;
-  let lines: TranscriptLine[] = [];
-  let complete: string | undefined;
+    child.once('close', (c) => resolve(c ?? -1));
+  }).finally(() => clearTimeout(timer));
+  const output = `${out}${err}`;
+  const requests = opts.model.requests.slice(first);
+  const fail = (why: string): Error =>
+    new Error(`claude ${args.map((a) => JSON.stringify(a)).join(' ')} in ${opts.cwd} ${why} after ${requests.length} model requests.\nOutput:\n${output.slice(-4000)}`);
+  if (timedOut) throw fail(`ran past ${timeout} ms`);
+  let parsed: { session_id?: unknown; result?: unknown } | undefined;
   try {
-    for (;;) {
-      transcript ??= findTranscript(configDir, session);
-      if (transcript) lines = readTranscript(transcript);
-      if (transcript && lines.some(requestMade)) {
-        complete = transcript;
-        break;
-      }
-      if (exited || Date.now() > deadline) {
-        const seen = lines.map((l) => (l.type === 'attachment' ? `attachment:${l.attachment?.type}` : l.type)).join(', ');
-        throw new Error(
-          `Claude Code ${exited ? 'exited' : `ran ${timeout} ms`} without reaching its first model request in ${opts.cwd}` +
-            ` (transcript: ${transcript ?? 'none'}${seen ? `; lines: ${seen}` : ''}).\nOutput:\n${output.slice(-4000)}`,
-        );
-      }
-      await new Promise((r) => setTimeout(r, 100));
-    }
-  } finally {
-    if (!exited) {
-      stop('SIGTERM');
-      const force = setTimeout(() => stop('SIGKILL'), 3000);
-      await closed;
-      clearTimeout(force);
-    }
+    parsed = JSON.parse(out.trim().split('\n').pop() ?? '') as typeof parsed;
+  } catch {
+    parsed = undefined;
   }
-  return parseSession(readTranscript(complete), complete, output);
+  if (typeof parsed?.session_id !== 'string') throw fail(`exited ${code} with no result`);
+  return { code, sessionId: parsed.session_id, result: typeof parsed.result === 'string' ? parsed.result : '', requests, output };
+}
+
+export interface ClaudeSession {
+  /** The auto-memory MEMORY.md files in what reached the model, as loaded. */
+  memory: LoadedFile[];
+  /** Every instructions file in what reached the model (CLAUDE.md, MEMORY.md, …), with the client's description of it. */
+  instructions: (LoadedFile & { kind: string })[];
+  /** The SessionStart hooks' context in what reached the model (several hooks' joined by newlines), '' when none. */
+  hookContext: string;
+  /** The memory folder the system prompt tells the agent to use, when it names one. */
+  memoryDir?: string;
+  /** The session's first request. */
+  request: ModelRequest;
+  /** What the process printed (for failure messages). */
+  output: string;
+}
+
+const INSTRUCTIONS_HEAD = 'Codebase and user instructions are shown below.';
+const AUTO_MEMORY = "user's auto-memory";
+const HOOK_CONTEXT = 'SessionStart hook additional context: ';
+// The system prompt's memory section: "You have a persistent file-based memory at `<dir>`." (2.1.x wording).
+const MEMORY_DIR_RE = /persistent file-based memory at `([^`\n]+)`/;
+// "Contents of <path> (<description>):" then a blank line, in the instructions reminder.
+const FILE_HEAD_RE = /(?:^|\n\n)Contents of ([^\n]+) \(([^()\n]*)\):\n\n/g;
+
+const texts = (req: ModelRequest): string[] =>
+  req.messages.flatMap((m) => (typeof m.content === 'string' ? [m.content] : m.content.flatMap((b) => (b.type === 'text' && typeof b.text === 'string' ? [b.text] : []))));
+
+/** The instructions files of a request's system reminder: `Contents of <path> (<description>):`, then the file. */
+function instructionsOf(req: ModelRequest): ClaudeSession['instructions'] {
+  const reminder = texts(req).find((t) => t.includes(INSTRUCTIONS_HEAD));
+  if (!reminder) return [];
+  const body = reminder.replace(/\n?<\/system-reminder>\s*$/, '\n');
+  const heads = [...body.matchAll(FILE_HEAD_RE)];
+  return heads.map((m, i) => {
+    const from = (m.index ?? 0) + m[0].length;
+    const to = i + 1 < heads.length ? (heads[i + 1].index ?? body.length) : body.length;
+    return { path: m[1], kind: m[2], content: body.slice(from, to).replace(/\n+$/, '\n') };
+  });
+}
+
+/** The SessionStart hooks' context in a request (in the system text, or a system message, up to its blank line). */
+export function hookContextOf(req: ModelRequest): string {
+  for (const t of [systemText(req), ...texts(req)]) {
+    const at = t.indexOf(HOOK_CONTEXT);
+    if (at < 0) continue;
+    const rest = t.slice(at + HOOK_CONTEXT.length);
+    const end = rest.indexOf('\n\n');
+    return end < 0 ? rest : rest.slice(0, end);
+  }
+  return '';
+}
+
+/** What a session started with, read from its first request. */
+export function sessionOf(req: ModelRequest, output = ''): ClaudeSession {
+  const instructions = instructionsOf(req);
+  const memory = instructions.filter((f) => f.kind.startsWith(AUTO_MEMORY)).map(({ path: p, content }) => ({ path: p, content }));
+  let memoryDir: string | undefined;
+  for (const t of [systemText(req), ...texts(req)]) memoryDir ??= MEMORY_DIR_RE.exec(t)?.[1];
+  return { memory, instructions, hookContext: hookContextOf(req), memoryDir: memoryDir?.replace(/\/$/, ''), request: req, output };
+}
+
+/**
+ * A new session, `claude -p continue`, in `cwd` against a model that answers "OK.": what it started with (its
+ * first request to the model).
+ */
+export async function runClaude(opts: ClaudeRunOptions): Promise<ClaudeSession> {
+  const model = await scriptedModel();
+  try {
+    const run = await runSession({ ...opts, model, prompt: 'continue' });
+    const [req] = run.requests;
+    if (!req) throw new Error(`Claude Code sent no request to the model in ${opts.cwd}.\nOutput:\n${run.output.slice(-4000)}`);
+    return sessionOf(req, run.output);
+  } finally {
+    await model.close();
+  }
+}
+
+/** The Claude Code plugin as a user gets it, made from the built CLI (`node scripts/build.mjs`) into `out`: its folder and zip. */
+export function packagePlugin(out: string): { dir: string; zip: string } {
+  const dir = path.join(out, 'checkpoint');
+  const zip = path.join(out, 'checkpoint-plugin.zip');
+  execFileSync(process.execPath, [path.join(ROOT, 'scripts', 'package-plugin.mjs'), '--no-build', '--dir', dir, '-o', zip], { timeout: 120_000 });
+  return { dir, zip };
 }

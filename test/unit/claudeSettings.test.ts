@@ -46,8 +46,9 @@ test('Connect on no settings file: the documented hooks structure, and nothing e
   assert.equal(r.changed, true);
   assert.deepEqual(JSON.parse(r.text), {
     hooks: {
-      SessionStart: [{ matcher: 'startup|resume|clear|compact', hooks: [{ type: 'command', command: `${LAUNCHER} hook session-start`, timeout: 10 }] }],
+      SessionStart: [{ hooks: [{ type: 'command', command: `${LAUNCHER} hook session-start`, timeout: 10 }] }],
       PreCompact: [{ hooks: [{ type: 'command', command: `${LAUNCHER} hook pre-compact`, timeout: 10 }] }],
+      PostCompact: [{ hooks: [{ type: 'command', command: `${LAUNCHER} hook post-compact`, timeout: 10 }] }],
     },
   });
 });
@@ -65,7 +66,7 @@ test('Connect keeps other hooks, settings and comments; twice changes nothing; D
   assert.equal(twice.changed, false);
   assert.equal(twice.text, once.text);
   const off = disconnectSettingsText(once.text);
-  assert.equal(off.removed, 2);
+  assert.equal(off.removed, 3);
   assert.equal(off.text, USER_SETTINGS);
 });
 
@@ -75,6 +76,27 @@ test('Connect after the launcher moved updates its own entries instead of adding
   const data = parse(moved.text) as { hooks: Record<string, { hooks: { command: string }[] }[]> };
   assert.deepEqual(data.hooks.SessionStart.flatMap((g) => g.hooks.map((h) => h.command)), ['echo hello', `${LAUNCHER} hook session-start`]);
   assert.equal(data.hooks.PreCompact.length, 1);
+});
+
+test('Connect over a SessionStart hook of its own matching startup|resume|clear|compact (before fork existed) makes it match every source; a person\'s own matcher stays', () => {
+  const old = JSON.stringify(
+    {
+      hooks: {
+        SessionStart: [
+          { matcher: 'startup', hooks: [{ type: 'command', command: 'echo hello' }] },
+          { matcher: 'startup|resume|clear|compact', hooks: [{ type: 'command', command: `${LAUNCHER} hook session-start`, timeout: 10 }] },
+        ],
+        PreCompact: [{ hooks: [{ type: 'command', command: `${LAUNCHER} hook pre-compact`, timeout: 10 }] }],
+      },
+    },
+    null,
+    2,
+  );
+  const r = connectSettingsText(old, hooks);
+  const data = parse(r.text) as { hooks: Record<string, { matcher?: string; hooks: { command: string }[] }[]> };
+  assert.deepEqual(data.hooks.SessionStart.map((g) => g.matcher), ['startup', undefined]);
+  assert.deepEqual(r.added.map((h) => h.event).filter((e) => e === 'SessionStart'), ['SessionStart']);
+  assert.equal(connectSettingsText(r.text, hooks).changed, false);
 });
 
 test('a workspace\'s settings (often committed) get `checkpoint` by name; the user\'s own file gets the launcher\'s path', () => {
@@ -106,7 +128,7 @@ test('only the product\'s commands are recognized as its own', () => {
 test('the optional SessionEnd hook is added only when asked for', () => {
   assert.ok(!connectSettingsText(undefined, hooks).text.includes('SessionEnd'));
   const data = JSON.parse(connectSettingsText(undefined, plannedHooks('checkpoint', { sessionEnd: true })).text) as { hooks: Record<string, unknown> };
-  assert.deepEqual(Object.keys(data.hooks), ['SessionStart', 'PreCompact', 'SessionEnd']);
+  assert.deepEqual(Object.keys(data.hooks), ['SessionStart', 'PreCompact', 'PostCompact', 'SessionEnd']);
 });
 
 test('a settings file that is not valid JSON: a clear error, and the file is untouched', async () => {
@@ -134,12 +156,12 @@ test('connectClaude writes the settings and the skill; disconnectClaude removes 
   mkdirSync(path.dirname(targets.settingsFile), { recursive: true });
   writeFileSync(targets.settingsFile, USER_SETTINGS);
   const r = await connectClaude(targets, LAUNCHER);
-  assert.deepEqual([r.settingsChanged, r.skillWritten, r.added.length], [true, true, 2]);
+  assert.deepEqual([r.settingsChanged, r.skillWritten, r.added.length], [true, true, 3]);
   assert.equal(readFileSync(targets.skillFile, 'utf8'), SKILL_TEXT);
   const again = await connectClaude(targets, LAUNCHER);
   assert.deepEqual([again.settingsChanged, again.skillWritten, again.added.length], [false, false, 0]);
   const off = await disconnectClaude(targets);
-  assert.deepEqual([off.removedHooks, off.skillRemoved], [2, true]);
+  assert.deepEqual([off.removedHooks, off.skillRemoved], [3, true]);
   assert.equal(readFileSync(targets.settingsFile, 'utf8'), USER_SETTINGS);
   assert.equal(existsSync(path.dirname(targets.skillFile)), false);
 
@@ -223,7 +245,7 @@ test('a person\'s own hook that runs `checkpoint hook …` with their own enviro
   const data = parse(on.text) as { hooks: Record<string, { hooks: { command: string }[] }[]> };
   assert.deepEqual(data.hooks.SessionStart.flatMap((g) => g.hooks.map((h) => h.command)).at(-1), 'checkpoint hook session-start');
   const off = disconnectSettingsText(on.text);
-  assert.equal(off.removed, 2);
+  assert.equal(off.removed, 3);
   assert.equal(off.text, own, 'their hooks stay, byte for byte');
 });
 

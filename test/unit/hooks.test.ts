@@ -223,6 +223,62 @@ test('pre-compact: saves auto-<date-time> with branch, modified files and the la
   assert.ok(!index.includes(`**${mine.slice('checkpoint-'.length, -3)}**`));
 });
 
+test('post-compact: the compaction\'s summary becomes the Left Off of the session\'s automatic checkpoint (one line, bounded), with the modified files; no summary keeps what it has', () => {
+  const { repo, env, memory } = setup();
+  writeFileSync(path.join(repo, 'auth.ts'), 'changed');
+  const transcript = path.join(repo, '..', `${path.basename(repo)}-transcript.jsonl`);
+  temps.push(transcript);
+  writeFileSync(transcript, readFileSync(path.join(FIXTURES, 'transcript.jsonl')));
+  const base = { cwd: repo, transcript_path: transcript, session_id: 's-compact' };
+  assert.equal(hook('pre-compact', { ...fixture('pre-compact.manual.json'), ...base }, { cwd: repo, env }).code, 0);
+  const dir = memory();
+  const [file] = autos(dir);
+  const name = file.slice('checkpoint-'.length, -3);
+  const show = (): Record<string, unknown> => JSON.parse(cli(['show', name, '--json'], { cwd: repo, env }).out) as Record<string, unknown>;
+  const before = show();
+
+  // No summary (an older client, a failed compaction): nothing changes.
+  for (const input of [{ ...fixture('post-compact.json'), ...base, compact_summary: undefined }, { ...fixture('post-compact.json'), ...base, compact_summary: ' \n ' }]) {
+    const r = hook('post-compact', input, { cwd: repo, env });
+    assert.deepEqual([r.code, r.out], [0, '']);
+    assert.match(r.err, /no compact_summary/);
+    assert.deepEqual(show(), before);
+  }
+
+  writeFileSync(path.join(repo, 'session.ts'), 'new');
+  const r = hook('post-compact', { ...fixture('post-compact.json'), ...base }, { cwd: repo, env });
+  assert.deepEqual([r.code, r.out, r.err], [0, '', '']);
+  assert.deepEqual(autos(dir), [file], 'the same checkpoint, saved again');
+  const after = show();
+  assert.equal(after.leftOff, "The compaction's summary: ## Summary 1. Primary request: store the refresh token in the session. 2. Current work: the cookie path is removed; tests next.");
+  assert.deepEqual(after.modifiedFiles, ['auth.ts', 'session.ts']);
+  assert.equal(after.auto, true);
+  assert.match(readFileSync(path.join(dir, file), 'utf8'), /^## Left Off\nThe compaction's summary: ## Summary 1\. /m);
+  const trashed = readdirSync(path.join(dir, '.trash')).flatMap((d) => readdirSync(path.join(dir, '.trash', d)));
+  assert.ok(trashed.includes(file), 'the version it replaced is in the trash');
+
+  // The same summary again (the plugin's hook and Connect's): nothing more.
+  const again = hook('post-compact', { ...fixture('post-compact.json'), ...base }, { cwd: repo, env });
+  assert.match(again.err, /holds this compaction's summary already/);
+
+  // A long summary with control characters: one line of at most 2,000 characters.
+  const long = `${'\u0007\u001b[31m'.repeat(3)}${'word '.repeat(2000)}`;
+  assert.equal(hook('post-compact', { ...fixture('post-compact.json'), ...base, compact_summary: long }, { cwd: repo, env }).code, 0);
+  const cut = show().leftOff as string;
+  assert.ok(cut.length <= 2000 && cut.endsWith('…'), `${cut.length} characters`);
+  // eslint-disable-next-line no-control-regex
+  assert.doesNotMatch(cut, /[\u0000-\u001f\u007f]/);
+});
+
+test('post-compact: with no automatic checkpoint of the session, saves one holding the summary', () => {
+  const { repo, env, memory } = setup();
+  const r = hook('post-compact', { ...fixture('post-compact.json'), cwd: repo, transcript_path: path.join(repo, 'missing.jsonl'), session_id: 's-alone' }, { cwd: repo, env });
+  assert.deepEqual([r.code, r.out], [0, ''], r.err);
+  const files = autos(memory());
+  assert.equal(files.length, 1);
+  assert.match(readFileSync(path.join(memory(), files[0]), 'utf8'), /^The compaction's summary: ## Summary 1\. Primary request: store the refresh token/m);
+});
+
 test('pre-compact: only the last 256 KB of the transcript is read; without a user message there, Left Off says so', () => {
   const { repo, env, memory } = setup();
   const transcript = path.join(repo, '..', `${path.basename(repo)}-big.jsonl`);

@@ -114,7 +114,7 @@ export async function connectClaudeCommand(s: Services, arg: unknown): Promise<A
       `Connect Claude Code to Checkpoint?`,
       {
         modal: true,
-        detail: `Adds to ${tildify(targets.settingsFile)} (other settings and hooks are kept):\n${plan.summary.map((l) => `• ${l}`).join('\n')}\n\nAt start, Claude Code is told about the checkpoint waiting to be resumed; before it compacts its context, a checkpoint is saved automatically.${program === PATH_PROGRAM ? `\n\nThe hooks run \`checkpoint\` from PATH, so the file works on every machine: VS Code's integrated terminals have it.${hint}` : ''}`,
+        detail: `Adds to ${tildify(targets.settingsFile)} (other settings and hooks are kept):\n${plan.summary.map((l) => `• ${l}`).join('\n')}\n\nAt start, Claude Code is told about the checkpoint waiting to be resumed; when it compacts its context, a checkpoint holding the compaction's summary is saved automatically.${program === PATH_PROGRAM ? `\n\nThe hooks run \`checkpoint\` from PATH, so the file works on every machine: VS Code's integrated terminals have it.${hint}` : ''}`,
       },
       connect,
       withEnd,
