@@ -8,7 +8,7 @@
 // session is told once.
 import { after, before, describe, test } from 'node:test';
 import * as assert from 'node:assert/strict';
-import { spawnSync } from 'node:child_process';
+import { execFileSync, spawnSync } from 'node:child_process';
 import { copyFileSync, existsSync, mkdirSync, readFileSync, realpathSync, statSync, symlinkSync } from 'node:fs';
 import * as path from 'node:path';
 import { claudeTargets, connectClaude, hookProgram, pluginEnabledIn } from '../../src/core/claudeSettings';
@@ -123,7 +123,7 @@ describe('The Claude Code plugin', () => {
     const project = await repoWithPending(home, 'from-clone', 'Installed from a clone');
     await installFromFolder(pluginDir, project, home);
     const s = await runClaude({ cwd: project, home, env: { PATH: pathWithoutCheckpoint() } });
-    assert.match(s.hookContexts.join('\n'), /"from-clone"/, `no pending checkpoint in the session's context:\n${s.hookContexts.join('\n') || '(no hook context)'}\n${s.output}`);
+    assert.match(s.hookContext, /"from-clone"/, `no pending checkpoint in the session's context:\n${s.hookContext || '(no hook context)'}\n${s.output}`);
   });
 
   test('with the plugin and Connect\'s hooks both in place, the session is told about the checkpoint once', async () => {
@@ -176,7 +176,7 @@ describe('The release\'s plugin zip (`npm run release`), installed as README.md 
     const home = makeHome();
     const project = await repoWithPending(home, 'release-zip', 'From the release zip');
     const s = await runClaude({ cwd: project, home, args: ['--plugin-dir', zip], env: { PATH: pathWithoutCheckpoint() } });
-    assert.match(s.hookContexts.join('\n'), /"release-zip"/, `no pending checkpoint in the session's context:\n${s.hookContexts.join('\n') || '(no hook context)'}\n${s.output}`);
+    assert.match(s.hookContext, /"release-zip"/, `no pending checkpoint in the session's context:\n${s.hookContext || '(no hook context)'}\n${s.output}`);
   });
 
   test('unpacked and added as a local marketplace, installed: the session is told', async () => {
@@ -186,6 +186,6 @@ describe('The release\'s plugin zip (`npm run release`), installed as README.md 
     const project = await repoWithPending(home, 'release-market', 'From the unpacked zip');
     await installFromFolder(folder, project, home);
     const s = await runClaude({ cwd: project, home, env: { PATH: pathWithoutCheckpoint() } });
-    assert.match(s.hookContexts.join('\n'), /"release-market"/, `no pending checkpoint in the session's context:\n${s.hookContexts.join('\n') || '(no hook context)'}\n${s.output}`);
+    assert.match(s.hookContext, /"release-market"/, `no pending checkpoint in the session's context:\n${s.hookContext || '(no hook context)'}\n${s.output}`);
   });
 });
