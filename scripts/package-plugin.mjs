@@ -1,12 +1,13 @@
 // The Claude Code plugin: `npm run package:plugin [-- -o checkpoint-plugin.zip] [--dir FOLDER] [--no-build]`.
-// A production build, then a folder (out/plugin, or --dir) with .claude-plugin/plugin.json, hooks/hooks.json, the
+// A production build, then a folder (out/plugin, or --dir) with .claude-plugin/plugin.json, the folder's own
+// .claude-plugin/marketplace.json (a marketplace of this one plugin, source "./"), hooks/hooks.json, the
 // skill, .mcp.json, bin/checkpoint (the sh wrapper the hooks run), README.md, LICENSE, the icon rendered from
 // media/icon.svg at 512 px, and the CLI's bundles (dist/*.js); with -o, that folder zipped.
 //
 // The npm package is the same plugin (a marketplace entry can install it from npm): `npm pack` runs this with
 // --npm first, which writes the plugin's files into the project folder for package.json's `files`, and with
-// --npm-clean after, which removes them again (they are git-ignored; README.md and LICENSE are the project's own,
-// and so is .claude-plugin/marketplace.json: the folder's own marketplace, a source of "./", is not written there).
+// --npm-clean after, which removes them again (they are git-ignored; README.md, LICENSE and
+// .claude-plugin/marketplace.json are the project's own, so the folder's marketplace is not written there).
 // --root DIR: the package's folder (its package.json, LICENSE, media/icon.svg and dist/), default the project's.
 import * as esbuild from 'esbuild';
 import { Resvg } from '@resvg/resvg-js';
