@@ -1,6 +1,6 @@
 import { errorMessage } from '../core/errors';
 import { agentLine } from '../core/escaping';
-import { HOOK_EVENTS, HOOK_INPUT_MAX_BYTES, HOOK_TIMEOUT_MS, autoSave, firstToAnswer, saveCompactSummary, hookFolder, isHookEvent, parseHookInput, sessionStartContext, sessionStartOutput } from '../core/hooks';
+import { HOOK_EVENTS, HOOK_INPUT_MAX_BYTES, HOOK_TIMEOUT_MS, autoSave, firstToAnswer, hookFolder, isHookEvent, parseHookInput, saveCompactSummary, sessionStartContext, sessionStartOutput } from '../core/hooks';
 import { openStore } from '../core/openStore';
 import { defineCommand, type Io } from './command';
 

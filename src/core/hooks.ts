@@ -363,10 +363,11 @@ export const COMPACT_SUMMARY_MAX = 2000;
 
 /**
  * PostCompact: the compaction's summary (`compact_summary`) becomes the Left Off of the session's automatic
- * checkpoint — one line, "The compaction's summary: …", of at most {@link COMPACT_SUMMARY_MAX} characters — saved again with the active plan
- * (its step) and the modified files; the version it replaces goes to the trash. With no automatic checkpoint of the
- * session (PreCompact did not run or failed) one is saved as PreCompact would. With no summary (an older client, a
- * failed compaction) nothing changes: the checkpoint keeps what PreCompact gave it (the transcript's last request).
+ * checkpoint — one line, "The compaction's summary: …", of at most {@link COMPACT_SUMMARY_MAX} characters — saved
+ * again with the active plan (its step) and the modified files; the version it replaces goes to the trash. With no
+ * automatic checkpoint of the session (PreCompact did not run or failed) one is saved as PreCompact would. With no
+ * summary (an older client, a failed compaction) nothing changes: the checkpoint keeps what PreCompact gave it (the
+ * transcript's last request). The transcript stays the fallback: its format is the client's own and may lag.
  */
 export async function saveCompactSummary(store: CheckpointStore, input: HookInput, opts: { now?: Date; env?: NodeJS.ProcessEnv } = {}): Promise<AutoSaveResult> {
   const text = agentLine(input.compactSummary ?? '');

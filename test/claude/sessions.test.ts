@@ -4,7 +4,7 @@
 // with the compaction's summary, SessionStart `compact`).
 import { after, before, describe, test } from 'node:test';
 import * as assert from 'node:assert/strict';
-import { existsSync, mkdirSync, readFileSync, realpathSync, symlinkSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, readdirSync, realpathSync, symlinkSync, writeFileSync } from 'node:fs';
 import * as path from 'node:path';
 import { claudeTargets, connectClaude, hookProgram } from '../../src/core/claudeSettings';
 import { shellQuote } from '../../src/core/escaping';
@@ -208,6 +208,17 @@ describe('/compact (claude -p "/compact" --resume <id>)', () => {
     assert.match(leftOff, /^The compaction's summary: ## Summary 1\. Primary request: .* nested `match` arms\. # Next step: .*src\/parser\.ts, then run npm test$/);
     assert.doesNotMatch(text, /^#+ (Summary|Next step)/m, 'the summary\'s headings are not headings of the checkpoint');
     assert.match(text, /^## Modified Files\n(- .*\n)*- `?parser\.ts/m, `the modified file is listed:\n${text}`);
+
+    // PreCompact saved it first, with the last prompt; that version is in the trash.
+    const memory = path.dirname((JSON.parse((await runCli(['list', '--json'], { cwd: w.project, env: cliEnv(w.home) })).out) as { path: string }[])[0].path);
+    const trashed = readdirSync(path.join(memory, '.trash')).flatMap((d) => readdirSync(path.join(memory, '.trash', d)).map((f) => readFileSync(path.join(memory, '.trash', d, f), 'utf8')));
+    assert.ok(trashed.some((t) => /^## Left Off\nRewrite the parser, starting with the tokenizer$/m.test(t)), `PreCompact's version is not in the trash:\n${trashed.join('\n---\n')}`);
+
+    // The compacted session goes on from the client's summary; its starts (compact, then resume) were told.
+    const resumed = await session(w, 'go on', ['--resume', compacted.sessionId]);
+    assert.ok(JSON.stringify(resumed.requests[0].messages).includes('tokenizer rewrite is done'), 'the compacted session carries the summary');
+    const starts = contextOf(resumed).split('\n').filter((l) => l.startsWith(`Pending checkpoint of earlier work in this project: "${autos[0].name}"`));
+    assert.equal(starts.length, 2, `the SessionStart contexts of the compact and the resume:\n${contextOf(resumed)}`);
 
     const next = await session(w, 'hello');
     const context = contextOf(next);

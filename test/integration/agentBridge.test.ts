@@ -48,12 +48,12 @@ suite('Claude Code and the command line', {}, (t) => {
     const original = '{\n  // team settings\n  "model": "sonnet",\n  "hooks": {\n    "PreCompact": [{ "hooks": [{ "type": "command", "command": "./backup.sh" }] }]\n  }\n}\n';
     writeFileSync(settingsFile(), original);
     const r = await vscode.commands.executeCommand<{ added: unknown[]; skillWritten: boolean }>('checkpoint.connectClaude', { scope: 'workspace', confirm: true });
-    assert.equal(r.added.length, 2);
+    assert.equal(r.added.length, 3);
     assert.equal(r.skillWritten, true);
     const text = readFileSync(settingsFile(), 'utf8');
     assert.ok(text.startsWith('{\n  // team settings\n  "model": "sonnet",'));
     // The workspace's file may be committed: the hooks run `checkpoint` from PATH and name no path of this machine.
-    assert.deepEqual(hookCommands(settingsFile()), { PreCompact: ['./backup.sh', 'checkpoint hook pre-compact'], SessionStart: ['checkpoint hook session-start'] });
+    assert.deepEqual(hookCommands(settingsFile()), { PreCompact: ['./backup.sh', 'checkpoint hook pre-compact'], SessionStart: ['checkpoint hook session-start'], PostCompact: ['checkpoint hook post-compact'] });
     assert.ok(!text.includes((await t.api.terminalCommand.launchers()).dir), text);
     assert.match(readFileSync(skillFile(), 'utf8'), /^---\nname: checkpoint\n/);
 
@@ -73,7 +73,7 @@ suite('Claude Code and the command line', {}, (t) => {
     assert.match(context, /Left off: Wiring the hook/);
 
     const off = await vscode.commands.executeCommand<{ removedHooks: number; skillRemoved: boolean }>('checkpoint.disconnectClaude', { scope: 'workspace' });
-    assert.deepEqual([off.removedHooks, off.skillRemoved], [2, true]);
+    assert.deepEqual([off.removedHooks, off.skillRemoved], [3, true]);
     assert.equal(readFileSync(settingsFile(), 'utf8'), original);
     assert.equal(existsSync(skillFile()), false);
     rmSync(settingsFile());
@@ -81,18 +81,18 @@ suite('Claude Code and the command line', {}, (t) => {
 
   it('Connect with no settings file creates it with only the hooks; a workspace connected with a launcher path gets `checkpoint` instead', async () => {
     const r = await vscode.commands.executeCommand<{ added: unknown[] }>('checkpoint.connectClaude', { scope: 'workspace', confirm: true });
-    assert.equal(r.added.length, 2);
+    assert.equal(r.added.length, 3);
     const created = JSON.parse(readFileSync(settingsFile(), 'utf8')) as Record<string, unknown>;
     assert.deepEqual(Object.keys(created), ['hooks']);
-    assert.deepEqual(hookCommands(settingsFile()), { SessionStart: ['checkpoint hook session-start'], PreCompact: ['checkpoint hook pre-compact'] });
+    assert.deepEqual(hookCommands(settingsFile()), { SessionStart: ['checkpoint hook session-start'], PreCompact: ['checkpoint hook pre-compact'], PostCompact: ['checkpoint hook post-compact'] });
     // What an earlier version wrote: the launcher's full path. Connect points its own entries at `checkpoint`.
     const launcher = (await t.api.terminalCommand.launchers()).posix;
     writeFileSync(settingsFile(), readFileSync(settingsFile(), 'utf8').replace(/"checkpoint hook/g, `"'${launcher}' hook`));
     const again = await vscode.commands.executeCommand<{ added: unknown[] }>('checkpoint.connectClaude', { scope: 'workspace', confirm: true });
-    assert.equal(again.added.length, 2);
-    assert.deepEqual(hookCommands(settingsFile()), { SessionStart: ['checkpoint hook session-start'], PreCompact: ['checkpoint hook pre-compact'] });
+    assert.equal(again.added.length, 3);
+    assert.deepEqual(hookCommands(settingsFile()), { SessionStart: ['checkpoint hook session-start'], PreCompact: ['checkpoint hook pre-compact'], PostCompact: ['checkpoint hook post-compact'] });
     const off = await vscode.commands.executeCommand<{ removedHooks: number }>('checkpoint.disconnectClaude', { scope: 'workspace' });
-    assert.equal(off.removedHooks, 2);
+    assert.equal(off.removedHooks, 3);
     assert.deepEqual(JSON.parse(readFileSync(settingsFile(), 'utf8')), {});
     rmSync(settingsFile());
   });
@@ -111,10 +111,10 @@ suite('Claude Code and the command line', {}, (t) => {
       // Claude Code reads settings.local.json after settings.json: disabled there, the plugin brings nothing.
       writeFileSync(local, '{ "enabledPlugins": { "checkpoint@checkpoint-marketplace": false } }\n');
       const connected = await vscode.commands.executeCommand<{ added: unknown[] }>('checkpoint.connectClaude', { scope: 'workspace', confirm: true });
-      assert.equal(connected.added.length, 2);
-      assert.deepEqual(hookCommands(settingsFile()), { SessionStart: ['checkpoint hook session-start'], PreCompact: ['checkpoint hook pre-compact'] });
+      assert.equal(connected.added.length, 3);
+      assert.deepEqual(hookCommands(settingsFile()), { SessionStart: ['checkpoint hook session-start'], PreCompact: ['checkpoint hook pre-compact'], PostCompact: ['checkpoint hook post-compact'] });
       const off = await vscode.commands.executeCommand<{ removedHooks: number }>('checkpoint.disconnectClaude', { scope: 'workspace' });
-      assert.equal(off.removedHooks, 2);
+      assert.equal(off.removedHooks, 3);
     } finally {
       rmSync(settingsFile(), { force: true });
       rmSync(local, { force: true });
@@ -141,7 +141,7 @@ suite('Claude Code and the command line', {}, (t) => {
     await vscode.commands.executeCommand('checkpoint.connectClaude', { scope: 'user', confirm: true, sessionEnd: true });
     const launcher = (await t.api.terminalCommand.launchers()).posix;
     const hooks = hookCommands(userSettings);
-    assert.deepEqual(Object.keys(hooks), ['SessionStart', 'PreCompact', 'SessionEnd']);
+    assert.deepEqual(Object.keys(hooks), ['SessionStart', 'PreCompact', 'PostCompact', 'SessionEnd']);
     assert.deepEqual(hooks.SessionStart, ['echo hello', `${await t.api.terminalCommand.program()} hook session-start`]);
     assert.ok(hooks.SessionStart[1].replace(/^'/, '').startsWith(launcher), hooks.SessionStart[1]);
     assert.equal((JSON.parse(readFileSync(userSettings, 'utf8')) as { model: string }).model, 'opus');
@@ -155,7 +155,7 @@ suite('Claude Code and the command line', {}, (t) => {
     });
     assert.match(contextOf(stdout), /"user-hooked"/);
     const off = await vscode.commands.executeCommand<{ removedHooks: number }>('checkpoint.disconnectClaude', { scope: 'user' });
-    assert.equal(off.removedHooks, 3);
+    assert.equal(off.removedHooks, 4);
     assert.equal(readFileSync(userSettings, 'utf8'), original);
     rmSync(userSettings);
   });

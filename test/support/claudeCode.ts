@@ -176,7 +176,7 @@ export interface ClaudeSession {
   memory: LoadedFile[];
   /** Every instructions file in what reached the model (CLAUDE.md, MEMORY.md, …), with the client's description of it. */
   instructions: (LoadedFile & { kind: string })[];
-  /** The SessionStart hooks' context in what reached the model (several hooks' joined by newlines), '' when none. */
+  /** The SessionStart hooks' context in what reached the model (several hooks' and starts' joined by newlines), '' when none. */
   hookContext: string;
   /** The memory folder the system prompt tells the agent to use, when it names one. */
   memoryDir?: string;
@@ -210,16 +210,20 @@ function instructionsOf(req: ModelRequest): ClaudeSession['instructions'] {
   });
 }
 
-/** The SessionStart hooks' context in a request (in the system text, or a system message, up to its blank line). */
-export function hookContextOf(req: ModelRequest): string {
+/**
+ * The SessionStart hooks' context in a request (in the system text or a system message, each up to its blank line),
+ * joined by newlines: a resumed session's request carries its earlier starts' too.
+ */
+function hookContextOf(req: ModelRequest): string {
+  const found: string[] = [];
   for (const t of [systemText(req), ...texts(req)]) {
-    const at = t.indexOf(HOOK_CONTEXT);
-    if (at < 0) continue;
-    const rest = t.slice(at + HOOK_CONTEXT.length);
-    const end = rest.indexOf('\n\n');
-    return end < 0 ? rest : rest.slice(0, end);
+    for (let at = t.indexOf(HOOK_CONTEXT); at >= 0; at = t.indexOf(HOOK_CONTEXT, at + 1)) {
+      const rest = t.slice(at + HOOK_CONTEXT.length);
+      const end = rest.indexOf('\n\n');
+      found.push(end < 0 ? rest : rest.slice(0, end));
+    }
   }
-  return '';
+  return found.join('\n');
 }
 
 /** What a session started with, read from its first request. */
