@@ -1,0 +1,95 @@
+// Where the real Claude Code client reads its auto memory, against where the CLI writes: a relative
+// autoMemoryDirectory (ignored by the client, which loads its default folder), the precedence of the settings scopes,
+// and a repository path long enough that the client names its project folder with a hash.
+import { after, describe, test } from 'node:test';
+import * as assert from 'node:assert/strict';
+import { mkdirSync, realpathSync, writeFileSync } from 'node:fs';
+import * as path from 'node:path';
+import { runClaude, type ClaudeSession } from '../support/claudeCode';
+import { makeRepo, removeDir, runCli, tempDir } from '../support/fixtures';
+
+const temps: string[] = [];
+after(() => temps.forEach(removeDir));
+
+function temp(prefix: string): string {
+  const dir = realpathSync(tempDir(prefix));
+  temps.push(dir);
+  return dir;
+}
+
+function makeHome(): string {
+  const home = temp('checkpoint-claude-home-');
+  mkdirSync(path.join(home, '.claude'));
+  return home;
+}
+
+const cliEnv = (home: string): NodeJS.ProcessEnv => ({ PATH: process.env.PATH, HOME: home, LANG: 'C.UTF-8' });
+
+async function save(cwd: string, home: string, name: string, leftOff: string): Promise<string> {
+  const r = await runCli(['save', name, '--left-off', leftOff, '--json'], { cwd, env: cliEnv(home) });
+  assert.equal(r.code, 0, `checkpoint save ${name} failed: ${r.err}`);
+  return (JSON.parse(r.out) as { path: string }).path;
+}
+
+/** The one MEMORY.md the client loaded holds the checkpoint, and it is the one in the folder the CLI saved to. */
+function assertLoads(s: ClaudeSession, savedPath: string, name: string): void {
+  const loaded = s.memory.map((m) => m.path);
+  assert.deepEqual(loaded, [path.join(path.dirname(savedPath), 'MEMORY.md')], `Claude Code loaded ${loaded.join(', ') || 'no MEMORY.md'}; the checkpoint was saved to ${savedPath}`);
+  assert.match(s.memory[0].content, new RegExp(`^- \\*\\*${name}\\*\\* `, 'm'));
+}
+
+describe('The CLI writes where Claude Code reads', () => {
+  test('a relative autoMemoryDirectory in the project\'s settings: ignored by both; `checkpoint dir --json` says so', async () => {
+    const home = makeHome();
+    const project = makeRepo({ dir: path.join(temp('checkpoint-claude-repo-'), 'project') });
+    mkdirSync(path.join(project, '.claude'));
+    const settings = path.join(project, '.claude', 'settings.json');
+    writeFileSync(settings, JSON.stringify({ autoMemoryDirectory: 'notes/memory' }, null, 2));
+    const saved = await save(project, home, 'relative-dir', 'Saved where Claude Code reads');
+    const s = await runClaude({ cwd: project, home });
+    assertLoads(s, saved, 'relative-dir');
+    const dir = await runCli(['dir', '--json'], { cwd: project, env: cliEnv(home) });
+    assert.equal(dir.code, 0, dir.err);
+    const out = JSON.parse(dir.out) as { dir: string; claudeLoads: boolean; claude: { ignoredAutoMemoryDirectory: unknown } };
+    assert.equal(out.dir, path.dirname(saved));
+    assert.equal(out.claudeLoads, true);
+    assert.deepEqual(out.claude.ignoredAutoMemoryDirectory, { value: 'notes/memory', settingsFile: settings });
+    const human = await runCli(['dir'], { cwd: project, env: cliEnv(home) });
+    assert.match(human.err, /autoMemoryDirectory "notes\/memory" in .*settings\.json is ignored/);
+  });
+
+  test('a relative value in settings.local.json wins over the user\'s absolute one, and the client then loads its default folder', async () => {
+    const home = makeHome();
+    writeFileSync(path.join(home, '.claude', 'settings.json'), JSON.stringify({ autoMemoryDirectory: '~/agent-memory' }));
+    const project = makeRepo({ dir: path.join(temp('checkpoint-claude-repo-'), 'project') });
+    mkdirSync(path.join(project, '.claude'));
+    writeFileSync(path.join(project, '.claude', 'settings.local.json'), JSON.stringify({ autoMemoryDirectory: 'notes/memory' }));
+    const saved = await save(project, home, 'local-relative', 'Neither the user folder nor notes/memory');
+    assert.ok(saved.startsWith(path.join(home, '.claude', 'projects') + path.sep), saved);
+    const s = await runClaude({ cwd: project, home });
+    assertLoads(s, saved, 'local-relative');
+  });
+
+  test('an absolute autoMemoryDirectory in the project\'s settings is read', async () => {
+    const home = makeHome();
+    const project = makeRepo({ dir: path.join(temp('checkpoint-claude-repo-'), 'project') });
+    const memory = path.join(temp('checkpoint-claude-mem-'), 'memory');
+    mkdirSync(path.join(project, '.claude'));
+    writeFileSync(path.join(project, '.claude', 'settings.json'), JSON.stringify({ autoMemoryDirectory: memory }));
+    const saved = await save(project, home, 'project-absolute', 'In the folder the project names');
+    assert.equal(path.dirname(saved), memory);
+    assertLoads(await runClaude({ cwd: project, home }), saved, 'project-absolute');
+  });
+
+  test('a repository path whose slug passes 200 characters, with a non-ASCII letter: the folder the client makes', async () => {
+    const home = makeHome();
+    let dir = path.join(temp('checkpoint-claude-long-'), 'café-project');
+    while (dir.length < 240) dir = path.join(dir, 'a-rather-deep-folder');
+    const project = makeRepo({ dir });
+    const saved = await save(project, home, 'long-path', 'Saved where the client reads a long path');
+    const s = await runClaude({ cwd: project, home });
+    // The client names its project folder (where its transcript goes) and loads MEMORY.md from there.
+    assert.equal(path.dirname(s.transcript), path.dirname(path.dirname(saved)), 'the project folder the client made');
+    assertLoads(s, saved, 'long-path');
+  });
+});
