@@ -3,7 +3,7 @@
 // and a repository path long enough that the client names its project folder with a hash.
 import { after, describe, test } from 'node:test';
 import * as assert from 'node:assert/strict';
-import { mkdirSync, realpathSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, realpathSync, writeFileSync } from 'node:fs';
 import * as path from 'node:path';
 import { runClaude, type ClaudeSession } from '../support/claudeCode';
 import { makeRepo, removeDir, runCli, tempDir } from '../support/fixtures';
@@ -91,5 +91,29 @@ describe('The CLI writes where Claude Code reads', () => {
     // The client names its project folder (where its transcript goes) and loads MEMORY.md from there.
     assert.equal(path.dirname(s.transcript), path.dirname(path.dirname(saved)), 'the project folder the client made');
     assertLoads(s, saved, 'long-path');
+  });
+
+  test('front matter and an HTML comment in MEMORY.md take none of the 200 lines: a bullet at line 206 of the file is loaded, and save does not warn', async () => {
+    const home = makeHome();
+    const project = makeRepo({ dir: path.join(temp('checkpoint-claude-repo-'), 'project') });
+    const dir = (await runCli(['dir'], { cwd: project, env: cliEnv(home) })).out.trim();
+    mkdirSync(dir, { recursive: true });
+    // "first" is a real checkpoint: the index keeps its bullet.
+    assert.equal((await runCli(['save', 'first', '--left-off', 'The first one'], { cwd: project, env: cliEnv(home) })).code, 0);
+    const first = readFileSync(path.join(dir, 'MEMORY.md'), 'utf8').split('\n').find((l) => l.startsWith('- **first**'));
+    assert.ok(first);
+    const notes = Array.from({ length: 193 }, (_, i) => `- note ${i + 1}`);
+    const head = ['---', 'name: project-memory', 'description: what this project remembers', '---', '# Project Memory', '<!-- Kept by hand.', 'Checkpoints are indexed below.', '-->', ''];
+    const tail = ['', '## Active Checkpoints', first, '', 'Resume any: `continue` or `continue {name}`'];
+    writeFileSync(path.join(dir, 'MEMORY.md'), [...head, ...notes, ...tail].join('\n') + '\n');
+    const r = await runCli(['save', 'deep-bullet', '--left-off', 'Past line 200 of the file, within what is loaded'], { cwd: project, env: cliEnv(home) });
+    assert.equal(r.code, 0, r.err);
+    const lines = readFileSync(path.join(dir, 'MEMORY.md'), 'utf8').split('\n');
+    const at = lines.findIndex((l) => l.startsWith('- **deep-bullet**'));
+    assert.ok(at + 1 > 200, `the bullet is at line ${at + 1} of the file`);
+    const s = await runClaude({ cwd: project, home });
+    assert.equal(s.memory.length, 1);
+    assert.ok(s.memory[0].content.includes(lines[at]), `Claude Code did not load the bullet at line ${at + 1}:\n${s.memory[0].content.slice(-600)}`);
+    assert.doesNotMatch(r.err, /MEMORY\.md/, 'no warning for a bullet the client loads');
   });
 });
