@@ -4,6 +4,7 @@ import type { Command } from './cli/command';
 import { combineCommand } from './cli/combine';
 import { deleteCommand } from './cli/delete';
 import { dirCommand } from './cli/dir';
+import { doctorCommand } from './cli/doctor';
 import { hookCommand } from './cli/hook';
 import { pendingCommand } from './cli/pending';
 import { listCommand } from './cli/list';
@@ -28,6 +29,7 @@ const COMMANDS: Record<string, Command> = {
   restore: restoreCommand,
   combine: combineCommand,
   dir: dirCommand,
+  doctor: doctorCommand,
   pending: pendingCommand,
   hook: hookCommand,
   mcp: mcpCommand,
