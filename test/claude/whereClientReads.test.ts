@@ -5,8 +5,10 @@ import { after, describe, test } from 'node:test';
 import * as assert from 'node:assert/strict';
 import { mkdirSync, readFileSync, realpathSync, writeFileSync } from 'node:fs';
 import * as path from 'node:path';
-import { runClaude, type ClaudeSession } from '../support/claudeCode';
-import { makeRepo, removeDir, runCli, tempDir } from '../support/fixtures';
+import type { DoctorReport } from '../../src/core/doctor';
+import { writeLaunchers } from '../../src/core/launcher';
+import { claudeCode, runClaude, type ClaudeSession } from '../support/claudeCode';
+import { CLI, makeRepo, removeDir, runCli, tempDir } from '../support/fixtures';
 
 const temps: string[] = [];
 after(() => temps.forEach(removeDir));
@@ -115,5 +117,32 @@ describe('The CLI writes where Claude Code reads', () => {
     assert.equal(s.memory.length, 1);
     assert.ok(s.memory[0].content.includes(lines[at]), `Claude Code did not load the bullet at line ${at + 1}:\n${s.memory[0].content.slice(-600)}`);
     assert.doesNotMatch(r.err, /MEMORY\.md/, 'no warning for a bullet the client loads');
+  });
+});
+
+describe('checkpoint doctor after a session of the real client', () => {
+  test('ok: the client\'s version, the session start its hook answered, the folder the client loaded', async () => {
+    const home = makeHome();
+    const project = makeRepo({ dir: path.join(temp('checkpoint-claude-repo-'), 'project') });
+    const saved = await save(project, home, 'doctor-ok', 'Everything in place');
+    // The hooks as this version writes them, run through `checkpoint` on PATH.
+    const launchers = await writeLaunchers(path.join(temp('checkpoint-claude-bin-'), 'bin'), { execPath: process.execPath, cliPath: CLI });
+    mkdirSync(path.join(project, '.claude'));
+    const hook = (event: string): unknown => ({ type: 'command', command: `checkpoint hook ${event}`, timeout: 10 });
+    writeFileSync(
+      path.join(project, '.claude', 'settings.json'),
+      JSON.stringify({ hooks: { SessionStart: [{ matcher: 'startup|resume|clear|compact|fork', hooks: [hook('session-start')] }], PreCompact: [{ hooks: [hook('pre-compact')] }] } }),
+    );
+    const { bin } = await claudeCode();
+    const PATH = [launchers.dir, path.dirname(path.resolve(bin)), process.env.PATH ?? ''].join(path.delimiter);
+    const s = await runClaude({ cwd: project, home, env: { PATH } });
+    assertLoads(s, saved, 'doctor-ok');
+    const r = await runCli(['doctor', '--json'], { cwd: project, env: { ...cliEnv(home), PATH } });
+    const report = JSON.parse(r.out) as DoctorReport;
+    assert.equal(r.code, 0, JSON.stringify(report.problems, null, 2));
+    assert.match(report.claudeCode.version ?? '', /^\d+\.\d+\.\d+ \(Claude Code\)$/);
+    assert.equal(report.memory.claudeLoads, path.dirname(s.memory[0].path));
+    assert.equal(report.lastSessionStart?.source, 'startup');
+    assert.equal(report.lastSessionStart?.told, true);
   });
 });
