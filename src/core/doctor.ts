@@ -4,7 +4,7 @@ import { errorMessage } from './errors';
 import { fileReads, isFolder, type FileReads } from './files';
 import { spawnInGroup } from './gitProcess';
 import { claudeLeavesOut, INDEX_FILE } from './memoryIndex';
-import { claudeMemoryDir, managedSettingsDir, resolveMemoryFolder, withClaude, type ResolvedMemoryDir } from './memoryDir';
+import { claudeMemoryDir, managedSettingsDir, managedSettingsFiles, resolveMemoryFolder, withClaude, type ResolvedMemoryDir } from './memoryDir';
 import { claudeConfigDir, homeFrom, tildify } from './paths';
 import { lastSessionStart, type SessionStartRecord } from './sessionStarts';
 import { CHECKPOINT_PREFIX } from './names';
@@ -163,7 +163,7 @@ async function pluginHooks(cwd: string, env: NodeJS.ProcessEnv, claudeDir: strin
 async function settingsHooks(cwd: string, claudeDir: string, trusted: boolean, managedDir: string, reads: FileReads): Promise<HookSource[]> {
   const files = [path.join(claudeDir, 'settings.json')];
   if (trusted) files.push(path.join(cwd, '.claude', 'settings.json'), path.join(cwd, '.claude', 'settings.local.json'));
-  files.push(path.join(managedDir, 'managed-settings.json'));
+  files.push(...(await managedSettingsFiles(managedDir, reads)).reverse());
   const found: HookSource[] = [];
   for (const file of files) {
     const h = productHooks((await readJson(file, reads))?.hooks, file, 'settings');

@@ -120,7 +120,7 @@ export function managedSettingsDir(platform: NodeJS.Platform = process.platform)
  * The managed settings files, highest precedence first: the drop-ins of `managed-settings.d/` (`*.json`, not hidden;
  * a later name overrides an earlier one), then `managed-settings.json`.
  */
-async function managedFiles(dir: string, reads: FileReads): Promise<string[]> {
+export async function managedSettingsFiles(dir: string, reads: FileReads): Promise<string[]> {
   const dropIns = path.join(dir, 'managed-settings.d');
   const names = (await reads.readdir(dropIns).catch(() => []))
     .filter((e) => (e.isFile() || e.isSymbolicLink()) && e.name.endsWith('.json') && !e.name.startsWith('.'))
@@ -136,7 +136,7 @@ async function managedFiles(dir: string, reads: FileReads): Promise<string[]> {
  * then the user's `<claude dir>/settings.json`.
  */
 async function claudeSettings(claudeDir: string, cwd: string, opts: { trusted: boolean; managedDir: string }, reads: FileReads): Promise<SettingsFile[]> {
-  const files = [...(await managedFiles(opts.managedDir, reads))];
+  const files = [...(await managedSettingsFiles(opts.managedDir, reads))];
   if (opts.trusted) files.push(path.join(cwd, '.claude', 'settings.local.json'), path.join(cwd, '.claude', 'settings.json'));
   files.push(path.join(claudeDir, 'settings.json'));
   const read = await Promise.all(files.map((f) => readSettings(f, reads)));
