@@ -1,11 +1,14 @@
 import path = require('node:path');
 import { pluginEnabledIn } from './claudeSettings';
 import { errorMessage } from './errors';
+import { escapeControls } from './escaping';
 import { fileReads, isFolder, type FileReads } from './files';
 import { spawnInGroup } from './gitProcess';
 import { claudeLeavesOut, INDEX_FILE } from './memoryIndex';
 import { claudeMemoryDir, managedSettingsDir, managedSettingsFiles, resolveMemoryFolder, withClaude, type ResolvedMemoryDir } from './memoryDir';
+import { openStore } from './openStore';
 import { claudeConfigDir, homeFrom, tildify } from './paths';
+import { findPending } from './pending';
 import { lastSessionStart, type SessionStartRecord } from './sessionStarts';
 import { CHECKPOINT_PREFIX } from './names';
 
@@ -60,6 +63,8 @@ export interface DoctorReport {
   };
   index: { file: string; exists: boolean; firstLineLeftOut: number | null; checkpointsLeftOut: string[] } | null;
   lastSessionStart: SessionStartRecord | null;
+  /** The checkpoints a session start offers, the one it names first on top (see `checkpoint pending`). */
+  pending: string[];
   problems: DoctorProblem[];
   notes: string[];
 }
@@ -122,8 +127,8 @@ function productHooks(hooks: unknown, where: string, kind: HookSource['kind']): 
   for (const [event, groups] of Object.entries(hooks as Record<string, unknown>)) {
     if (!Array.isArray(groups)) continue;
     for (const g of groups as { matcher?: unknown; hooks?: unknown }[]) {
-      const list = Array.isArray(g?.hooks) ? (g.hooks as { command?: unknown }[]) : [];
-      for (const h of list) {
+      const entries = Array.isArray(g?.hooks) ? (g.hooks as { command?: unknown }[]) : [];
+      for (const h of entries) {
         const command = typeof h?.command === 'string' ? h.command : '';
         const arg = HOOK_COMMAND.exec(command)?.[1];
         if (!arg || !/checkpoint/i.test(command)) continue;
@@ -217,6 +222,8 @@ export async function diagnose(opts: DoctorOptions): Promise<DoctorReport> {
     index = { file: indexFile, exists: text !== undefined, firstLineLeftOut: left.line ?? null, checkpointsLeftOut: left.names };
   }
   const last = (await lastSessionStart(resolved.dir, reads)) ?? null;
+  const { store } = await openStore({ cwd, dir: opts.configured, env, trusted, syncReads: opts.syncReads, resolved });
+  const pending = (await findPending(store).catch(() => ({ checkpoints: [] }))).checkpoints.map((c) => c.name);
 
   // The problems, the one that stops the most first.
   if (!claude) {
@@ -307,32 +314,36 @@ export async function diagnose(opts: DoctorOptions): Promise<DoctorReport> {
     },
     index,
     lastSessionStart: last,
-    problems,
-    notes,
+    pending,
+    // Each one line: a path or a settings value with a line break in it is shown escaped.
+    problems: problems.map((p) => ({ ...p, message: escapeControls(p.message), fix: escapeControls(p.fix) })),
+    notes: notes.map(escapeControls),
   };
 }
 
 /** The report as a person reads it: one line per finding, the problems with their fixes, then the verdict. */
 export function doctorText(r: DoctorReport, home?: string): string {
-  const t = (p: string): string => tildify(p, home);
+  const t = (p: string): string => escapeControls(tildify(p, home));
   const out: string[] = [];
-  out.push(`Claude Code: ${r.claudeCode.version ?? 'not found on PATH'}${r.claudeCode.configDirExists ? '' : ` (no ${t(r.claudeCode.configDir)})`}`);
+  out.push(`Claude Code: ${r.claudeCode.version === null ? 'not found on PATH' : escapeControls(r.claudeCode.version)}${r.claudeCode.configDirExists ? '' : ` (no ${t(r.claudeCode.configDir)})`}`);
   if (r.hooks.sources.length) {
     for (const s of r.hooks.sources) {
-      out.push(`Hooks (${s.kind === 'plugin' ? s.where : t(s.where)}): session start on ${s.sessionStart.join(', ') || 'no source'}${s.events.length ? `; ${s.events.join(', ')}` : ''}`);
+      out.push(`Hooks (${s.kind === 'plugin' ? escapeControls(s.where) : t(s.where)}): session start on ${s.sessionStart.join(', ') || 'no source'}${s.events.length ? `; ${s.events.join(', ')}` : ''}`);
     }
   } else out.push('Hooks: none');
   out.push(`Checkpoints go to: ${t(r.memory.dir)}`);
   out.push(`Claude Code loads: ${r.memory.claudeLoads ? t(r.memory.claudeLoads) : 'no MEMORY.md'}${r.memory.settingsFile ? ` (autoMemoryDirectory in ${t(r.memory.settingsFile)})` : ''}`);
-  out.push(`Auto memory: ${r.memory.autoMemory}${r.memory.autoMemoryOff ? ` (${r.memory.autoMemoryOff})` : ''}`);
+  out.push(`Auto memory: ${r.memory.autoMemory}${r.memory.autoMemoryOff ? ` (${escapeControls(r.memory.autoMemoryOff)})` : ''}`);
   if (r.index) {
     const left = r.index.firstLineLeftOut;
     out.push(`MEMORY.md: ${!r.index.exists ? 'not written yet' : left ? `loaded up to line ${left - 1}${r.index.checkpointsLeftOut.length ? `; past it: ${list(r.index.checkpointsLeftOut)}` : ''}` : 'loaded whole'}`);
   }
+  out.push(`Pending: ${r.pending.length ? `${list(r.pending.slice(0, 3))}${r.pending.length > 3 ? ', …' : ''}` : 'none (nothing to tell the next session)'}`);
   const last = r.lastSessionStart;
   out.push(`Last session start answered: ${last ? `${last.at} (${last.source}${last.told ? ', told about a checkpoint' : ''})` : 'none recorded'}`);
   for (const n of r.notes) out.push(`Note: ${n}`);
   for (const p of r.problems) out.push(`Problem: ${p.message}\n  Fix: ${p.fix}`);
-  out.push(r.ok ? 'ok: the next Claude Code session in this folder gets the checkpoint.' : `Not ok: ${r.problems.length} problem(s); fix the first one first.`);
+  const ok = `ok: the next Claude Code session in this folder gets ${r.pending.length ? `the checkpoint ${JSON.stringify(r.pending[0])}` : 'the checkpoints saved here'}.`;
+  out.push(r.ok ? ok : `Not ok: ${r.problems.length} problem(s); fix the first one first.`);
   return out.join('\n');
 }

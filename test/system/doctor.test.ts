@@ -3,7 +3,7 @@
 import { test } from 'node:test';
 import * as assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { mkdirSync, readFileSync, realpathSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, realpathSync, writeFileSync } from 'node:fs';
 import * as path from 'node:path';
 import type { DoctorReport } from '../../src/core/doctor';
 import { CLI, isolatedEnv, makeRepo, runCliSync, tempDirs } from '../support/fixtures';
@@ -88,7 +88,9 @@ test('a healthy world: ok, exit 0, with the folder Claude Code loads, the hooks 
   assert.equal(r.report.lastSessionStart?.told, true);
   assert.ok(Date.now() - Date.parse(r.report.lastSessionStart?.at ?? '') < 60_000);
   assert.deepEqual(r.report.index, { file: path.join(path.dirname(saved), 'MEMORY.md'), exists: true, firstLineLeftOut: null, checkpointsLeftOut: [] });
-  assert.match(r.text, /^ok: the next Claude Code session in this folder gets the checkpoint\.$/m);
+  assert.deepEqual(r.report.pending, ['healthy']);
+  assert.match(r.text, /^ok: the next Claude Code session in this folder gets the checkpoint "healthy"\.$/m);
+  assert.match(r.text, /^Pending: "healthy"$/m);
   assert.match(r.text, /^Last session start answered: \S+ \(fork, told about a checkpoint\)$/m);
 });
 
@@ -208,4 +210,5 @@ test('Claude Code never run (no ~/.claude): "no-claude"', () => {
   const r = doctor({ ...w, env: { ...w.env, CLAUDE_CONFIG_DIR: path.join(w.home, 'not-there') } });
   assertFirstProblem(r, 'no-claude', /does not exist/);
   assert.equal(r.report.claudeCode.configDirExists, false);
+  assert.ok(!existsSync(path.join(w.repo, '.claude')), 'doctor writes nothing');
 });
