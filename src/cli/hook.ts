@@ -2,6 +2,8 @@ import { errorMessage } from '../core/errors';
 import { agentLine } from '../core/escaping';
 import { HOOK_EVENTS, HOOK_INPUT_MAX_BYTES, HOOK_TIMEOUT_MS, autoSave, firstToAnswer, hookFolder, isHookEvent, parseHookInput, saveCompactSummary, sessionStartContext, sessionStartOutput } from '../core/hooks';
 import { openStore } from '../core/openStore';
+import { fileReads } from '../core/files';
+import { recordSessionStart } from '../core/sessionStarts';
 import { defineCommand, type Io } from './command';
 
 /** Reads stdin up to `max` bytes (more is not hook input: nothing); a terminal gives nothing. */
@@ -65,6 +67,7 @@ the agent: problems go to stderr and the exit code is 0; it gives up after ${HOO
       const { store, resolved } = await openStore({ cwd, dir: ctx.values.dir, env: ctx.env, syncReads: true });
       if (event === 'session-start') {
         const context = await sessionStartContext(store, { resumeArgs: ctx.values.dir ? ['--dir', resolved.dir] : [] });
+        await recordSessionStart(resolved.dir, { source: input.source, told: context !== undefined }, fileReads(true));
         // Answered once per session start, when the plugin's hooks and Connect's both run.
         if (context && firstToAnswer(input, resolved.dir, context)) io.out(sessionStartOutput(context));
         return;

@@ -1,9 +1,10 @@
-// The whole CLI: every command. dist/cli.js loads it for every command but `hook` (src/cliEntry.ts).
+// The whole CLI: every command. dist/cli.js loads it for every command but `hook` (src/cli/entry.ts).
 import { commandLine, runAsProcess } from './runner';
 import type { Command } from './command';
 import { combineCommand } from './combine';
 import { deleteCommand } from './delete';
 import { dirCommand } from './dir';
+import { doctorCommand } from './doctor';
 import { hookCommand } from './hook';
 import { pendingCommand } from './pending';
 import { listCommand } from './list';
@@ -28,6 +29,7 @@ const COMMANDS: Record<string, Command> = {
   restore: restoreCommand,
   combine: combineCommand,
   dir: dirCommand,
+  doctor: doctorCommand,
   pending: pendingCommand,
   hook: hookCommand,
   mcp: mcpCommand,

@@ -1,4 +1,3 @@
-import { promises as fs } from 'node:fs';
 import path = require('node:path');
 import { CheckpointError } from './errors';
 import { fileReads, isFolder, isInside, type FileReads } from './files';
@@ -22,6 +21,8 @@ export interface MemoryDirOptions {
   trusted?: boolean;
   /** Read inline (a one-shot process, as a store's `syncReads`; see {@link fileReads}). */
   syncReads?: boolean;
+  /** The folder of Claude Code's managed settings (default: {@link managedSettingsDir}); tests point it elsewhere. */
+  managedDir?: string;
 }
 
 /** Claude Code's auto-memory folder for a workspace folder, and whether Claude Code loads it. */
@@ -36,6 +37,11 @@ export interface ClaudeMemory {
   projectRoot?: string;
   /** Why Claude Code will not load the folder (its auto memory is off); undefined when it does. */
   autoMemoryOff?: string;
+  /**
+   * An `autoMemoryDirectory` that Claude Code ignores (relative, or otherwise not a folder it accepts): it then loads
+   * its default folder, and so does the product. The setting is the one of highest precedence, so no other applies.
+   */
+  ignored?: { value: string; settingsFile: string };
 }
 
 export interface ResolvedMemoryDir {
@@ -68,65 +74,25 @@ export function claudeSlug(absPath: string): string {
 }
 
 export const MAX_SLUG_LENGTH = 200;
-/** Claude Code's settings files are small; anything larger is not read. */
-const SETTINGS_MAX_BYTES = 1024 * 1024;
-/** The first line of a transcript is read up to this many bytes; a longer one is skipped. */
-const TRANSCRIPT_FIRST_LINE_MAX_BYTES = 256 * 1024;
 
-/** The first line of a file (without its line break), or undefined when it is longer than `maxBytes` or unreadable. */
-async function readFirstLine(file: string, maxBytes: number): Promise<string | undefined> {
-  let handle;
-  try {
-    handle = await fs.open(file, 'r');
-    if (!(await handle.stat()).isFile()) return undefined;
-    const chunks: Buffer[] = [];
-    let total = 0;
-    for (;;) {
-      const buf = Buffer.allocUnsafe(Math.min(16 * 1024, maxBytes + 1 - total));
-      const { bytesRead } = await handle.read(buf, 0, buf.length, total);
-      const chunk = buf.subarray(0, bytesRead);
-      const nl = chunk.indexOf(0x0a);
-      if (nl >= 0) {
-        chunks.push(chunk.subarray(0, nl));
-        break;
-      }
-      chunks.push(chunk);
-      total += bytesRead;
-      if (bytesRead === 0) break;
-      if (total > maxBytes) return undefined;
-    }
-    return Buffer.concat(chunks).toString('utf8').replace(/\r$/, '');
-  } catch {
-    return undefined;
-  } finally {
-    await handle?.close().catch(() => undefined);
-  }
+/** Java's `String.hashCode`: over UTF-16 code units, 32-bit with wrap-around. */
+export function javaHashCode(s: string): number {
+  let h = 0;
+  for (let i = 0; i < s.length; i++) h = (h * 31 + s.charCodeAt(i)) | 0;
+  return h;
 }
 
 /**
- * Finds the `projects/*` folder whose transcripts (`*.jsonl`, field `cwd`) name one of `paths`, reading no more
- * than the first line of each transcript. Used when the slug is too long to be the folder name as is (Claude Code
- * then adds a hash of its own, which is not guessed here).
+ * Claude Code's name for the project folder of `absPath`: its slug, and for a slug over 200 characters the first 200,
+ * `-` and the path's {@link javaHashCode} (absolute value, base 36) — as Claude Code 2.1.328 names it.
  */
-async function findProjectByTranscript(projectsDir: string, paths: string[]): Promise<string | undefined> {
-  const projects = await fs.readdir(projectsDir, { withFileTypes: true }).catch(() => []);
-  for (const p of projects) {
-    if (!p.isDirectory()) continue;
-    const dir = path.join(projectsDir, p.name);
-    const files = (await fs.readdir(dir).catch(() => [] as string[])).filter((f) => f.endsWith('.jsonl'));
-    for (const f of files) {
-      const line = await readFirstLine(path.join(dir, f), TRANSCRIPT_FIRST_LINE_MAX_BYTES);
-      if (!line?.includes('"cwd"')) continue;
-      try {
-        const cwd = (JSON.parse(line) as { cwd?: unknown } | null)?.cwd;
-        if (typeof cwd === 'string' && path.isAbsolute(cwd) && paths.includes(path.resolve(cwd))) return dir;
-      } catch {
-        // a torn or foreign line: not this project's
-      }
-    }
-  }
-  return undefined;
+export function claudeProjectName(absPath: string): string {
+  const slug = claudeSlug(absPath);
+  return slug.length <= MAX_SLUG_LENGTH ? slug : `${slug.slice(0, MAX_SLUG_LENGTH)}-${Math.abs(javaHashCode(absPath)).toString(36)}`;
 }
+
+/** Claude Code's settings files are small; anything larger is not read. */
+const SETTINGS_MAX_BYTES = 1024 * 1024;
 
 interface SettingsFile {
   file: string;
@@ -143,24 +109,64 @@ async function readSettings(file: string, reads: FileReads): Promise<SettingsFil
   }
 }
 
+/** Where Claude Code reads managed settings on this platform (`managed-settings.json` and `managed-settings.d/`). */
+export function managedSettingsDir(platform: NodeJS.Platform = process.platform): string {
+  if (platform === 'darwin') return '/Library/Application Support/ClaudeCode';
+  if (platform === 'win32') return 'C:\\Program Files\\ClaudeCode';
+  return '/etc/claude-code';
+}
+
 /**
- * Claude Code's settings that apply to a folder, highest precedence first: the project's
- * `.claude/settings.local.json` and `.claude/settings.json` (only in a trusted workspace), then the user's
- * `<claude dir>/settings.json`.
+ * The managed settings files, highest precedence first: the drop-ins of `managed-settings.d/` (`*.json`, not hidden;
+ * a later name overrides an earlier one), then `managed-settings.json`.
  */
-async function claudeSettings(claudeDir: string, cwd: string, trusted: boolean, reads: FileReads): Promise<SettingsFile[]> {
-  const files = [path.join(claudeDir, 'settings.json')];
-  if (trusted) files.unshift(path.join(cwd, '.claude', 'settings.local.json'), path.join(cwd, '.claude', 'settings.json'));
+export async function managedSettingsFiles(dir: string, reads: FileReads): Promise<string[]> {
+  const dropIns = path.join(dir, 'managed-settings.d');
+  const names = (await reads.readdir(dropIns).catch(() => []))
+    .filter((e) => (e.isFile() || e.isSymbolicLink()) && e.name.endsWith('.json') && !e.name.startsWith('.'))
+    .map((e) => e.name)
+    .sort()
+    .reverse();
+  return [...names.map((n) => path.join(dropIns, n)), path.join(dir, 'managed-settings.json')];
+}
+
+/**
+ * Claude Code's settings that apply to a folder, highest precedence first, as the client reads them: managed
+ * settings, the project's `.claude/settings.local.json` and `.claude/settings.json` (only in a trusted workspace),
+ * then the user's `<claude dir>/settings.json`.
+ */
+async function claudeSettings(claudeDir: string, cwd: string, opts: { trusted: boolean; managedDir: string }, reads: FileReads): Promise<SettingsFile[]> {
+  const files = [...(await managedSettingsFiles(opts.managedDir, reads))];
+  if (opts.trusted) files.push(path.join(cwd, '.claude', 'settings.local.json'), path.join(cwd, '.claude', 'settings.json'));
+  files.push(path.join(claudeDir, 'settings.json'));
   const read = await Promise.all(files.map((f) => readSettings(f, reads)));
   return read.filter((s): s is SettingsFile => s !== undefined);
 }
 
-/** The first settings file (by precedence) that sets `key`. */
+/** The first settings file (by precedence) that sets `key` (to anything but null). */
 function setting(files: SettingsFile[], key: string): { value: unknown; file: string } | undefined {
   for (const { file, settings } of files) {
-    if (Object.prototype.hasOwnProperty.call(settings, key) && settings[key] !== undefined) return { value: settings[key], file };
+    if (Object.prototype.hasOwnProperty.call(settings, key) && settings[key] !== undefined && settings[key] !== null) return { value: settings[key], file };
   }
   return undefined;
+}
+
+/**
+ * The folder an `autoMemoryDirectory` value names, as Claude Code accepts it: an absolute path, or `~/…` below the
+ * home folder; undefined for anything else (a relative path, `~` alone, `~/..`, a NUL, not a string), which the
+ * client ignores.
+ */
+export function acceptedAutoMemoryDirectory(value: unknown, home: string): string | undefined {
+  if (typeof value !== 'string' || !value || value.includes('\0')) return undefined;
+  let p = value;
+  if (p.startsWith('~/') || p.startsWith('~\\')) {
+    const rest = path.normalize(p.slice(2) || '.');
+    if (rest === '.' || rest === '..' || rest.startsWith(`..${path.sep}`) || rest.startsWith('../') || rest.startsWith('..\\')) return undefined;
+    p = path.join(home, p.slice(2));
+  }
+  const dir = path.normalize(p).replace(/[/\\]+$/, '');
+  if (!path.isAbsolute(dir) || dir.length < 3 || /^[A-Za-z]:$/.test(dir)) return undefined;
+  return dir.normalize('NFC');
 }
 
 /** Why Claude Code's auto memory is off (the environment wins over the settings), or undefined when it is on. */
@@ -175,9 +181,9 @@ function autoMemoryOff(files: SettingsFile[], env: NodeJS.ProcessEnv, home: stri
 
 /**
  * Claude Code's auto-memory folder for a workspace folder, or undefined when Claude Code is not set up (no
- * `~/.claude`, or `$CLAUDE_CONFIG_DIR`, folder): `autoMemoryDirectory` from its settings when set (`~` expanded,
- * relative against the folder), else `<claude dir>/projects/<slug of the repository's main worktree>/memory`; for a
- * slug over 200 characters, the project folder whose transcripts name that path, else undefined.
+ * `~/.claude`, or `$CLAUDE_CONFIG_DIR`, folder): the `autoMemoryDirectory` of the settings file of highest precedence
+ * that sets it, when the client accepts the value (see {@link acceptedAutoMemoryDirectory}), else
+ * `<claude dir>/projects/<project name of the repository's main worktree>/memory` (see {@link claudeProjectName}).
  */
 export async function claudeMemoryDir(opts: MemoryDirOptions): Promise<ClaudeMemory | undefined> {
   const env = opts.env ?? process.env;
@@ -186,18 +192,15 @@ export async function claudeMemoryDir(opts: MemoryDirOptions): Promise<ClaudeMem
   const claudeDir = claudeConfigDir(env, home);
   const reads = fileReads(opts.syncReads);
   if (!(await isFolder(claudeDir, reads))) return undefined;
-  const files = await claudeSettings(claudeDir, cwd, opts.trusted ?? false, reads);
+  const files = await claudeSettings(claudeDir, cwd, { trusted: opts.trusted ?? false, managedDir: opts.managedDir ?? managedSettingsDir() }, reads);
   const off = autoMemoryOff(files, env, home);
   const configured = setting(files, 'autoMemoryDirectory');
-  if (typeof configured?.value === 'string' && configured.value.trim()) {
-    return { dir: path.resolve(cwd, expandHome(configured.value.trim(), home)), settingsFile: configured.file, autoMemoryOff: off };
-  }
+  const named = configured && acceptedAutoMemoryDirectory(configured.value, home);
+  if (configured && named) return { dir: named, settingsFile: configured.file, autoMemoryOff: off };
   const root = (await resolveMainWorktree(cwd, reads)) ?? cwd;
-  const slug = claudeSlug(root);
-  const projects = path.join(claudeDir, 'projects');
-  if (slug.length <= MAX_SLUG_LENGTH) return { dir: path.join(projects, slug, 'memory'), projectRoot: root, autoMemoryOff: off };
-  const found = await findProjectByTranscript(projects, root === cwd ? [root] : [root, cwd]);
-  return found ? { dir: path.join(found, 'memory'), projectRoot: root, autoMemoryOff: off } : undefined;
+  const found: ClaudeMemory = { dir: path.join(claudeDir, 'projects', claudeProjectName(root), 'memory'), projectRoot: root, autoMemoryOff: off };
+  if (configured) found.ignored = { value: typeof configured.value === 'string' ? configured.value : JSON.stringify(configured.value), settingsFile: configured.file };
+  return found;
 }
 
 /** The memory folder alone: what a store needs (see {@link ResolvedMemoryDir}). */

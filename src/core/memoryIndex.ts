@@ -411,6 +411,26 @@ function loadedTexts(lines: Line[]): Map<string, number> {
   return texts;
 }
 
+/** The lines from `from` on that are checkpoint bullets of `sections`. */
+function bulletLinesFrom(lines: Line[], mask: boolean[], bulletOf: Namer, sections: readonly Section[], from: number): number[] {
+  const found: number[] = [];
+  for (const s of sections) for (let i = Math.max(s.start + 1, from); i < s.end; i++) if (!mask[i] && bulletOf(lines[i]) !== undefined) found.push(i);
+  return found;
+}
+
+/**
+ * What Claude Code leaves out of a MEMORY.md text: the first line it does not load (1-based; undefined when it loads
+ * it all) and the names of the checkpoint bullets from there on.
+ */
+export function claudeLeavesOut(text: string, known?: ReadonlySet<string>): { line?: number; names: string[] } {
+  const lines = splitLines(text.startsWith(BOM) ? text.slice(1) : text);
+  const cut = linesClaudeLoads(lines).indexOf(false);
+  if (cut < 0) return { names: [] };
+  const mask = literalMask(lines);
+  const bulletOf = namer(known);
+  return { line: cut + 1, names: [...new Set(bulletLinesFrom(lines, mask, bulletOf, findSections(lines, mask), cut).map((i) => bulletOf(lines[i]) ?? ''))] };
+}
+
 /**
  * Warns when, after an index write, Claude Code would not load a checkpoint bullet, or would no longer load a line
  * of the file it loaded before the write (`wasLoaded`: what {@link loadedTexts} found before it).
@@ -420,8 +440,7 @@ function budgetWarning(wasLoaded: Map<string, number>, lines: Line[], bulletOf: 
   const cut = linesClaudeLoads(lines).indexOf(false);
   if (cut < 0) return undefined;
   const s = section ?? findSection(lines, mask);
-  const hidden: number[] = [];
-  if (s) for (let i = Math.max(s.start + 1, cut); i < s.end; i++) if (!mask[i] && bulletOf(lines[i]) !== undefined) hidden.push(i);
+  const hidden = s ? bulletLinesFrom(lines, mask, bulletOf, [s], cut) : [];
   if (hidden.length) {
     const names = hidden.slice(0, 3).map((i) => quote(oneLine(bulletOf(lines[i]) ?? ''))).join(', ');
     const more = hidden.length > 3 ? ` and ${hidden.length - 3} more` : '';

@@ -60,3 +60,13 @@ export function autoMemoryOffNotice(resolved: ResolvedMemoryDir, home?: string):
   if (!off || resolved.claude?.dir !== resolved.dir) return undefined;
   return `Claude Code's auto memory is off (${off}): checkpoints are saved in ${tildify(resolved.dir, home)}, but Claude Code will not load them.`;
 }
+
+/** What the product makes of an `autoMemoryDirectory` Claude Code ignores (see `ClaudeMemory.ignored`); undefined when none. */
+export function ignoredAutoMemoryNotice(resolved: ResolvedMemoryDir, home?: string): string | undefined {
+  const ignored = resolved.claude?.ignored;
+  if (!ignored) return undefined;
+  return (
+    `autoMemoryDirectory ${JSON.stringify(ignored.value)} in ${tildify(ignored.settingsFile, home)} is ignored: Claude Code accepts only an absolute path or ~/…, ` +
+    `and loads its default folder ${tildify(resolved.claude?.dir ?? '', home)} instead.`
+  );
+}

@@ -21,6 +21,7 @@ export const CommandId = {
   installCommandLine: 'checkpoint.installCommandLine',
   connectClaude: 'checkpoint.connectClaude',
   disconnectClaude: 'checkpoint.disconnectClaude',
+  doctor: 'checkpoint.doctor',
   compareWithNow: 'checkpoint.compareWithNow',
   compareWithSavedHead: 'checkpoint.compareWithSavedHead',
   restoreToBranch: 'checkpoint.restoreToBranch',

@@ -242,9 +242,10 @@ describe('The agent is a second writer of the memory folder', () => {
     const home = makeHome();
     const project = repo();
     mkdirSync(path.join(project, '.claude'), { recursive: true });
-    writeFileSync(path.join(project, '.claude', 'settings.json'), JSON.stringify({ autoMemoryDirectory: '.agent-memory' }, null, 2));
+    const memory = path.join(temp('checkpoint-claude-mem-'), 'agent-memory');
+    writeFileSync(path.join(project, '.claude', 'settings.json'), JSON.stringify({ autoMemoryDirectory: memory }, null, 2));
     const saved = await save(project, cliEnv(home), 'project-memory', 'Saved where the project keeps agent memory');
-    assert.equal(path.dirname(saved.path), path.join(project, '.agent-memory'));
+    assert.equal(path.dirname(saved.path), memory);
     const launchers = await writeLaunchers(path.join(temp('checkpoint-claude-bin-'), 'bin'), { execPath: process.execPath, cliPath: CLI });
     await connectClaude(claudeTargets('workspace', project, cliEnv(home)), hookProgram('workspace', shellQuote(launchers.posix)));
     const s = await runClaude({ cwd: project, home, env: { PATH: `${launchers.dir}${path.delimiter}${process.env.PATH ?? ''}` } });

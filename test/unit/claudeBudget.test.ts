@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import * as assert from 'node:assert/strict';
-import { linesClaudeLoads, type BudgetLine } from '../../src/core/claudeBudget';
+import { linesClaudeLoads, linesLeftOut, type BudgetLine } from '../../src/core/claudeBudget';
 
 const split = (text: string): BudgetLine[] =>
   [...text.matchAll(/([^\r\n]*)(\r\n|\n|\r|$)/g)].filter((m) => m[0] !== '').map((m) => ({ text: m[1], eol: m[2] }));
@@ -32,4 +32,25 @@ test('a CR of a CRLF counts; a lone CR does not end a line', () => {
   assert.deepEqual(cut('a'.repeat(24_999) + '\r\nb\r\n'), [1]);
   const crOnly = Array.from({ length: 300 }, (_, i) => `l${i}`).join('\r');
   assert.deepEqual(cut(crOnly), []);
+});
+
+// What Claude Code 2.1.328 loaded of such a file (test/claude/whereClientReads.test.ts runs the client on one).
+test('front matter and HTML comment blocks are left out before lines are counted, as Claude Code leaves them out', () => {
+  const notes = Array.from({ length: 199 }, (_, i) => `- note ${i + 1}`);
+  const text = ['---', 'name: x', 'description: y', '---', '# Title', '<!-- a comment', 'spanning', 'three lines -->', '', 'text <!-- inline --> after', ...notes].join('\n') + '\n';
+  // Counted: "# Title", "text …", notes 1-198 (200 lines); note 199 is the 201st.
+  assert.deepEqual(cut(text), [text.split('\n').length - 2]);
+  assert.deepEqual(linesLeftOut(split(text)).flatMap((o, i) => (o ? [i] : [])), [0, 1, 2, 3, 5, 6, 7, 8]);
+});
+
+test('what stays: a comment in a fenced code block, an unclosed one, one followed by text, one indented below a list item', () => {
+  const kept = (text: string): number[] => linesLeftOut(split(text)).flatMap((o, i) => (o ? [i] : []));
+  assert.deepEqual(kept('```\n<!-- in code -->\n```\n<!-- out -->\n'), [3]);
+  assert.deepEqual(kept('a\n<!-- never closed\nb\n'), []);
+  assert.deepEqual(kept('<!-- c --> text\n<!-- d --><!-- e -->\n'), [1]);
+  assert.deepEqual(kept('- item\n  <!-- in the item -->\n'), []);
+  assert.deepEqual(kept('---\nno end\n'), [], 'front matter without its closing ---');
+  assert.deepEqual(kept('---\na: b---\nrest\n'), [0, 1], 'a --- inside a line closes it, as the client matches it');
+  assert.deepEqual(kept('---\na: 1\n--- more\nrest\n'), [0, 1], 'text after the closing --- stays');
+  assert.deepEqual(kept('---\na: 1\n---\n\nbody\n'), [0, 1, 2]);
 });

@@ -32,7 +32,7 @@ test('checkpoint dir --json: a linked worktree resolves to the main worktree\'s 
     dir: expected,
     source: 'claude',
     claudeLoads: true,
-    claude: { dir: expected, settingsFile: null, projectRoot: repo, autoMemoryOff: null },
+    claude: { dir: expected, settingsFile: null, projectRoot: repo, autoMemoryOff: null, ignoredAutoMemoryDirectory: null },
   });
   assert.equal(cli(['dir'], worktree, home).out.trim(), expected);
   // A checkpoint saved in the worktree is listed from the main checkout.
@@ -50,11 +50,18 @@ test('checkpoint dir --json: autoMemoryDirectory from the project\'s .claude/set
   let out = JSON.parse(cli(['dir', '--json'], ws, home).out);
   assert.equal(out.dir, path.join(home, 'user-memory'));
   assert.equal(out.claude.settingsFile, path.join(home, '.claude', 'settings.json'));
+  writeFileSync(path.join(ws, '.claude', 'settings.local.json'), JSON.stringify({ autoMemoryDirectory: path.join(base, 'local-memory') }));
+  out = JSON.parse(cli(['dir', '--json'], ws, home).out);
+  assert.deepEqual([out.dir, out.source, out.claudeLoads], [path.join(base, 'local-memory'), 'claude', true]);
+  assert.equal(cli(['save', 'x', '--left-off', 'here'], ws, home).code, 0);
+  assert.ok(existsSync(path.join(base, 'local-memory', 'checkpoint-x.md')));
+  // A relative value there is the one Claude Code takes and ignores: its default folder (not the user's), and the CLI says why.
   writeFileSync(path.join(ws, '.claude', 'settings.local.json'), JSON.stringify({ autoMemoryDirectory: 'notes/memory' }));
   out = JSON.parse(cli(['dir', '--json'], ws, home).out);
-  assert.deepEqual([out.dir, out.source, out.claudeLoads], [path.join(ws, 'notes', 'memory'), 'claude', true]);
-  assert.equal(cli(['save', 'x', '--left-off', 'here'], ws, home).code, 0);
-  assert.ok(existsSync(path.join(ws, 'notes', 'memory', 'checkpoint-x.md')));
+  assert.deepEqual([out.dir, out.claudeLoads], [path.join(home, '.claude', 'projects', claudeSlug(ws), 'memory'), true]);
+  assert.deepEqual(out.claude.ignoredAutoMemoryDirectory, { value: 'notes/memory', settingsFile: path.join(ws, '.claude', 'settings.local.json') });
+  assert.equal(cli(['save', 'y', '--left-off', 'here'], ws, home).code, 0);
+  assert.ok(!existsSync(path.join(ws, 'notes')), 'nothing written into the relative folder');
 });
 
 test('auto memory off: the checkpoint is still saved in Claude\'s folder, and the CLI says Claude Code will not load it', () => {

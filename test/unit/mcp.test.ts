@@ -267,8 +267,8 @@ test('the MCP server opens the folder save wrote (the project\'s autoMemoryDirec
   const home = temp('checkpoint-home-');
   mkdirSync(path.join(home, '.claude'), { recursive: true });
   mkdirSync(path.join(dir, '.claude'), { recursive: true });
-  writeFileSync(path.join(dir, '.claude', 'settings.json'), JSON.stringify({ autoMemoryDirectory: '.agent-memory' }));
   const mem = path.join(dir, '.agent-memory');
+  writeFileSync(path.join(dir, '.claude', 'settings.json'), JSON.stringify({ autoMemoryDirectory: mem }));
   mkdirSync(mem);
   // Written by an agent following the seed: "fix: login" became checkpoint-fix:-login.md.
   writeFileSync(path.join(mem, 'checkpoint-fix:-login.md'), '# Checkpoint: fix:-login\n\n- **Branch:** `main`\n\n## Left Off\nCookie refresh runs too early\n');

@@ -2,7 +2,7 @@ import { test } from 'node:test';
 import * as assert from 'node:assert/strict';
 import { mkdirSync, realpathSync, writeFileSync } from 'node:fs';
 import * as path from 'node:path';
-import { claudeSlug, memoryDirLabel, resolveMemoryDir, type ResolvedMemoryDir } from '../../src/core/memoryDir';
+import { acceptedAutoMemoryDirectory, claudeProjectName, claudeSlug, javaHashCode, memoryDirLabel, resolveMemoryDir, type ResolvedMemoryDir } from '../../src/core/memoryDir';
 import { resolveMainWorktree } from '../../src/core/gitDir';
 import { git, makeRepo, tempDirs } from '../support/fixtures';
 import { autoMemoryOffNotice } from '../../src/core/wording';
@@ -37,36 +37,23 @@ test('order: setting, env, Claude auto-memory, workspace fallback', async () => 
   assert.deepEqual(where(await resolveMemoryDir({ cwd: ws, env: { ...env, CHECKPOINT_MEMORY_DIR: '/x' }, configured: '~/mem' })), { dir: path.join(home, 'mem'), source: 'setting' });
 });
 
-/** A workspace folder whose path makes a Claude Code slug over 200 characters, and a Claude config folder. */
-function longPathWorkspace(): { ws: string; claude: string; env: NodeJS.ProcessEnv } {
+test('a slug over 200 characters: its first 200, "-" and Java\'s hashCode of the path in base 36, as Claude Code names the folder', async () => {
   const root = temp();
   const ws = path.join(root, 'x'.repeat(120), 'y'.repeat(100));
   mkdirSync(ws, { recursive: true });
   const claude = path.join(root, 'claude');
-  return { ws, claude, env: { CLAUDE_CONFIG_DIR: claude } };
-}
-
-test('a slug over 200 characters: the project whose transcript names the path, else the fallback', async () => {
-  const { ws, claude, env } = longPathWorkspace();
-  mkdirSync(path.join(claude, 'projects', 'other'), { recursive: true });
-  assert.equal((await resolveMemoryDir({ cwd: ws, env })).source, 'workspace');
-  const proj = path.join(claude, 'projects', 'hashed-abc123');
-  mkdirSync(proj);
-  writeFileSync(path.join(proj, 's.jsonl'), `${JSON.stringify({ type: 'user', cwd: ws })}\nnot json\n`);
-  writeFileSync(path.join(claude, 'projects', 'other', 's.jsonl'), `${JSON.stringify({ cwd: '/elsewhere' })}\n`);
-  assert.deepEqual(where(await resolveMemoryDir({ cwd: ws, env })), { dir: path.join(proj, 'memory'), source: 'claude' });
-});
-
-test('a slug over 200 characters: only the first line of each transcript is read', async () => {
-  const { ws, claude, env } = longPathWorkspace();
-  const proj = path.join(claude, 'projects', 'later-line');
-  mkdirSync(proj, { recursive: true });
-  // The path is named only on the second line, after a first line of 1 MB: not read, so not this project.
-  writeFileSync(path.join(proj, 'a.jsonl'), `${JSON.stringify({ type: 'summary', cwd: '/other' })}\n${JSON.stringify({ cwd: ws })}\n`);
-  writeFileSync(path.join(proj, 'b.jsonl'), `${'x'.repeat(1024 * 1024)}\n${JSON.stringify({ cwd: ws })}\n`);
-  assert.equal((await resolveMemoryDir({ cwd: ws, env })).source, 'workspace');
-  writeFileSync(path.join(proj, 'c.jsonl'), `${JSON.stringify({ cwd: ws })}\r\n`);
-  assert.equal((await resolveMemoryDir({ cwd: ws, env })).dir, path.join(proj, 'memory'), 'a CRLF first line names it');
+  mkdirSync(claude);
+  const r = await resolveMemoryDir({ cwd: ws, env: { CLAUDE_CONFIG_DIR: claude } });
+  const slug = claudeSlug(ws);
+  assert.deepEqual(where(r), { dir: path.join(claude, 'projects', `${slug.slice(0, 200)}-${Math.abs(javaHashCode(ws)).toString(36)}`, 'memory'), source: 'claude' });
+  assert.equal(r.claudeLoads, true);
+  // Names the client made (Claude Code 2.1.328), one path with a non-ASCII letter; the hash wraps at 32 bits.
+  const seen = '/tmp/i39b/w-KAOZet/r3' + '/deep-folder-é'.repeat(15);
+  assert.equal(claudeProjectName(seen), `${claudeSlug(seen).slice(0, 200)}-6mxhx5`);
+  assert.equal(javaHashCode('hello'), 99162322);
+  assert.equal(javaHashCode('Hello World'), -862545276);
+  assert.equal(claudeProjectName('/short/path'), '-short-path');
+  assert.equal(claudeProjectName('/' + 'a'.repeat(199)), '-' + 'a'.repeat(199), 'exactly 200: as is');
 });
 
 test('a linked worktree and a subfolder share the main worktree\'s memory folder, as Claude Code does', async () => {
@@ -93,7 +80,7 @@ test('a linked worktree and a subfolder share the main worktree\'s memory folder
   assert.equal(await resolveMainWorktree(path.join(base, 'claude')), undefined);
 });
 
-test('autoMemoryDirectory from Claude Code\'s user settings: absolute, ~ expanded, relative against the folder', async () => {
+test('autoMemoryDirectory from Claude Code\'s user settings: absolute or ~ expanded; a relative value is ignored, as Claude Code ignores it', async () => {
   const root = temp();
   const home = path.join(root, 'home');
   const ws = path.join(root, 'ws');
@@ -104,7 +91,7 @@ test('autoMemoryDirectory from Claude Code\'s user settings: absolute, ~ expande
   const cases: [string, string][] = [
     [path.join(root, 'abs-mem'), path.join(root, 'abs-mem')],
     ['~/notes/memory', path.join(home, 'notes', 'memory')],
-    ['rel/memory', path.join(ws, 'rel', 'memory')],
+    [`${path.join(root, 'trailing')}/`, path.join(root, 'trailing')],
   ];
   for (const [value, expected] of cases) {
     writeFileSync(userSettings, JSON.stringify({ autoMemoryDirectory: value, model: 'x' }));
@@ -113,17 +100,28 @@ test('autoMemoryDirectory from Claude Code\'s user settings: absolute, ~ expande
     assert.equal(r.claude?.settingsFile, userSettings);
     assert.equal(r.claudeLoads, true);
   }
-  // Not a string, empty, or a file that is not JSON: the default folder.
-  for (const text of [JSON.stringify({ autoMemoryDirectory: 3 }), JSON.stringify({ autoMemoryDirectory: ' ' }), '{ not json', '[]']) {
+  // Relative, not a string, empty, or a file that is not JSON: the default folder; a value set but ignored is named.
+  const byDefault = path.join(home, '.claude', 'projects', claudeSlug(ws), 'memory');
+  for (const value of ['rel/memory', 'notes', './x', '~', '~/', '~/..', '~/../elsewhere', '~user/x', 3, '', ' ']) {
+    writeFileSync(userSettings, JSON.stringify({ autoMemoryDirectory: value }));
+    const r = await resolveMemoryDir({ cwd: ws, env });
+    assert.deepEqual(where(r), { dir: byDefault, source: 'claude' }, String(value));
+    assert.equal(r.claudeLoads, true);
+    assert.equal(r.claude?.settingsFile, undefined);
+    assert.deepEqual(r.claude?.ignored, { value: typeof value === 'string' ? value : JSON.stringify(value), settingsFile: userSettings }, String(value));
+  }
+  for (const text of ['{ not json', '[]', JSON.stringify({ autoMemoryDirectory: null })]) {
     writeFileSync(userSettings, text);
-    assert.equal((await resolveMemoryDir({ cwd: ws, env })).dir, path.join(home, '.claude', 'projects', claudeSlug(ws), 'memory'), text);
+    const r = await resolveMemoryDir({ cwd: ws, env });
+    assert.equal(r.dir, byDefault, text);
+    assert.equal(r.claude?.ignored, undefined, text);
   }
   // The setting and the environment variable still come first.
   writeFileSync(userSettings, JSON.stringify({ autoMemoryDirectory: '/from-claude' }));
   assert.equal((await resolveMemoryDir({ cwd: ws, env: { ...env, CHECKPOINT_MEMORY_DIR: '/from-env' } })).source, 'env');
 });
 
-test('the project\'s .claude/settings(.local).json are read only in a trusted workspace; local > project > user', async () => {
+test('the project\'s .claude/settings(.local).json are read only in a trusted workspace; local > project > user; the first that sets it decides, accepted or not', async () => {
   const root = temp();
   const home = path.join(root, 'home');
   const ws = path.join(root, 'ws');
@@ -134,7 +132,12 @@ test('the project\'s .claude/settings(.local).json are read only in a trusted wo
   writeFileSync(path.join(ws, '.claude', 'settings.json'), JSON.stringify({ autoMemoryDirectory: 'project-mem' }));
   assert.equal((await resolveMemoryDir({ cwd: ws, env })).dir, '/user-mem', 'untrusted by default: the user\'s setting');
   assert.equal((await resolveMemoryDir({ cwd: ws, env, trusted: false })).dir, '/user-mem');
-  assert.equal((await resolveMemoryDir({ cwd: ws, env, trusted: true })).dir, path.join(ws, 'project-mem'));
+  // The project's relative value is the one Claude Code takes, and ignores: its default folder, not the user's.
+  const ignored = await resolveMemoryDir({ cwd: ws, env, trusted: true });
+  assert.equal(ignored.dir, path.join(home, '.claude', 'projects', claudeSlug(ws), 'memory'));
+  assert.deepEqual(ignored.claude?.ignored, { value: 'project-mem', settingsFile: path.join(ws, '.claude', 'settings.json') });
+  writeFileSync(path.join(ws, '.claude', 'settings.json'), JSON.stringify({ autoMemoryDirectory: path.join(root, 'project-mem') }));
+  assert.equal((await resolveMemoryDir({ cwd: ws, env, trusted: true })).dir, path.join(root, 'project-mem'));
   writeFileSync(path.join(ws, '.claude', 'settings.local.json'), JSON.stringify({ autoMemoryDirectory: '~/local-mem' }));
   const r = await resolveMemoryDir({ cwd: ws, env, trusted: true });
   assert.equal(r.dir, path.join(home, 'local-mem'));
@@ -143,6 +146,37 @@ test('the project\'s .claude/settings(.local).json are read only in a trusted wo
   writeFileSync(path.join(ws, '.claude', 'settings.local.json'), JSON.stringify({ autoMemoryEnabled: false }));
   assert.equal((await resolveMemoryDir({ cwd: ws, env })).claudeLoads, true);
   assert.equal((await resolveMemoryDir({ cwd: ws, env, trusted: true })).claudeLoads, false);
+});
+
+test('managed settings come first: managed-settings.d/ (a later name first), then managed-settings.json', async () => {
+  const root = temp();
+  const home = path.join(root, 'home');
+  const ws = path.join(root, 'ws');
+  const managedDir = path.join(root, 'managed');
+  mkdirSync(path.join(home, '.claude'), { recursive: true });
+  mkdirSync(path.join(ws, '.claude'), { recursive: true });
+  mkdirSync(path.join(managedDir, 'managed-settings.d'), { recursive: true });
+  const env = { HOME: home };
+  writeFileSync(path.join(ws, '.claude', 'settings.local.json'), JSON.stringify({ autoMemoryDirectory: '/local-mem' }));
+  const opts = { cwd: ws, env, trusted: true, managedDir };
+  assert.equal((await resolveMemoryDir(opts)).dir, '/local-mem');
+  writeFileSync(path.join(managedDir, 'managed-settings.json'), JSON.stringify({ autoMemoryDirectory: '/managed-mem' }));
+  assert.equal((await resolveMemoryDir(opts)).claude?.settingsFile, path.join(managedDir, 'managed-settings.json'));
+  writeFileSync(path.join(managedDir, 'managed-settings.d', '10-a.json'), JSON.stringify({ autoMemoryDirectory: '/drop-in-a' }));
+  writeFileSync(path.join(managedDir, 'managed-settings.d', '20-b.json'), JSON.stringify({ autoMemoryEnabled: false, autoMemoryDirectory: '/drop-in-b' }));
+  writeFileSync(path.join(managedDir, 'managed-settings.d', '.30-hidden.json'), JSON.stringify({ autoMemoryDirectory: '/hidden' }));
+  const r = await resolveMemoryDir(opts);
+  assert.equal(r.dir, '/drop-in-b');
+  assert.match(r.claude?.autoMemoryOff ?? '', /20-b\.json/);
+  // The project's files still need trust; managed settings do not.
+  assert.equal((await resolveMemoryDir({ ...opts, trusted: false })).dir, '/drop-in-b');
+});
+
+test('acceptedAutoMemoryDirectory: absolute or ~/ below home, trailing separators dropped, NFC', () => {
+  assert.equal(acceptedAutoMemoryDirectory('/a/b/', '/home/me'), '/a/b');
+  assert.equal(acceptedAutoMemoryDirectory('~/m', '/home/me'), '/home/me/m');
+  assert.equal(acceptedAutoMemoryDirectory('/cafe\u0301', '/home/me'), '/caf\u00e9');
+  for (const bad of ['m', '~', '~/', '~/..', '/', 'a\0b', '/x\0']) assert.equal(acceptedAutoMemoryDirectory(bad, '/home/me'), undefined, bad);
 });
 
 test('auto memory off: still Claude\'s folder, reported with the reason so the user can be told', async () => {

@@ -172,7 +172,7 @@ test('one memory folder for every entry point: the project\'s autoMemoryDirector
   const w = world();
   mkdirSync(path.join(w.home, '.claude'), { recursive: true });
   mkdirSync(path.join(w.repo, '.claude'), { recursive: true });
-  writeFileSync(path.join(w.repo, '.claude', 'settings.json'), JSON.stringify({ autoMemoryDirectory: '.agent-memory' }));
+  writeFileSync(path.join(w.repo, '.claude', 'settings.json'), JSON.stringify({ autoMemoryDirectory: path.join(w.repo, '.agent-memory') }));
   const env = isolatedEnv(w.home);
   const saved = runCliSync(['save', 'here', '--left-off', 'in the project folder', '--json'], { cwd: w.repo, env });
   assert.equal(saved.code, 0, saved.err);

@@ -6,6 +6,7 @@ import { statusBarActionsCommand, switchBranchCommand } from './branchCommands';
 import { combineCommand } from './combineCommand';
 import { createCommand } from './createCommand';
 import { deleteAllCommand, deleteCommand } from './deleteCommands';
+import { doctorCommand } from './doctorCommand';
 import { copyResumePromptCommand, openCommand, openMemoryFolderCommand, revealCommand } from './fileCommands';
 import { resumeCommand, undoCommand } from './resumeCommand';
 import { saveAndCommitCommand } from './saveAndCommitCommand';
@@ -51,6 +52,7 @@ const COMMANDS: Record<CommandIdValue, Handler> = {
   'checkpoint.installCommandLine': installCommandLineCommand,
   'checkpoint.connectClaude': connectClaudeCommand,
   'checkpoint.disconnectClaude': disconnectClaudeCommand,
+  'checkpoint.doctor': doctorCommand,
 };
 
 /** Registers every command of {@link COMMANDS}, each through {@link createCommand}, and the snapshots' documents. */

@@ -1,0 +1,56 @@
+import { renameSync, rmSync, writeFileSync } from 'node:fs';
+import path = require('node:path');
+import { fileReads, isFolder, TEMP_PREFIX, type FileReads } from './files';
+
+/**
+ * The last session start the SessionStart hook answered for a memory folder: when, for which source (startup, resume,
+ * clear, compact, fork, …) and whether it told the session about a checkpoint. Kept in a small file of the product's
+ * own in the memory folder, so that `checkpoint doctor` can say whether the hooks run at all.
+ */
+export const SESSION_START_FILE = '.checkpoint-session-start.json';
+const MAX_BYTES = 4096;
+
+export interface SessionStartRecord {
+  /** ISO 8601 UTC. */
+  at: string;
+  /** The source Claude Code sent, or `unknown`. */
+  source: string;
+  /** Whether the hook told the session about a checkpoint. */
+  told: boolean;
+}
+
+/** A source as Claude Code names one (a short lowercase word), else `unknown`. */
+const sourceWord = (source: string | undefined): string => (source && /^[a-z][a-z_-]{0,31}$/.test(source) ? source : 'unknown');
+
+/**
+ * Records a session start in an existing memory folder (one that does not exist yet is not made for it): a new temp
+ * file renamed over the record, written inline (a session start loads no thread pool). Never throws: a hook goes on
+ * without the record.
+ */
+export async function recordSessionStart(memoryDir: string, start: { source?: string; told: boolean; at?: Date }, reads: FileReads = fileReads()): Promise<void> {
+  if (!(await isFolder(memoryDir, reads))) return;
+  const record: SessionStartRecord = { at: (start.at ?? new Date()).toISOString(), source: sourceWord(start.source), told: start.told };
+  const tmp = path.join(memoryDir, `${TEMP_PREFIX}${process.pid}-${Date.now().toString(36)}${Math.random().toString(36).slice(2, 10)}`);
+  try {
+    writeFileSync(tmp, `${JSON.stringify(record)}\n`, { flag: 'wx', mode: 0o600 });
+    renameSync(tmp, path.join(memoryDir, SESSION_START_FILE));
+  } catch {
+    // A session start is answered all the same; a temp file left behind is cleaned up with the others.
+    try {
+      rmSync(tmp, { force: true });
+    } catch {
+      // see above
+    }
+  }
+}
+
+/** The last recorded session start, or undefined when none was recorded (or the record cannot be read). */
+export async function lastSessionStart(memoryDir: string, reads: FileReads = fileReads()): Promise<SessionStartRecord | undefined> {
+  try {
+    const data = JSON.parse(await reads.readSmallFile(path.join(memoryDir, SESSION_START_FILE), MAX_BYTES)) as Partial<SessionStartRecord> | null;
+    if (!data || typeof data.at !== 'string' || Number.isNaN(Date.parse(data.at))) return undefined;
+    return { at: new Date(data.at).toISOString(), source: sourceWord(data.source), told: data.told === true };
+  } catch {
+    return undefined;
+  }
+}
