@@ -57,7 +57,7 @@ function session(w: { home: string; project: string; env: NodeJS.ProcessEnv }, p
   return runSession({ cwd: w.project, home: w.home, env: w.env, model, prompt, args: ['--plugin-dir', plugin, ...args] });
 }
 
-/** The SessionStart context of a run's first request, with the requests shown when the check fails. */
+/** The SessionStart context in a run's first request (failing, with the output, when none reached the model). */
 function contextOf(run: SessionRun): string {
   assert.ok(run.requests.length > 0, `no request reached the model:\n${run.output}`);
   return sessionOf(run.requests[0]).hookContext;
