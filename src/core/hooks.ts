@@ -358,12 +358,25 @@ export async function autoSave(
   return result;
 }
 
-/** At most this many characters of a compaction's summary go into the automatic checkpoint (one line). */
-export const COMPACT_SUMMARY_MAX = 2000;
+/** At most this many characters of a compaction's summary go into the automatic checkpoint. */
+const COMPACT_SUMMARY_MAX = 2000;
+/** The first line of Left Off is the checkpoint's description in lists and MEMORY.md: kept about this short. */
+const LIST_LINE_MAX = 200;
+
+/**
+ * One escaped line as Left Off's two: up to {@link LIST_LINE_MAX} characters, cut at a space, for the description
+ * that lists and MEMORY.md show, then the rest. A line without a space there stays whole.
+ */
+function listLineFirst(line: string): string {
+  if (line.length <= LIST_LINE_MAX) return line;
+  const cut = line.lastIndexOf(' ', LIST_LINE_MAX);
+  return cut > 0 ? `${line.slice(0, cut)}\n${line.slice(cut + 1)}` : line;
+}
 
 /**
  * PostCompact: the compaction's summary (`compact_summary`) becomes the Left Off of the session's automatic
- * checkpoint — one line, "The compaction's summary: …", of at most {@link COMPACT_SUMMARY_MAX} characters — saved
+ * checkpoint — "The compaction's summary: …", escaped into one line of at most {@link COMPACT_SUMMARY_MAX}
+ * characters, its first {@link LIST_LINE_MAX} or so on a line of their own (the description MEMORY.md shows) — saved
  * again with the active plan (its step) and the modified files; the version it replaces goes to the trash. With no
  * automatic checkpoint of the session (PreCompact did not run or failed) one is saved as PreCompact would. With no
  * summary (an older client, a failed compaction) nothing changes: the checkpoint keeps what PreCompact gave it (the
@@ -372,7 +385,7 @@ export const COMPACT_SUMMARY_MAX = 2000;
 export async function saveCompactSummary(store: CheckpointStore, input: HookInput, opts: { now?: Date; env?: NodeJS.ProcessEnv } = {}): Promise<AutoSaveResult> {
   const text = agentLine(input.compactSummary ?? '');
   // Said as what it is; and a summary that starts with a Markdown heading does not start the line.
-  const summary = text && agentLine(`The compaction's summary: ${text}`, COMPACT_SUMMARY_MAX);
+  const summary = text && listLineFirst(agentLine(`The compaction's summary: ${text}`, COMPACT_SUMMARY_MAX));
   if (!summary) return { skipped: 'the hook input has no compact_summary; the automatic checkpoint keeps what it has', replaced: [], warnings: [] };
   const session = agentLine(input.sessionId ?? '', 200) || 'unknown-session';
   const newest = (await autoCheckpointsOf(store, session))[0];

@@ -261,13 +261,19 @@ test('post-compact: the compaction\'s summary becomes the Left Off of the sessio
   const again = hook('post-compact', { ...fixture('post-compact.json'), ...base }, { cwd: repo, env });
   assert.match(again.err, /holds this compaction's summary already/);
 
-  // A long summary with control characters: one line of at most 2,000 characters.
+  // A long summary with control characters: at most 2,000 characters, the first 200 or so a line of their own (the
+  // description MEMORY.md shows), then the rest.
   const long = `${'\u0007\u001b[31m'.repeat(3)}${'word '.repeat(2000)}`;
   assert.equal(hook('post-compact', { ...fixture('post-compact.json'), ...base, compact_summary: long }, { cwd: repo, env }).code, 0);
-  const cut = show().leftOff as string;
-  assert.ok(cut.length <= 2000 && cut.endsWith('…'), `${cut.length} characters`);
+  const lines = (show().leftOff as string).split('\n');
+  assert.equal(lines.length, 2);
+  assert.ok(lines[0].length <= 200 && lines[0].length > 190, `${lines[0].length} characters`);
+  assert.ok(lines[0].length + 1 + lines[1].length <= 2000 && lines[1].endsWith('…'), `${lines[1].length} characters`);
   // eslint-disable-next-line no-control-regex
-  assert.doesNotMatch(cut, /[\u0000-\u001f\u007f]/);
+  for (const l of lines) assert.doesNotMatch(l, /[\u0000-\u001f\u007f]/);
+  const bullet = readFileSync(path.join(dir, 'MEMORY.md'), 'utf8').split('\n').find((l) => l.startsWith(`- **${name}**`)) ?? '';
+  assert.ok(bullet.endsWith(lines[0]) && bullet.length < 300, bullet);
+  assert.match(hook('post-compact', { ...fixture('post-compact.json'), ...base, compact_summary: long }, { cwd: repo, env }).err, /holds this compaction's summary already/);
 });
 
 test('post-compact: with no automatic checkpoint of the session, saves one holding the summary', () => {
