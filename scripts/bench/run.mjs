@@ -202,7 +202,6 @@ await esbuild.build({
       "export { upsertIndex, formatBullet, indexedNames } from './src/core/memoryIndex';",
       "export { writeFileAtomic } from './src/core/files';",
       "export { CheckpointStore } from './src/core/store';",
-      "export { lockStats } from './src/core/lock';",
     ].join('\n'),
     resolveDir: root,
     loader: 'ts',
