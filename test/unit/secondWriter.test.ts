@@ -2,7 +2,7 @@
 // new section goes. Each case is one the product got wrong while it took itself for the only writer.
 import { test } from 'node:test';
 import * as assert from 'node:assert/strict';
-import { spawn, spawnSync } from 'node:child_process';
+import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import * as path from 'node:path';
 import { CLI, isolatedEnv, makeRepo, runCliInProcess, runCliSync, tempDirs, type ProcessResult } from '../support/fixtures';
@@ -229,26 +229,4 @@ test('save without a name uses the name the Save form would suggest (the branch)
   assert.equal(r.code, 0, r.err);
   assert.equal(JSON.parse(r.out).name, 'feature-oauth');
   assert.match(r.err, /No name given: saving as "feature-oauth"/);
-});
-
-test('several sessions compacting at once: each session keeps its automatic checkpoint', async () => {
-  const w = world();
-  const env = isolatedEnv(w.home);
-  for (let round = 0; round < 3; round++) {
-    const sessions = Array.from({ length: 5 }, (_, i) => `r${round}-s${i}`);
-    await Promise.all(
-      sessions.map(
-        (session) =>
-          new Promise<void>((resolve, reject) => {
-            const child = spawn(process.execPath, [CLI, 'hook', 'pre-compact', '--dir', w.mem], { cwd: w.repo, env, stdio: ['pipe', 'ignore', 'pipe'] });
-            child.stdin.end(JSON.stringify({ session_id: session, cwd: w.repo, hook_event_name: 'PreCompact', trigger: 'auto' }));
-            child.once('error', reject);
-            child.once('close', () => resolve());
-          }),
-      ),
-    );
-    const autos = readdirSync(w.mem).filter((f) => f.startsWith('checkpoint-auto-'));
-    const bySession = new Set(autos.map((f) => /^session: (.*)$/m.exec(readFileSync(path.join(w.mem, f), 'utf8'))?.[1]));
-    for (const session of sessions) assert.ok(bySession.has(session), `round ${round}: the checkpoint of ${session} is there`);
-  }
 });
