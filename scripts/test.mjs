@@ -3,8 +3,10 @@
 // Claude Code suite (the real client, installed on demand into .cache/, judges what it loads), then the integration tests
 // inside a real VS Code (code-server) when they exist: the newest VS Code, then the oldest that engines.vscode admits.
 // Ends with "N passed, N failed".
-// --unit, --system, --integration, --claude: only that stage (after compile and bundle); --compat: only the
-// integration tests in the oldest VS Code (`npm run test:compat`). --unit is the inner loop: about a minute.
+// --unit, --system, --integration, --claude: only that stage (after compile and bundle; the lint steps run with the
+// whole suite only); --compat: only the integration tests in the oldest VS Code (`npm run test:compat`). --unit is the
+// inner loop (`npm run test:unit`, the "Unit tests" launch configuration): within a minute. Test files named after
+// --unit or --system (`test/unit/store.test.ts`) run alone.
 import { spawn } from 'node:child_process';
 import { existsSync, readFileSync, readdirSync } from 'node:fs';
 import { dirname, join } from 'node:path';
@@ -13,6 +15,8 @@ import { fileURLToPath } from 'node:url';
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const args = process.argv.slice(2);
 const only = ['unit', 'system', 'integration', 'claude', 'compat'].find((stage) => args.includes(`--${stage}`)) ?? 'all';
+/** Test files named on the command line, by their name without extension (`store.test`). */
+const named = new Set(args.filter((a) => !a.startsWith('--')).map((a) => a.replace(/^.*[\\/]/, '').replace(/\.(ts|js)$/, '')));
 
 function run(cmd, argv, { capture = false } = {}) {
   return new Promise((resolve) => {
@@ -43,10 +47,12 @@ const step = async (name, cmd, argv) => {
 };
 
 await step('compile (tsc)', node, [join(root, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', root]);
-// The layers' import rules and typescript-eslint's checks (eslint.config.mjs).
-await step('lint (eslint)', node, [join(root, 'node_modules', 'eslint', 'bin', 'eslint.js'), '--max-warnings=0', root]);
-// No export that nothing imports (knip.json): dead code goes instead of lingering.
-await step('unused exports (knip)', node, [join(root, 'node_modules', 'knip', 'bin', 'knip.js'), '--include', 'exports,types,nsExports,nsTypes,duplicates', '--directory', root]);
+if (only === 'all') {
+  // The layers' import rules and typescript-eslint's checks (eslint.config.mjs).
+  await step('lint (eslint)', node, [join(root, 'node_modules', 'eslint', 'bin', 'eslint.js'), '--max-warnings=0', root]);
+  // No export that nothing imports (knip.json): dead code goes instead of lingering.
+  await step('unused exports (knip)', node, [join(root, 'node_modules', 'knip', 'bin', 'knip.js'), '--include', 'exports,types,nsExports,nsTypes,duplicates', '--directory', root]);
+}
 await step('bundle (esbuild)', node, [join(root, 'scripts', 'build.mjs'), '--no-typecheck']);
 
 // Runs the compiled node:test files of out/test/<dir> and adds their counts to the totals.
@@ -55,6 +61,7 @@ const nodeTests = async (dir, stage) => {
   // Only the compiled files of tests that still exist there (a test moved to another folder leaves its old .js in out/).
   const files = readdirSync(testDir)
     .filter((f) => f.endsWith('.test.js') && existsSync(join(root, 'test', dir, f.replace(/\.js$/, '.ts'))))
+    .filter((f) => !named.size || named.has(f.replace(/\.js$/, '')))
     .map((f) => join(testDir, f));
   // Two files at a time: most tests wait on child processes (git, the CLI), not on a core.
   const r = await run(node, ['--test', '--test-concurrency=2', '--test-reporter=tap', ...files], { capture: true });

@@ -1,4 +1,4 @@
-// Differential check of the fast paths added for listing speed (see docs/PERFORMANCE.md):
+// Differential check of the fast paths added for listing speed (see the optimizations in docs/PERFORMANCE.md):
 //  1. parseFrontMatter's fast path for simple front matter vs gray-matter + js-yaml (the reference);
 //  2. parseCheckpointHeader vs the header fields of parseCheckpoint;
 //  3. isPlainFrontMatter (which lets parseCheckpoint skip zod) never accepts what FrontMatterSchema refuses or changes.

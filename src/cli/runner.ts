@@ -1,5 +1,5 @@
 import { parseArgs } from 'node:util';
-import { fstatSync, statSync, writeSync } from 'node:fs';
+import { fstatSync, writeSync } from 'node:fs';
 import { fileReads, isFolder } from '../core/files';
 import path = require('node:path');
 import { CheckpointError, UsageError, errorMessage } from '../core/errors';
@@ -173,10 +173,11 @@ export function commandLine(commands: Record<string, Command>): Cli {
 
 /**
  * Writes to a file descriptor with `writeSync`, so that a command's output does not load Node's stream and socket
- * modules (process.stdout on a pipe, what agents and hooks give, or on /dev/null, costs ~4 ms to set up). A descriptor that cannot
+ * modules (process.stdout on a pipe, what agents and hooks give, costs ~4 ms to set up). A descriptor that cannot
  * take it all at once (EAGAIN: a non-blocking pipe it shares with its parent) gets the rest and everything after
  * through `fallback` (the process's stream), in order. A reader gone (EPIPE: `checkpoint list | head`) ends the
- * output quietly. A terminal is written through `fallback` from the start. Exported for tests.
+ * output quietly. A character device (a terminal, the null device) is written through `fallback` from the start.
+ * Exported for tests.
  */
 export function fdWriter(fd: number, fallback: () => NodeJS.WritableStream): { write(text: string): void; flushed(done: () => void): void } {
   let stream: NodeJS.WritableStream | undefined;
@@ -194,7 +195,7 @@ export function fdWriter(fd: number, fallback: () => NodeJS.WritableStream): { w
     write(text) {
       if (gone) return;
       // A terminal keeps Node's own handling (on Windows, the console's Unicode). Not node:tty's isatty, which loads
-      // the stream modules this avoids: a character device other than the null device (a terminal) is written as before.
+      // the stream modules this avoids: any character device is written through the stream.
       if (!checked) {
         checked = true;
         if (!writesDirectly(fd)) useStream();
@@ -227,14 +228,10 @@ export function fdWriter(fd: number, fallback: () => NodeJS.WritableStream): { w
   };
 }
 
-/**
- * Whether `fd` is open and written straight: a pipe, a socket, a file or the null device (output discarded, as hooks
- * and scripts often run a command); not another character device (a terminal).
- */
+/** Whether `fd` is open and written straight: a pipe, a socket or a file; not a character device (a terminal). */
 function writesDirectly(fd: number): boolean {
   try {
-    const st = fstatSync(fd);
-    return !st.isCharacterDevice() || (process.platform !== 'win32' && st.rdev === statSync('/dev/null').rdev);
+    return !fstatSync(fd).isCharacterDevice();
   } catch {
     return false;
   }

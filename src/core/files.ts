@@ -96,60 +96,28 @@ async function openTempFile(dir: string): Promise<{ tmp: string; handle: fs.File
  * A reader sees the old or the new file, never a torn one. Never writes through a symlink.
  */
 export async function writeFileAtomic(file: string, content: string | Uint8Array): Promise<void> {
+  // One lstat: a symbolic link is refused, and otherwise its mode is the file's own. The new file keeps the old
+  // one's permissions (a private 0600 MEMORY.md stays private).
+  const st = await assertNotSymlink(file);
   const dir = path.dirname(file);
-  // What does not wait on anything goes at once: the target's lstat, the temp file, and the folder (fsynced after
-  // the rename; undefined when it cannot be opened here, then syncDir says why after the rename, as it did).
-  const folder = fs.open(dir, 'r').catch(() => undefined);
+  const { tmp, handle } = await openTempFile(dir);
   try {
-    // One lstat: a symbolic link is refused, and otherwise its mode is the file's own. The new file keeps the old
-    // one's permissions (a private 0600 MEMORY.md stays private).
-    const [target, opened] = await Promise.allSettled([assertNotSymlink(file), openTempFile(dir)]);
-    if (target.status === 'rejected') {
-      if (opened.status === 'fulfilled') await discard(opened.value);
-      throw target.reason;
-    }
-    if (opened.status === 'rejected') throw opened.reason;
-    const { tmp, handle } = opened.value;
-    const previousMode = target.value ? target.value.mode & 0o777 : undefined;
-    try {
-      await Promise.all([previousMode !== undefined ? handle.chmod(previousMode) : undefined, handle.writeFile(content, typeof content === 'string' ? 'utf8' : undefined)]);
-      await handle.sync();
-    } catch (err) {
-      await discard(opened.value);
-      throw err;
-    }
-    await handle.close();
-    try {
-      await fs.rename(tmp, file);
-    } catch (err) {
-      await removeFile(tmp);
-      throw err;
-    }
-    const handleOfDir = await folder;
-    if (handleOfDir) await syncOpened(handleOfDir);
-    else await syncDir(dir);
-  } finally {
-    await (await folder)?.close().catch(() => undefined);
+    if (st) await handle.chmod(st.mode & 0o777);
+    await handle.writeFile(content, typeof content === 'string' ? 'utf8' : undefined);
+    await handle.sync();
+  } catch (err) {
+    await handle.close().catch(() => undefined);
+    await removeFile(tmp);
+    throw err;
   }
-}
-
-/** A temp file given up: closed and removed. */
-async function discard(temp: { tmp: string; handle: fs.FileHandle }): Promise<void> {
-  await temp.handle.close().catch(() => undefined);
-  await removeFile(temp.tmp);
-}
-
-/** What a file system or platform that cannot fsync a folder (Windows) answers: the fsync is skipped. */
-function cannotSyncFolder(err: unknown): boolean {
-  const code = (err as NodeJS.ErrnoException).code;
-  return code === 'EISDIR' || code === 'EINVAL' || code === 'EPERM' || code === 'EBADF' || code === 'ENOTSUP';
-}
-
-/** fsync of an open folder (see {@link syncDir}). */
-async function syncOpened(handle: fs.FileHandle): Promise<void> {
-  await handle.sync().catch((err: unknown) => {
-    if (!cannotSyncFolder(err)) throw err;
-  });
+  await handle.close();
+  try {
+    await fs.rename(tmp, file);
+  } catch (err) {
+    await removeFile(tmp);
+    throw err;
+  }
+  await syncDir(dir);
 }
 
 /**
@@ -160,14 +128,12 @@ export async function syncDir(dir: string): Promise<void> {
   let handle: fs.FileHandle | undefined;
   try {
     handle = await fs.open(dir, 'r');
+    await handle.sync();
   } catch (err) {
-    if (!cannotSyncFolder(err)) throw err;
-    return;
-  }
-  try {
-    await syncOpened(handle);
+    const code = (err as NodeJS.ErrnoException).code;
+    if (code !== 'EISDIR' && code !== 'EINVAL' && code !== 'EPERM' && code !== 'EBADF' && code !== 'ENOTSUP') throw err;
   } finally {
-    await handle.close().catch(() => undefined);
+    await handle?.close().catch(() => undefined);
   }
 }
 

@@ -39,12 +39,6 @@ export interface DirLock {
   assertHeld(): Promise<void>;
 }
 
-/** How long the last lock of this process was held, in ms (for the benchmark: the critical section's length). */
-export const lockStats = { lastHeldMs: 0, held: 0 };
-
-/** A clock for durations (process.hrtime: `performance` would load Node's perf_hooks modules on every save). */
-const monotonicMs = (): number => Number(process.hrtime.bigint()) / 1e6;
-
 const identity = (st: Stats): string => `${st.dev}:${st.ino}:${st.birthtimeMs}`;
 
 function errnoWords(err: NodeJS.ErrnoException): string {
@@ -151,8 +145,6 @@ async function holdOnce<T>(dir: string, lockPath: string, fn: (lock: DirLock) =>
     }
     throw new CheckpointError(`Cannot take the lock ${lockPath}: ${errnoWords(e)}.`);
   }
-  const started = monotonicMs();
-  lockStats.held++;
   try {
     ours = identity(await fs.lstat(lockPath));
     const lock: DirLock = {
@@ -163,8 +155,6 @@ async function holdOnce<T>(dir: string, lockPath: string, fn: (lock: DirLock) =>
     };
     return await fn(lock);
   } finally {
-    lockStats.held--;
-    lockStats.lastHeldMs = monotonicMs() - started;
     await release().catch(() => undefined);
   }
 }

@@ -1,6 +1,7 @@
 import { gitTimeoutFrom } from './gitProcess';
 import { resolveMemoryFolder, type MemoryFolder } from './memoryDir';
 import { CheckpointStore } from './store';
+import { homeFrom } from './paths';
 
 export interface OpenStoreOptions {
   /** The workspace folder. */
@@ -35,6 +36,7 @@ export async function openStore(opts: OpenStoreOptions): Promise<{ store: Checkp
     ignoreInGit: resolved.ignoreInGit,
     gitTimeoutMs: gitTimeoutFrom(env),
     syncReads: opts.syncReads,
+    home: homeFrom(env),
   });
   return { store, resolved };
 }

@@ -4,7 +4,7 @@ import { isObjectId } from './checkpoint';
 import { isLikelySecret } from './secrets';
 import { CheckpointError, errorMessage } from './errors';
 import { oneLine } from './escaping';
-import { insideAny, readPrefixSync, removeFile } from './files';
+import { insideAny, removeFile } from './files';
 import { NO_HOOKS, readGitState, runGit as runAnyGit, startGitScript, type ScriptStarted, type ScriptWaiting, type GitState } from './git';
 import { GIT_TIMEOUT_MS, GitTimeoutError, NO_FSMONITOR, type GitRunOptions } from './gitProcess';
 
@@ -378,34 +378,8 @@ export interface SnapshotGround {
 /** Reads a snapshot's ground (undefined outside a work tree). */
 export async function groundSnapshot(cwd: string, opts: { timeLimitMs?: number; syncReads?: boolean; startScript?: boolean }): Promise<SnapshotGround | undefined> {
   const timeLimitMs = opts.timeLimitMs ?? SNAPSHOT_TIME_LIMIT_MS;
-  // A one-shot process run at the top of an ordinary repository (as it usually is) reads the rest while git scans,
-  // without asking git where the files are; anywhere else, git says.
-  const paths = (opts.syncReads ? ordinaryRepository(cwd) : undefined) ?? (await repoPaths(cwd, timeLimitMs));
+  const paths = await repoPaths(cwd, timeLimitMs);
   return paths && lookAround(paths, opts.syncReads, opts.startScript ? timeLimitMs : undefined);
-}
-
-/**
- * Where git keeps the files of the repository at `cwd` when `cwd` is its top and git's discovery can only find
- * `<cwd>/.git` there (POSIX): a folder git takes for a repository (a HEAD that names a ref or a commit, objects/ and
- * refs/ of its own), not a linked worktree's, whose config names no other work tree and includes no other file. The
- * runner's environment has no GIT_DIR, GIT_WORK_TREE or GIT_INDEX_FILE. Undefined in any other case, when git is
- * asked (`rev-parse`): this only spares that process where its answer is certain.
- */
-function ordinaryRepository(cwd: string): { top: string; index: string; own: string } | undefined {
-  if (process.platform === 'win32') return undefined;
-  try {
-    const top = realpathSync(cwd);
-    const gitDir = path.join(top, '.git');
-    const at = (name: string): Stats | undefined => lstatSync(path.join(gitDir, name), { throwIfNoEntry: false });
-    if (!at('.')?.isDirectory() || !at('objects')?.isDirectory() || !at('refs')?.isDirectory() || !at('HEAD')?.isFile()) return undefined;
-    if (at('commondir') || at('config.worktree')) return undefined;
-    const head = readPrefixSync(path.join(gitDir, 'HEAD'), 256).text;
-    if (!head.startsWith('ref: refs/') && !isObjectId(head.trim())) return undefined;
-    if (/worktree|include/i.test(readFileSync(path.join(gitDir, 'config'), 'utf8'))) return undefined;
-    return { top, index: path.join(gitDir, 'index'), own: path.join(gitDir, SNAPSHOT_INDEX) };
-  } catch {
-    return undefined;
-  }
 }
 
 /** The ground for a repository whose files are where `paths` says. */

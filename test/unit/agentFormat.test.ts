@@ -3,21 +3,19 @@
 // byte outside the checkpoint section and never has two sections after a write.
 import { test } from 'node:test';
 import * as assert from 'node:assert/strict';
-import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, readdirSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import * as path from 'node:path';
 import { CheckpointError } from '../../src/core/errors';
 import { CheckpointStore } from '../../src/core/store';
 import { CORPUS_INDEXES, CORPUS_NAMES, corpusCheckpoint, installCorpus, outsideSections, sectionCount } from '../support/agentCorpus';
-import { tempDirs } from '../support/fixtures';
+import { runCliInProcess, tempDirs } from '../support/fixtures';
 
 const temp = tempDirs();
 
-const CLI = path.resolve(__dirname, '..', '..', '..', 'dist', 'cli.js');
-
-function cli(args: string[], home: string, cwd: string): { code: number; out: string; err: string } {
-  const r = spawnSync(process.execPath, [CLI, ...args], { cwd, encoding: 'utf8', env: { PATH: process.env.PATH, HOME: home } });
-  return { code: r.status ?? -1, out: r.stdout, err: r.stderr };
+/** The CLI's commands run in this process, in `cwd`, with `home` as HOME. */
+async function cli(args: string[], home: string, cwd: string): Promise<{ code: number; out: string; err: string }> {
+  const r = await runCliInProcess(args, { cwd, env: { PATH: process.env.PATH, HOME: home } });
+  return { code: r.code ?? -1, out: r.out, err: r.err };
 }
 
 /** A temp root with the paths of a home (created), a workspace folder and a memory folder in it. */
@@ -53,9 +51,9 @@ function assertIndexKept(original: string, now: string, label: string): void {
 
 const FIX_LOGIN_PLAN = (home: string): string => path.join(home, '.claude', 'plans', 'fix-login.md');
 
-for (const indexName of ['skill.md', 'shapes.md']) test(`corpus through the CLI: list, show, resume, restore and delete every agent-written checkpoint by its own name (${indexName})`, () => {
+for (const indexName of ['skill.md', 'shapes.md']) test(`corpus through the CLI: list, show, resume, restore and delete every agent-written checkpoint by its own name (${indexName})`, async () => {
   const { home, ws, mem, index } = setup({ index: indexName });
-  const list = cli(['list', '--json', '--dir', mem], home, ws);
+  const list = await cli(['list', '--json', '--dir', mem], home, ws);
   assert.equal(list.code, 0, list.err);
   const items = JSON.parse(list.out) as { name: string; unreadable?: string; plan: string | null; planStep: number | null; planSteps: number | null; branch: string }[];
   assert.deepEqual(items.map((i) => i.name).sort(), [...CORPUS_NAMES].sort());
@@ -65,17 +63,17 @@ for (const indexName of ['skill.md', 'shapes.md']) test(`corpus through the CLI:
   assert.equal(items.find((i) => i.name === 'My Feature')!.plan, FIX_LOGIN_PLAN(home), 'one plan, one path');
 
   for (const name of CORPUS_NAMES) {
-    const show = cli(['show', name, '--dir', mem], home, ws);
+    const show = await cli(['show', name, '--dir', mem], home, ws);
     assert.equal(show.code, 0, `show ${name}: ${show.err}`);
     assert.equal(show.out, corpusCheckpoint(name).trimEnd() + '\n', `show ${name} prints the file`);
-    const json = JSON.parse(cli(['show', name, '--json', '--dir', mem], home, ws).out) as { name: string; leftOff: string };
+    const json = JSON.parse((await cli(['show', name, '--json', '--dir', mem], home, ws)).out) as { name: string; leftOff: string };
     assert.equal(json.name, name);
     assert.ok(json.leftOff.length > 0);
   }
 
   let previous = index!;
   for (const name of CORPUS_NAMES) {
-    const r = cli(['resume', name, '--json', '--dir', mem], home, ws);
+    const r = await cli(['resume', name, '--json', '--dir', mem], home, ws);
     assert.equal(r.code, 0, `resume ${name}: ${r.err}`);
     assert.equal(JSON.parse(r.out).consumed, true);
     assert.ok(!existsSync(path.join(mem, `checkpoint-${name}.md`)), `${name} consumed`);
@@ -89,7 +87,7 @@ for (const indexName of ['skill.md', 'shapes.md']) test(`corpus through the CLI:
   assert.equal(readIndex(mem), index!.replace(/\n## Active Checkpoints\n[^]*?Resume any: .*\n/, ''));
 
   for (const name of CORPUS_NAMES) {
-    const r = cli(['restore', name, '--dir', mem], home, ws);
+    const r = await cli(['restore', name, '--dir', mem], home, ws);
     assert.equal(r.code, 0, `restore ${name}: ${r.err}`);
     assert.equal(readFileSync(path.join(mem, `checkpoint-${name}.md`), 'utf8'), corpusCheckpoint(name), `${name} back as it was`);
     assert.ok(readIndex(mem).includes(`- **${name}** (`), `${name}'s bullet back`);
@@ -97,7 +95,7 @@ for (const indexName of ['skill.md', 'shapes.md']) test(`corpus through the CLI:
   }
   for (const name of CORPUS_NAMES) {
     const before = readIndex(mem);
-    const r = cli(['delete', name, '--dir', mem], home, ws);
+    const r = await cli(['delete', name, '--dir', mem], home, ws);
     assert.equal(r.code, 0, `delete ${name}: ${r.err}`);
     assert.ok(!existsSync(path.join(mem, `checkpoint-${name}.md`)));
     assertIndexKept(before, readIndex(mem), `delete ${name}`);
@@ -166,10 +164,10 @@ test('saving next to an agent-written index: one section, the agent\'s bullets k
   assert.match(readIndex(mem), /^# Project Memory\n\n## Active Checkpoints\n- \*\*first\*\* /);
 });
 
-test('an agent-written bullet whose file is gone: resume removes it and says so (not "No checkpoint named")', () => {
+test('an agent-written bullet whose file is gone: resume removes it and says so (not "No checkpoint named")', async () => {
   const { home, ws, mem, index } = setup({ index: 'skill.md' });
   rmSync(path.join(mem, 'checkpoint-café-menu.md'));
-  const r = cli(['resume', 'café-menu', '--dir', mem], home, ws);
+  const r = await cli(['resume', 'café-menu', '--dir', mem], home, ws);
   assert.equal(r.code, 0, r.err);
   assert.match(r.out, /Checkpoint file missing \(cleaned up stale entry "café-menu"\)/);
   assert.equal(readIndex(mem), index!.replace(/^- \*\*café-menu\*\*.*\n/m, ''));
@@ -194,15 +192,15 @@ test('lookup never takes a name with "..", NUL or a control character; a "/" onl
     await assert.rejects(store.find(bad), CheckpointError, JSON.stringify(bad));
     await assert.rejects(store.delete(bad), CheckpointError, JSON.stringify(bad));
   }
-  const r = cli(['show', '../outside', '--dir', mem], home, ws);
+  const r = await cli(['show', '../outside', '--dir', mem], home, ws);
   assert.equal(r.code, 1);
   assert.match(r.err, /not a checkpoint name/);
-  assert.equal(cli(['resume', 'a/b', '--dir', mem], home, ws).code, 1);
+  assert.equal((await cli(['resume', 'a/b', '--dir', mem], home, ws)).code, 1);
   // "a/b" is the seed's and the product's "a-b": that file, inside the memory folder, and no other.
   writeFileSync(path.join(mem, 'checkpoint-a-b.md'), '# Checkpoint: a-b\n## Left Off\nslash\n');
   assert.equal((await store.find('a/b'))?.path, path.join(mem, 'checkpoint-a-b.md'));
   assert.equal((await store.find('a\\b'))?.path, path.join(mem, 'checkpoint-a-b.md'));
-  assert.equal(cli(['delete', '..', '--dir', mem], home, ws).code, 1);
+  assert.equal((await cli(['delete', '..', '--dir', mem], home, ws)).code, 1);
   assert.ok(existsSync(path.join(root, 'checkpoint-outside.md')));
 });
 
@@ -215,13 +213,13 @@ test('a checkpoint file that is a symbolic link out of the memory folder is neve
   const store = new CheckpointStore({ memoryDir: mem, cwd: ws, allowGit: false });
   await assert.rejects(store.show('Linked Out'), /symbolic link/);
   await assert.rejects(store.resume('Linked Out'), /symbolic link/);
-  const r = cli(['show', 'Linked Out', '--dir', mem], home, ws);
+  const r = await cli(['show', 'Linked Out', '--dir', mem], home, ws);
   assert.equal(r.code, 1);
   assert.doesNotMatch(r.out, /private/);
   assert.ok(existsSync(outside));
 });
 
-test('resume without a name: the only Markdown checkpoint, whatever JSON history (seed 003) lies beside it', () => {
+test('resume without a name: the only Markdown checkpoint, whatever JSON history (seed 003) lies beside it', async () => {
   const { home, ws, mem } = folders();
   mkdirSync(mem);
   writeFileSync(path.join(mem, 'checkpoint-fix:-login.md'), corpusCheckpoint('fix:-login'));
@@ -230,17 +228,17 @@ test('resume without a name: the only Markdown checkpoint, whatever JSON history
   for (const ts of ['20261120T100000Z', '20261121T100000Z']) {
     writeFileSync(path.join(history, `${ts}.json`), JSON.stringify({ timestamp: '2026-11-20T10:00:00Z', summary: 'old history', decisions: [], next_action: 'x', blockers: [], context: {} }));
   }
-  assert.equal(JSON.parse(cli(['list', '--json', '--dir', mem], home, ws).out).length, 3, 'the JSON history is listed');
-  const r = cli(['resume', '--json', '--dir', mem], home, ws);
+  assert.equal(JSON.parse((await cli(['list', '--json', '--dir', mem], home, ws)).out).length, 3, 'the JSON history is listed');
+  const r = await cli(['resume', '--json', '--dir', mem], home, ws);
   assert.equal(r.code, 0, r.err);
   assert.deepEqual([JSON.parse(r.out).name, JSON.parse(r.out).consumed], ['fix:-login', true]);
   assert.equal(readdirSync(history).length, 2, 'history untouched');
   // Only history left: nothing is resumed on its own; the history is offered by name.
-  const history2 = cli(['resume', '--dir', mem], home, ws);
+  const history2 = await cli(['resume', '--dir', mem], home, ws);
   assert.equal(history2.code, 1);
   assert.match(history2.err, /name one/);
   rmSync(history, { recursive: true });
-  const none = cli(['resume', '--dir', mem], home, ws);
+  const none = await cli(['resume', '--dir', mem], home, ws);
   assert.equal(none.code, 1);
   assert.match(none.err, /No saved checkpoints found\./);
 });
@@ -249,12 +247,12 @@ test('a plan written as ~/… is one plan with its absolute form: saved expanded
   const { home, ws, mem } = setup();
   const plan = FIX_LOGIN_PLAN(home);
   // The agent's form, quoted so no shell expands it.
-  const saved = cli(['save', 'tilde', '--plan', '~/.claude/plans/fix-login.md', '--left-off', 'x', '--dir', mem], home, ws);
+  const saved = await cli(['save', 'tilde', '--plan', '~/.claude/plans/fix-login.md', '--left-off', 'x', '--dir', mem], home, ws);
   assert.equal(saved.code, 0, saved.err);
   assert.doesNotMatch(saved.err, /not found/);
   assert.match(readFileSync(path.join(mem, 'checkpoint-tilde.md'), 'utf8'), new RegExp(`^plan: ${plan.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}$`, 'm'));
-  assert.equal(cli(['save', 'absolute', '--plan', plan, '--left-off', 'y', '--dir', mem], home, ws).code, 0);
-  const items = JSON.parse(cli(['list', '--json', '--dir', mem], home, ws).out) as { name: string; plan: string | null; planStep: number | null }[];
+  assert.equal((await cli(['save', 'absolute', '--plan', plan, '--left-off', 'y', '--dir', mem], home, ws)).code, 0);
+  const items = JSON.parse((await cli(['list', '--json', '--dir', mem], home, ws)).out) as { name: string; plan: string | null; planStep: number | null }[];
   const byPlan = new Map<string, string[]>();
   for (const i of items) if (i.plan) byPlan.set(i.plan, [...(byPlan.get(i.plan) ?? []), i.name]);
   assert.deepEqual(byPlan.get(plan)?.sort(), ['My Feature', 'absolute', 'fix:-login', 'tilde'], 'one plan whatever form its path was written in');

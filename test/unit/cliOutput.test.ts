@@ -1,5 +1,4 @@
-// How the CLI writes its output (src/cli/runner.ts, fdWriter): straight to the descriptor (a pipe, a file, the null
-// device), the rest through the process's stream when a non-blocking pipe is full, and nothing more, without a crash,
+// How the CLI writes its output (src/cli/runner.ts, fdWriter): straight to the descriptor (a pipe, a file), the rest through the process's stream when a non-blocking pipe is full, and nothing more, without a crash,
 // once the reader is gone.
 // A FIFO gives both conditions for certain: its buffer is 64 KB, and its reader can be closed before anything runs.
 import { test } from 'node:test';
@@ -97,16 +96,7 @@ test('a reader gone: the output stops, and the command still ends as it would ha
   }
 });
 
-test('output discarded to the null device goes straight there: no stream is made for it, and a command run so succeeds', { skip }, () => {
-  const devNull = openSync('/dev/null', 'w');
-  try {
-    const { out, fellBack } = watchedWriter(devNull);
-    out.write('one\n');
-    out.write(`${'x'.repeat(200_000)}\n`);
-    assert.equal(fellBack(), false);
-  } finally {
-    closeSync(devNull);
-  }
+test('a command run with its output discarded to the null device succeeds', () => {
   const home = temp();
   const mem = path.join(home, 'memory');
   for (const args of [['save', 'db-migration', '--left-off', 'backfill written', '--dir', mem], ['list', '--json', '--dir', mem]]) {

@@ -2,22 +2,17 @@
 // `checkpoint restore <name>` puts the newest trashed copy back with its index bullet.
 import { test } from 'node:test';
 import * as assert from 'node:assert/strict';
-import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import * as path from 'node:path';
 import { CheckpointStore } from '../../src/core/store';
-import { tempDirs } from '../support/fixtures';
+import { runCliInProcess, tempDirs } from '../support/fixtures';
 
 const temp = tempDirs();
 
-const CLI = path.resolve(__dirname, '..', '..', '..', 'dist', 'cli.js');
-
-function cli(args: string[], root: string): { code: number; out: string; err: string } {
-  const r = spawnSync(process.execPath, [CLI, ...args, '--dir', path.join(root, 'mem'), '--cwd', root], {
-    encoding: 'utf8',
-    env: { PATH: process.env.PATH, HOME: path.join(root, 'home') },
-  });
-  return { code: r.status ?? -1, out: r.stdout, err: r.stderr };
+/** The CLI's commands, run in this process, on `root`'s memory folder with `root/home` as HOME. */
+async function cli(args: string[], root: string): Promise<{ code: number; out: string; err: string }> {
+  const r = await runCliInProcess([...args, '--dir', path.join(root, 'mem'), '--cwd', root], { cwd: root, env: { PATH: process.env.PATH, HOME: path.join(root, 'home') } });
+  return { code: r.code ?? -1, out: r.out, err: r.err };
 }
 
 const file = (root: string, name: string): string => path.join(root, 'mem', `checkpoint-${name}.md`);
@@ -27,12 +22,12 @@ const trash = (root: string): string[] => {
   return existsSync(t) ? readdirSync(t).flatMap((d) => readdirSync(path.join(t, d)).map((f) => path.join(t, d, f))) : [];
 };
 
-test('save --force moves the previous version to the trash; restore --force brings it back and trashes the newer one', () => {
+test('save --force moves the previous version to the trash; restore --force brings it back and trashes the newer one', async () => {
   const root = temp();
   mkdirSync(path.join(root, 'home'));
-  assert.equal(cli(['save', 'work', '--left-off', 'first version'], root).code, 0);
+  assert.equal((await cli(['save', 'work', '--left-off', 'first version'], root)).code, 0);
   const first = readFileSync(file(root, 'work'), 'utf8');
-  const over = cli(['save', 'work', '--left-off', 'second version', '--force'], root);
+  const over = await cli(['save', 'work', '--left-off', 'second version', '--force'], root);
   assert.equal(over.code, 0, over.err);
   assert.match(over.out, /previous version is in the trash/);
   assert.deepEqual(trash(root).map((p) => readFileSync(p, 'utf8')), [first], 'the first version is in the trash, unchanged');
@@ -40,13 +35,13 @@ test('save --force moves the previous version to the trash; restore --force brin
 
   // A live checkpoint of that name: restore refuses (exit 1, nothing written) unless --force.
   const before = index(root);
-  const refused = cli(['restore', 'work'], root);
+  const refused = await cli(['restore', 'work'], root);
   assert.equal(refused.code, 1);
   assert.match(refused.err, /already exists.*second version.*--force/s);
   assert.equal(index(root), before);
   assert.match(readFileSync(file(root, 'work'), 'utf8'), /second version/);
 
-  const forced = cli(['restore', 'work', '--force', '--json'], root);
+  const forced = await cli(['restore', 'work', '--force', '--json'], root);
   assert.equal(forced.code, 0, forced.err);
   const r = JSON.parse(forced.out);
   assert.equal(r.name, 'work');
@@ -58,26 +53,26 @@ test('save --force moves the previous version to the trash; restore --force brin
   assert.equal(index(root).split('- **work**').length, 2, 'one bullet');
 });
 
-test('restore: the newest trashed copy, its bullet back; exit 1 when the trash has none', () => {
+test('restore: the newest trashed copy, its bullet back; exit 1 when the trash has none', async () => {
   const root = temp();
   mkdirSync(path.join(root, 'home'));
-  assert.equal(cli(['save', 'a', '--left-off', 'one'], root).code, 0);
-  assert.equal(cli(['delete', 'a'], root).code, 0);
-  assert.equal(cli(['save', 'a', '--left-off', 'two'], root).code, 0);
-  assert.equal(cli(['resume', 'a'], root).code, 0);
+  assert.equal((await cli(['save', 'a', '--left-off', 'one'], root)).code, 0);
+  assert.equal((await cli(['delete', 'a'], root)).code, 0);
+  assert.equal((await cli(['save', 'a', '--left-off', 'two'], root)).code, 0);
+  assert.equal((await cli(['resume', 'a'], root)).code, 0);
   assert.doesNotMatch(index(root), /\*\*a\*\*/);
-  const r = cli(['restore', 'a'], root);
+  const r = await cli(['restore', 'a'], root);
   assert.equal(r.code, 0, r.err);
   assert.match(r.out, /Restored checkpoint "a"/);
   assert.match(readFileSync(file(root, 'a'), 'utf8'), /^two$/m, 'the newest copy (~2 of the same day)');
   assert.match(index(root), /^- \*\*a\*\* .* — two$/m);
-  const again = cli(['restore', 'a'], root);
+  const again = await cli(['restore', 'a'], root);
   assert.equal(again.code, 1, 'a live one exists');
-  const none = cli(['restore', 'never-saved'], root);
+  const none = await cli(['restore', 'never-saved'], root);
   assert.equal(none.code, 1);
   assert.match(none.err, /No trashed checkpoint named "never-saved"/);
-  assert.equal(cli(['restore'], root).code, 2, 'a name is required');
-  assert.equal(cli(['restore', '../x'], root).code, 1);
+  assert.equal((await cli(['restore'], root)).code, 2, 'a name is required');
+  assert.equal((await cli(['restore', '../x'], root)).code, 1);
 });
 
 test('the newest trashed copy across days: the latest day first', async () => {

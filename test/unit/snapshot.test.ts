@@ -2,7 +2,7 @@ import { test } from 'node:test';
 import * as assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
 import { execFileSync } from 'node:child_process';
-import { existsSync, mkdirSync, readFileSync, readdirSync, renameSync, rmSync, symlinkSync, unlinkSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, readdirSync, rmSync, symlinkSync, unlinkSync, writeFileSync } from 'node:fs';
 import * as path from 'node:path';
 import { CheckpointExistsError, CheckpointStore } from '../../src/core/store';
 import { parseCheckpoint, renderCheckpoint, type Checkpoint } from '../../src/core/checkpoint';
@@ -507,49 +507,6 @@ function setupWithSub(): { repo: string; mem: string } {
   git(repo, 'commit', '-q', '-m', 'sub');
   return { repo, mem };
 }
-
-test('a save from a folder whose .git is not what git finds reads the repository git finds: a .git git skips, a config that names another work tree', async () => {
-  const { repo, mem } = setupWithSub();
-  /** Where git itself says the work tree and the index are, run from `cwd`. */
-  const gitSays = (cwd: string): { top: string; index: string } => {
-    const [top, index] = git(cwd, 'rev-parse', '--path-format=absolute', '--show-toplevel', '--git-path', 'index').split('\n');
-    return { top, index };
-  };
-  const fake = path.join(repo, 'sub', '.git');
-  const sub = path.join(repo, 'sub');
-  // A .git folder git does not take for a repository (no objects/, or a HEAD that names nothing): git goes on up.
-  const skipped = [
-    { label: 'an empty .git', prepare: () => mkdirSync(fake, { recursive: true }) },
-    {
-      label: 'a .git whose HEAD names nothing',
-      prepare: () => {
-        for (const d of ['objects', 'refs']) mkdirSync(path.join(fake, d), { recursive: true });
-        writeFileSync(path.join(fake, 'HEAD'), 'not a ref\n');
-        writeFileSync(path.join(fake, 'config'), '');
-      },
-    },
-  ];
-  for (const [i, { label, prepare }] of skipped.entries()) {
-    prepare();
-    writeFileSync(path.join(repo, 'sub', 'kept.txt'), `changed ${i}\n`);
-    writeFileSync(path.join(repo, `new-${i}.txt`), `${i}\n`);
-    const ground = await groundSnapshot(sub, { syncReads: true });
-    assert.deepEqual(ground && { top: ground.top, index: ground.index }, gitSays(sub), label);
-    const expected = freshAddTree(sub);
-    const store = new CheckpointStore({ memoryDir: mem, cwd: sub, syncReads: true });
-    const r = await store.save({ name: 'found', leftOff: label, force: true, snapshot: { ground: groundSnapshot(sub, { syncReads: true }) } });
-    assert.ok(r.checkpoint.snapshot, `${label}: ${r.warnings.join('\n')}`);
-    assert.equal(git(sub, 'rev-parse', `${r.checkpoint.snapshot}^{tree}`).trim(), expected, label);
-  }
-  // The repository's .git moved to another folder whose config names the work tree (core.worktree): git run there
-  // works on the work tree the config names.
-  rmSync(fake, { recursive: true, force: true });
-  const holder = temp('checkpoint-holder-');
-  renameSync(path.join(repo, '.git'), path.join(holder, '.git'));
-  git(holder, 'config', 'core.worktree', repo);
-  const ground = await groundSnapshot(holder, { syncReads: true });
-  assert.deepEqual(ground && { top: ground.top, index: ground.index }, gitSays(holder), 'a config that names another work tree');
-});
 
 test('the snapshot index is never trusted blindly: 20 snapshots with edits, a checkout, and the index deleted or corrupted all equal a fresh git add -A', async () => {
   const { repo, store } = setup();

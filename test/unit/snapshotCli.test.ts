@@ -3,7 +3,7 @@ import * as assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import { existsSync, readFileSync, readdirSync, renameSync, unlinkSync, writeFileSync } from 'node:fs';
 import * as path from 'node:path';
-import { git, isolatedEnv, makeRepo, remotePair, removeDir, runCli, tempDirs } from '../support/fixtures';
+import { git, isolatedEnv, makeRepo, remotePair, removeDir, runCli, runCliInProcess, tempDirs } from '../support/fixtures';
 import { CheckpointStore } from '../../src/core/store';
 
 const temp = tempDirs();
@@ -11,6 +11,9 @@ const temp = tempDirs();
 const home = temp('checkpoint-home-');
 after(() => removeDir(home));
 const env = isolatedEnv(home);
+// The CLI's commands run in-process where the process is not the subject: not for the save's early status scan (the
+// CLI's entry starts it) nor for push and pull (git then runs with the isolated environment, the remote's hooks and
+// config apart from the user's).
 
 function refs(repo: string): string[] {
   return git(repo, 'for-each-ref', '--format=%(refname)', 'refs/checkpoints').split('\n').filter(Boolean);
@@ -21,7 +24,7 @@ test('CLI save takes a snapshot in a git repository; --no-snapshot takes none', 
   const mem = path.join(temp(), 'mem');
   try {
     writeFileSync(path.join(repo, 'wip.ts'), 'export {};\n');
-    const a = await runCli(['save', 'with', '--left-off', 'x', '--dir', mem], { cwd: repo, env });
+    const a = await runCliInProcess(['save', 'with', '--left-off', 'x', '--dir', mem], { cwd: repo, env });
     assert.equal(a.code, 0, a.err);
     assert.equal(a.err, '');
     const text = readFileSync(path.join(mem, 'checkpoint-with.md'), 'utf8');
@@ -30,7 +33,7 @@ test('CLI save takes a snapshot in a git repository; --no-snapshot takes none', 
     assert.deepEqual(refs(repo), ['refs/checkpoints/snapshots/with']);
     assert.equal(git(repo, 'show', `${snap}:wip.ts`), 'export {};');
 
-    const b = await runCli(['save', 'without', '--no-snapshot', '--dir', mem], { cwd: repo, env });
+    const b = await runCliInProcess(['save', 'without', '--no-snapshot', '--dir', mem], { cwd: repo, env });
     assert.equal(b.code, 0, b.err);
     assert.doesNotMatch(readFileSync(path.join(mem, 'checkpoint-without.md'), 'utf8'), /snapshot:|head:/);
     assert.deepEqual(refs(repo), ['refs/checkpoints/snapshots/with']);
@@ -102,7 +105,7 @@ function indexHash(repo: string): string {
 test('diff and branch: exactly the saved content, against the work tree now, and nothing of the user touched', async () => {
   const repo = makeRepo({ dir: temp('checkpoint-repo-') });
   const mem = path.join(temp(), 'mem');
-  const run = (...args: string[]): ReturnType<typeof runCli> => runCli([...args, '--dir', mem], { cwd: repo, env });
+  const run = (...args: string[]): ReturnType<typeof runCli> => runCliInProcess([...args, '--dir', mem], { cwd: repo, env });
   try {
     writeFileSync(path.join(repo, '.gitignore'), 'secret.env\n');
     writeFileSync(path.join(repo, 'keep.txt'), 'keep\n');
@@ -164,10 +167,10 @@ test('diff: a file grown past the size cap since the snapshot is left out of the
   const mem = path.join(temp(), 'mem');
   writeFileSync(path.join(repo, 'data.bin'), 'small when saved\n');
   writeFileSync(path.join(repo, 'notes.txt'), 'as saved\n');
-  assert.equal((await runCli(['save', 'capped', '--left-off', 'x', '--dir', mem], { cwd: repo, env })).code, 0);
+  assert.equal((await runCliInProcess(['save', 'capped', '--left-off', 'x', '--dir', mem], { cwd: repo, env })).code, 0);
   writeFileSync(path.join(repo, 'data.bin'), Buffer.alloc(10 * 1024 * 1024 + 1, 7));
   writeFileSync(path.join(repo, 'notes.txt'), 'edited since\n');
-  const r = await runCli(['diff', 'capped', '--json', '--dir', mem], { cwd: repo, env });
+  const r = await runCliInProcess(['diff', 'capped', '--json', '--dir', mem], { cwd: repo, env });
   assert.equal(r.code, 0, r.err);
   // Never read into the repository: the work tree's side lacks it, and the warning says why it shows as deleted.
   assert.deepEqual(JSON.parse(r.out).changes, [
@@ -175,7 +178,7 @@ test('diff: a file grown past the size cap since the snapshot is left out of the
     { status: 'M', path: 'notes.txt' },
   ]);
   assert.equal(r.err.trim(), 'Warning: Left out as larger than 10 MB, as a save leaves them out of its snapshot: data.bin. One the snapshot holds shows as deleted.');
-  const patch = await runCli(['diff', 'capped', '--dir', mem], { cwd: repo, env });
+  const patch = await runCliInProcess(['diff', 'capped', '--dir', mem], { cwd: repo, env });
   assert.match(patch.out, /edited since/);
   assert.equal(patch.err, r.err);
 });
@@ -261,15 +264,15 @@ test('gc and save purge old trash and only the snapshot refs no checkpoint names
 
     // A recent trash copy keeps its ref through gc; gc --older-than 0 empties the trash and drops it.
     await store.delete('y');
-    const gc30 = await runCli(['gc', '--dir', mem, '--json'], { cwd: repo, env });
+    const gc30 = await runCliInProcess(['gc', '--dir', mem, '--json'], { cwd: repo, env });
     assert.deepEqual(JSON.parse(gc30.out), { purged: [], refsRemoved: [] });
     assert.ok(refNames().includes('refs/checkpoints/snapshots/y'));
-    const gc0 = await runCli(['gc', '--older-than', '0', '--dir', mem, '--json'], { cwd: repo, env });
+    const gc0 = await runCliInProcess(['gc', '--older-than', '0', '--dir', mem, '--json'], { cwd: repo, env });
     assert.equal(gc0.code, 0, gc0.err);
     assert.deepEqual(JSON.parse(gc0.out).refsRemoved, ['refs/checkpoints/snapshots/y']);
     assert.deepEqual(refNames(), ['refs/checkpoints/snapshots/x'], 'the live checkpoint keeps its snapshot');
     assert.equal((await store.show('x')).snapshot, s2);
-    assert.equal((await runCli(['gc', '--older-than', 'soon', '--dir', mem], { cwd: repo, env })).code, 2);
+    assert.equal((await runCliInProcess(['gc', '--older-than', 'soon', '--dir', mem], { cwd: repo, env })).code, 2);
   } finally {
     removeDir(repo);
     removeDir(path.dirname(mem));
