@@ -104,10 +104,10 @@ test('each module built apart is in its own file only (a second copy would have 
     'proper-lockfile.js.map': /node_modules\/proper-lockfile\/index\.js$/,
     'jsonc-parser.js.map': /node_modules\/jsonc-parser\/lib\/esm\/main\.js$/,
     'schemas.js.map': /src\/core\/schemas\.ts$/,
-    'toolSchemas.js.map': /src\/toolSchemas\.ts$/,
-    'mcpServer.js.map': /src\/mcpServer\.ts$/,
-    'hook.js.map': /src\/hookCli\.ts$/,
-    'cli-main.js.map': /src\/cli\.ts$/,
+    'toolSchemas.js.map': /src\/agent\/toolSchemas\.ts$/,
+    'mcpServer.js.map': /src\/agent\/mcpServer\.ts$/,
+    'hook.js.map': /src\/cli\/hookEntry\.ts$/,
+    'cli-main.js.map': /src\/cli\/main\.ts$/,
   };
   const sources = (map: string) => (JSON.parse(readFileSync(path.join(DIST, map), 'utf8')) as { sources: string[] }).sources;
   for (const [own, entry] of Object.entries(apart)) {
