@@ -332,7 +332,12 @@ export function doctorText(r: DoctorReport, home?: string): string {
     }
   } else out.push('Hooks: none');
   out.push(`Checkpoints go to: ${t(r.memory.dir)}`);
-  out.push(`Claude Code loads: ${r.memory.claudeLoads ? t(r.memory.claudeLoads) : 'no MEMORY.md'}${r.memory.settingsFile ? ` (autoMemoryDirectory in ${t(r.memory.settingsFile)})` : ''}`);
+  const why = r.memory.settingsFile
+    ? ` (autoMemoryDirectory in ${t(r.memory.settingsFile)})`
+    : r.memory.projectRoot
+      ? ` (its folder for ${t(r.memory.projectRoot)}, shared by the repository's worktrees and subfolders)`
+      : '';
+  out.push(`Claude Code loads: ${r.memory.claudeLoads ? `${t(r.memory.claudeLoads)}${why}` : 'no MEMORY.md'}`);
   out.push(`Auto memory: ${r.memory.autoMemory}${r.memory.autoMemoryOff ? ` (${escapeControls(r.memory.autoMemoryOff)})` : ''}`);
   if (r.index) {
     const left = r.index.firstLineLeftOut;
