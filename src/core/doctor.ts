@@ -105,18 +105,16 @@ async function readJson(file: string, reads: FileReads): Promise<Record<string, 
 const HOOK_COMMAND = /\bhook (session-start|pre-compact|post-compact|session-end)\s*$/;
 const EVENT_NAMES: Record<string, string> = { 'pre-compact': 'PreCompact', 'post-compact': 'PostCompact', 'session-end': 'SessionEnd' };
 
-/** The SessionStart sources a matcher selects: none or `*` selects all; else its alternatives, or it as a pattern. */
+/**
+ * The SessionStart sources a matcher selects: none, `*` or `.*` selects all; else its `|` alternatives (a pattern's
+ * anchors and group parentheses aside, as in `^(startup|fork)$`).
+ */
 function matched(matcher: unknown): SessionSource[] {
-  if (matcher === undefined || matcher === null || matcher === '' || matcher === '*') return [...SESSION_SOURCES];
+  if (matcher === undefined || matcher === null) return [...SESSION_SOURCES];
   if (typeof matcher !== 'string') return [];
-  if (/^[\w|]+$/.test(matcher)) return SESSION_SOURCES.filter((s) => matcher.split('|').includes(s));
-  try {
-    // A pattern (Claude Code reads one as a regular expression); the sources are short words.
-    const re = new RegExp(matcher);
-    return SESSION_SOURCES.filter((s) => re.test(s));
-  } catch {
-    return [];
-  }
+  const alternatives = matcher.replace(/[()^$]/g, '').split('|').map((a) => a.trim());
+  if (alternatives.some((a) => a === '' || a === '*' || a === '.*')) return [...SESSION_SOURCES];
+  return SESSION_SOURCES.filter((s) => alternatives.includes(s));
 }
 
 /** The product's hooks in a `hooks` object (settings file or plugin): which sources and events they run on. */
