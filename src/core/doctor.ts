@@ -288,7 +288,7 @@ export async function diagnose(opts: DoctorOptions): Promise<DoctorReport> {
       problems.push({
         id: 'left-behind',
         message: `${stranded.length} checkpoint file(s) in ${t(fallback)} (${list(stranded.slice(0, 3))}${stranded.length > 3 ? ', …' : ''}) are in a folder Claude Code does not load; checkpoints now go to ${t(resolved.dir)}.`,
-        fix: `Move them into ${t(resolved.dir)}, then run checkpoint list there to index them.`,
+        fix: `Move them into ${t(resolved.dir)}; the next save there adds them to its MEMORY.md.`,
       });
     }
   }
