@@ -274,7 +274,7 @@ export async function diagnose(opts: DoctorOptions): Promise<DoctorReport> {
   if (index?.checkpointsLeftOut.length) {
     problems.push({
       id: 'past-budget',
-      message: `Claude Code loads MEMORY.md only up to line ${(index.firstLineLeftOut ?? 1) - 1} (200 lines / 25,000 characters, front matter and HTML comments not counted): the index entries for ${list(index.checkpointsLeftOut)} are past it.`,
+      message: `Claude Code loads MEMORY.md only up to line ${(index.firstLineLeftOut ?? 1) - 1} of the file (200 lines / 25,000 characters, front matter and HTML comments not counted): the index entries for ${list(index.checkpointsLeftOut)} are past it.`,
       fix: `Move the "## Active Checkpoints" section up in ${t(index.file)}, trim the file, or delete old checkpoints.`,
     });
   } else if (index?.firstLineLeftOut) {
