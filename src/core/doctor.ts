@@ -105,18 +105,16 @@ async function readJson(file: string, reads: FileReads): Promise<Record<string, 
 const HOOK_COMMAND = /\bhook (session-start|pre-compact|post-compact|session-end)\s*$/;
 const EVENT_NAMES: Record<string, string> = { 'pre-compact': 'PreCompact', 'post-compact': 'PostCompact', 'session-end': 'SessionEnd' };
 
-/** The SessionStart sources a matcher selects: none or `*` selects all; else its alternatives, or it as a pattern. */
+/**
+ * The SessionStart sources a matcher selects: none, `*` or `.*` selects all; else its `|` alternatives (a pattern's
+ * anchors and group parentheses aside, as in `^(startup|fork)$`).
+ */
 function matched(matcher: unknown): SessionSource[] {
-  if (matcher === undefined || matcher === null || matcher === '' || matcher === '*') return [...SESSION_SOURCES];
+  if (matcher === undefined || matcher === null) return [...SESSION_SOURCES];
   if (typeof matcher !== 'string') return [];
-  if (/^[\w|]+$/.test(matcher)) return SESSION_SOURCES.filter((s) => matcher.split('|').includes(s));
-  try {
-    // A pattern (Claude Code reads one as a regular expression); the sources are short words.
-    const re = new RegExp(matcher);
-    return SESSION_SOURCES.filter((s) => re.test(s));
-  } catch {
-    return [];
-  }
+  const alternatives = matcher.replace(/[()^$]/g, '').split('|').map((a) => a.trim());
+  if (alternatives.some((a) => a === '' || a === '*' || a === '.*')) return [...SESSION_SOURCES];
+  return SESSION_SOURCES.filter((s) => alternatives.includes(s));
 }
 
 /** The product's hooks in a `hooks` object (settings file or plugin): which sources and events they run on. */
@@ -276,7 +274,7 @@ export async function diagnose(opts: DoctorOptions): Promise<DoctorReport> {
   if (index?.checkpointsLeftOut.length) {
     problems.push({
       id: 'past-budget',
-      message: `Claude Code loads MEMORY.md only up to line ${(index.firstLineLeftOut ?? 1) - 1} (200 lines / 25,000 characters, front matter and HTML comments not counted): the index entries for ${list(index.checkpointsLeftOut)} are past it.`,
+      message: `Claude Code loads MEMORY.md only up to line ${(index.firstLineLeftOut ?? 1) - 1} of the file (200 lines / 25,000 characters, front matter and HTML comments not counted): the index entries for ${list(index.checkpointsLeftOut)} are past it.`,
       fix: `Move the "## Active Checkpoints" section up in ${t(index.file)}, trim the file, or delete old checkpoints.`,
     });
   } else if (index?.firstLineLeftOut) {
@@ -290,7 +288,7 @@ export async function diagnose(opts: DoctorOptions): Promise<DoctorReport> {
       problems.push({
         id: 'left-behind',
         message: `${stranded.length} checkpoint file(s) in ${t(fallback)} (${list(stranded.slice(0, 3))}${stranded.length > 3 ? ', …' : ''}) are in a folder Claude Code does not load; checkpoints now go to ${t(resolved.dir)}.`,
-        fix: `Move them into ${t(resolved.dir)}, then run checkpoint list there to index them.`,
+        fix: `Move them into ${t(resolved.dir)}; the next save there adds them to its MEMORY.md.`,
       });
     }
   }
@@ -332,7 +330,12 @@ export function doctorText(r: DoctorReport, home?: string): string {
     }
   } else out.push('Hooks: none');
   out.push(`Checkpoints go to: ${t(r.memory.dir)}`);
-  out.push(`Claude Code loads: ${r.memory.claudeLoads ? t(r.memory.claudeLoads) : 'no MEMORY.md'}${r.memory.settingsFile ? ` (autoMemoryDirectory in ${t(r.memory.settingsFile)})` : ''}`);
+  const why = r.memory.settingsFile
+    ? ` (autoMemoryDirectory in ${t(r.memory.settingsFile)})`
+    : r.memory.projectRoot
+      ? ` (its folder for ${t(r.memory.projectRoot)}, shared by the repository's worktrees and subfolders)`
+      : '';
+  out.push(`Claude Code loads: ${r.memory.claudeLoads ? `${t(r.memory.claudeLoads)}${why}` : 'no MEMORY.md'}`);
   out.push(`Auto memory: ${r.memory.autoMemory}${r.memory.autoMemoryOff ? ` (${escapeControls(r.memory.autoMemoryOff)})` : ''}`);
   if (r.index) {
     const left = r.index.firstLineLeftOut;

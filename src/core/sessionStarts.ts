@@ -20,7 +20,7 @@ export interface SessionStartRecord {
 }
 
 /** A source as Claude Code names one (a short lowercase word), else `unknown`. */
-const sourceWord = (source: string | undefined): string => (source && /^[a-z][a-z_-]{0,31}$/.test(source) ? source : 'unknown');
+const sourceWord = (source: string | undefined): string => (source && source.length <= 32 && /^[a-z][a-z_-]*$/.test(source) ? source : 'unknown');
 
 /**
  * Records a session start in an existing memory folder (one that does not exist yet is not made for it): a new temp

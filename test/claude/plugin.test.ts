@@ -112,6 +112,10 @@ describe('The Claude Code plugin', () => {
     }
     // What Connect Claude Code reads to offer nothing twice.
     assert.equal(await pluginEnabledIn(project, { HOME: home }), path.join(home, '.claude', 'settings.json'));
+    // What checkpoint doctor reads: the installed copy's hooks (installed_plugins.json, as the client writes it).
+    const doctor = await runCli(['doctor', '--json'], { cwd: project, env: { PATH: process.env.PATH, HOME: home } });
+    const found = (JSON.parse(doctor.out) as { hooks: { sources: { where: string; kind: string; sessionStart: string[] }[] } }).hooks.sources;
+    assert.deepEqual(found.map((h) => [h.where, h.kind, h.sessionStart.includes('startup')]), [[`plugin checkpoint@${manifest.name}`, 'plugin', true]], doctor.out);
 
     const s = await runClaude({ cwd: project, home, env: { PATH: pathWithoutCheckpoint() } });
     const context = s.hookContext;

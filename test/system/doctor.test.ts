@@ -136,6 +136,11 @@ test('hooks of an older version (no fork): "missing-sources" names fork', () => 
   const r = doctor(w);
   assertFirstProblem(r, 'missing-sources', /does not run for fork/);
   assert.deepEqual(r.report.hooks.missing, ['fork']);
+  // A match-all matcher, or a pattern of the five, is complete.
+  for (const matcher of ['*', '.*', '', '^(startup|resume|clear|compact|fork)$']) {
+    hooks(w, matcher);
+    assert.deepEqual(doctor(w).report.hooks.missing, [], matcher);
+  }
 });
 
 test('a relative autoMemoryDirectory: "ignored-auto-memory-directory", with the absolute path to write', () => {
