@@ -17,6 +17,8 @@ import { branchCommand } from './cli/branch';
 import { pushCommand } from './cli/push';
 import { pullCommand } from './cli/pull';
 import { gcCommand } from './cli/gc';
+import { trashCommand } from './cli/trash';
+import { completionCommand } from './cli/completion';
 
 /** The commands, in the order the top-level help lists them. Adding a command is one entry here. */
 const COMMANDS: Record<string, Command> = {
@@ -26,6 +28,7 @@ const COMMANDS: Record<string, Command> = {
   resume: resumeCommand,
   delete: deleteCommand,
   restore: restoreCommand,
+  trash: trashCommand,
   combine: combineCommand,
   dir: dirCommand,
   pending: pendingCommand,
@@ -36,6 +39,7 @@ const COMMANDS: Record<string, Command> = {
   push: pushCommand,
   pull: pullCommand,
   gc: gcCommand,
+  completion: completionCommand(() => COMMANDS),
 };
 
 /** Runs the CLI; returns the exit code. Exported for tests; `main` wires it to the process. */

@@ -8,13 +8,16 @@ export const dirCommand = defineCommand({
 
 Prints the resolved memory directory. With --json: { dir, source (setting, env, claude or workspace),
 claudeLoads (whether Claude Code loads checkpoints from there), claude (Claude Code's own memory folder for this
-folder: dir, settingsFile of autoMemoryDirectory, projectRoot its name comes from, autoMemoryOff) }.`,
+folder: dir, settingsFile of autoMemoryDirectory, projectRoot its name comes from, autoMemoryOff), warnings }.
+
+Example:
+  checkpoint dir --json`,
   options: {},
   positionals: 0,
   async run(ctx) {
     const resolved = await ctx.memoryDir();
     const notice = autoMemoryOffNotice(resolved);
-    if (notice && !ctx.json) ctx.io.err(`Note: ${notice}`);
+    if (notice) ctx.note(notice);
     const claude = resolved.claude;
     ctx.print(resolved.dir, {
       dir: resolved.dir,

@@ -27,9 +27,9 @@ ${program} save <name> --left-off "<where work stopped and the next step>" --don
 
 ## Resume: "continue [name]"
 
-1. No name given: \`${program} pending --json\` names the one to resume; if it prints \`null\`, run \`${program} list\` and ask which.
+1. No name given: \`${program} pending --json\` lists the ones to resume in \`checkpoints\`, the first to offer first; if the list is empty, run \`${program} list\` and ask which.
 2. \`${program} show <name>\` prints it: read Left Off, Done, Failed Approaches, Decisions, Open Questions and the plan.
-3. \`${program} resume <name> --json\` marks it resumed. If \`branchMismatch\` is true, tell the user and ask before switching branch.
+3. \`${program} resume <name> --json\` marks it resumed (moved to the trash; \`${program} restore <name>\` undoes it) and returns the whole checkpoint. If \`branchMismatch\` is true, tell the user and ask before switching branch.
 4. Never retry anything in \`failedApproaches\`. Summarize where the work stands, then continue from Left Off or wait for the user.
 `;
 }

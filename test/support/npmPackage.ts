@@ -25,6 +25,7 @@ export interface Packed {
 export function packPackage(stage: string, out: string): Packed {
   for (const f of ['package.json', 'README.md', 'README.package.md', 'LICENSE', 'CHANGELOG.md', '.npmignore', '.vscodeignore']) copyFileSync(path.join(ROOT, f), path.join(stage, f));
   cpSync(path.join(ROOT, 'media'), path.join(stage, 'media'), { recursive: true });
+  cpSync(path.join(ROOT, 'schema'), path.join(stage, 'schema'), { recursive: true });
   cpSync(path.join(ROOT, 'dist'), path.join(stage, 'dist'), { recursive: true });
   // A run leaves its code cache in dist/.v8-cache/ (src/codeCache.ts), which the packages must leave out: the
   // staged copy gets one of its own.

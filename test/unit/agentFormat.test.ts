@@ -57,17 +57,17 @@ for (const indexName of ['skill.md', 'shapes.md']) test(`corpus through the CLI:
   const { home, ws, mem, index } = setup({ index: indexName });
   const list = cli(['list', '--json', '--dir', mem], home, ws);
   assert.equal(list.code, 0, list.err);
-  const items = JSON.parse(list.out) as { name: string; unreadable?: string; plan: string | null; planStep: number | null; planSteps: number | null; branch: string }[];
+  const items = JSON.parse(list.out).checkpoints as { name: string; unreadable: string | null; plan: string | null; planStep: number | null; planSteps: number | null; branch: string }[];
   assert.deepEqual(items.map((i) => i.name).sort(), [...CORPUS_NAMES].sort());
-  assert.ok(items.every((i) => i.unreadable === undefined), 'all readable');
+  assert.ok(items.every((i) => i.unreadable === null), 'all readable');
   const fix = items.find((i) => i.name === 'fix:-login')!;
   assert.deepEqual([fix.branch, fix.plan, fix.planStep, fix.planSteps], ['fix/login', FIX_LOGIN_PLAN(home), 2, 4], '~/ plan path expanded');
   assert.equal(items.find((i) => i.name === 'My Feature')!.plan, FIX_LOGIN_PLAN(home), 'one plan, one path');
 
   for (const name of CORPUS_NAMES) {
-    const show = cli(['show', name, '--dir', mem], home, ws);
+    const show = cli(['show', name, '--raw', '--dir', mem], home, ws);
     assert.equal(show.code, 0, `show ${name}: ${show.err}`);
-    assert.equal(show.out, corpusCheckpoint(name).trimEnd() + '\n', `show ${name} prints the file`);
+    assert.equal(show.out, corpusCheckpoint(name).trimEnd() + '\n', `show --raw ${name} prints the file`);
     const json = JSON.parse(cli(['show', name, '--json', '--dir', mem], home, ws).out) as { name: string; leftOff: string };
     assert.equal(json.name, name);
     assert.ok(json.leftOff.length > 0);
@@ -230,7 +230,7 @@ test('resume without a name: the only Markdown checkpoint, whatever JSON history
   for (const ts of ['20261120T100000Z', '20261121T100000Z']) {
     writeFileSync(path.join(history, `${ts}.json`), JSON.stringify({ timestamp: '2026-11-20T10:00:00Z', summary: 'old history', decisions: [], next_action: 'x', blockers: [], context: {} }));
   }
-  assert.equal(JSON.parse(cli(['list', '--json', '--dir', mem], home, ws).out).length, 3, 'the JSON history is listed');
+  assert.equal(JSON.parse(cli(['list', '--json', '--dir', mem], home, ws).out).checkpoints.length, 3, 'the JSON history is listed');
   const r = cli(['resume', '--json', '--dir', mem], home, ws);
   assert.equal(r.code, 0, r.err);
   assert.deepEqual([JSON.parse(r.out).name, JSON.parse(r.out).consumed], ['fix:-login', true]);
@@ -254,7 +254,7 @@ test('a plan written as ~/… is one plan with its absolute form: saved expanded
   assert.doesNotMatch(saved.err, /not found/);
   assert.match(readFileSync(path.join(mem, 'checkpoint-tilde.md'), 'utf8'), new RegExp(`^plan: ${plan.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}$`, 'm'));
   assert.equal(cli(['save', 'absolute', '--plan', plan, '--left-off', 'y', '--dir', mem], home, ws).code, 0);
-  const items = JSON.parse(cli(['list', '--json', '--dir', mem], home, ws).out) as { name: string; plan: string | null; planStep: number | null }[];
+  const items = JSON.parse(cli(['list', '--json', '--dir', mem], home, ws).out).checkpoints as { name: string; plan: string | null; planStep: number | null }[];
   const byPlan = new Map<string, string[]>();
   for (const i of items) if (i.plan) byPlan.set(i.plan, [...(byPlan.get(i.plan) ?? []), i.name]);
   assert.deepEqual(byPlan.get(plan)?.sort(), ['My Feature', 'absolute', 'fix:-login', 'tilde'], 'one plan whatever form its path was written in');

@@ -33,11 +33,12 @@ test('checkpoint dir --json: a linked worktree resolves to the main worktree\'s 
     source: 'claude',
     claudeLoads: true,
     claude: { dir: expected, settingsFile: null, projectRoot: repo, autoMemoryOff: null },
+    warnings: [],
   });
   assert.equal(cli(['dir'], worktree, home).out.trim(), expected);
   // A checkpoint saved in the worktree is listed from the main checkout.
   assert.equal(cli(['save', 'wt', '--left-off', 'in the worktree'], worktree, home).code, 0);
-  assert.deepEqual(JSON.parse(cli(['list', '--json'], repo, home).out).map((c: { name: string }) => c.name), ['wt']);
+  assert.deepEqual(JSON.parse(cli(['list', '--json'], repo, home).out).checkpoints.map((c: { name: string }) => c.name), ['wt']);
 });
 
 test('checkpoint dir --json: autoMemoryDirectory from the project\'s .claude/settings.local.json (the CLI is trusted)', () => {
@@ -89,7 +90,7 @@ test('without ~/.claude, a created <repo>/.claude/memory carries a .gitignore of
   git(repo, 'add', '.');
   assert.equal(git(repo, 'status', '--porcelain', '--untracked-files=all').trim(), '', 'nothing staged or untracked');
   // The .gitignore is no checkpoint: not listed.
-  assert.deepEqual(JSON.parse(cli(['list', '--json'], repo, home).out).map((c: { name: string }) => c.name), ['mine']);
+  assert.deepEqual(JSON.parse(cli(['list', '--json'], repo, home).out).checkpoints.map((c: { name: string }) => c.name), ['mine']);
   // A folder that already exists is left as it is; outside git, no .gitignore is written.
   const other = makeRepo({ dir: path.join(base, 'other') });
   mkdirSync(path.join(other, '.claude', 'memory'), { recursive: true });

@@ -237,7 +237,7 @@ test('pre-compact: only the last 256 KB of the transcript is read; without a use
   // A long multi-line last message becomes one line of at most 300 characters.
   writeFileSync(transcript, `${JSON.stringify({ type: 'user', message: { role: 'user', content: `first line\n\n${'word '.repeat(200)}` } })}\n`);
   assert.equal(hook('pre-compact', { ...fixture('pre-compact.auto.json'), cwd: repo, transcript_path: transcript, session_id: 'other' }, { cwd: repo, env }).code, 0);
-  const latest = (JSON.parse(cli(['pending', '--json'], { cwd: repo, env }).out) as { description: string; auto: boolean }[])[0];
+  const latest = (JSON.parse(cli(['pending', '--json'], { cwd: repo, env }).out) as { checkpoints: { description: string; auto: boolean }[] }).checkpoints[0];
   assert.equal(latest.auto, true);
   assert.ok(latest.description.length <= 300);
   assert.match(latest.description, /^first line word word/);

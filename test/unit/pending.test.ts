@@ -26,7 +26,7 @@ test('checkpoint pending: nothing (exit 0), then every checkpoint not resumed si
   const pending = (): unknown => {
     const r = cli(['pending', '--json', '--dir', mem], { cwd: repo, env });
     assert.equal(r.code, 0, r.err);
-    return JSON.parse(r.out);
+    return JSON.parse(r.out).checkpoints;
   };
   assert.deepEqual(pending(), []);
   const human = cli(['pending', '--dir', mem], { cwd: repo, env });
@@ -36,9 +36,9 @@ test('checkpoint pending: nothing (exit 0), then every checkpoint not resumed si
   const list = pending() as Record<string, unknown>[];
   assert.deepEqual(list.map((c) => c.name), ['newer', 'older']);
   const p = list[0];
-  assert.deepEqual(Object.keys(p).sort(), ['auto', 'branch', 'description', 'name', 'path', 'plan', 'planStep', 'planSteps', 'saved']);
+  assert.deepEqual(Object.keys(p).sort(), ['auto', 'branch', 'description', 'name', 'path', 'plan', 'planStep', 'planSteps', 'saved', 'unreadable']);
   assert.deepEqual([p.name, p.branch, p.description, p.auto], ['newer', 'main', 'b', false]);
-  assert.match(cli(['pending', '--dir', mem], { cwd: repo, env }).out, /^newer {2}\[main · just now\] {2}b$/m);
+  assert.match(cli(['pending', '--dir', mem], { cwd: repo, env }).out, /^\* newer {2}main {2}just now {2}b\n {2}older {2}main {2}just now {2}a$/m);
   // Resuming one (kept) takes only that one off the list: resuming one never hides another (seed 000's sentinels).
   assert.equal(cli(['resume', 'older', '--keep', '--dir', mem], { cwd: repo, env }).code, 0);
   assert.deepEqual((pending() as { name: string }[]).map((c) => c.name), ['newer']);
@@ -54,7 +54,7 @@ test('a state file that is not JSON is left as it is: pending ignores it with a 
   writeFileSync(path.join(mem, STATE_FILE), '{ not json');
   const r = cli(['pending', '--json', '--dir', mem], { cwd: repo, env });
   assert.equal(r.code, 0);
-  assert.equal((JSON.parse(r.out) as { name: string }[])[0].name, 'one');
+  assert.equal((JSON.parse(r.out) as { checkpoints: { name: string }[] }).checkpoints[0].name, 'one');
   assert.match(r.err, /not valid JSON/);
   const resumed = cli(['resume', 'one', '--dir', mem], { cwd: repo, env });
   assert.equal(resumed.code, 0);
@@ -87,7 +87,7 @@ test('state-index.json: a save without --plan goes to the active plan; a plan-sc
   writeFileSync(index, '{"active_plan": "no-such-plan"}');
   const r3 = cli(['save', 'noplan', '--left-off', 'x', '--dir', mem], { cwd: repo, env });
   assert.equal(r3.code, 0);
-  assert.equal((JSON.parse(cli(['show', 'noplan', '--json', '--dir', mem], { cwd: repo, env }).out) as { plan?: string }).plan, undefined);
+  assert.equal((JSON.parse(cli(['show', 'noplan', '--json', '--dir', mem], { cwd: repo, env }).out) as { plan: string | null }).plan, null);
   // Every save is the last checkpoint (seed 003), with or without a plan; the other keys stay.
   assert.deepEqual(Object.keys(JSON.parse(readFileSync(index, 'utf8')) as object), ['active_plan', 'last_checkpoint']);
 });

@@ -64,7 +64,7 @@ test('a checkpoint file that is a symbolic link is never read through: show, res
       assert.doesNotMatch(r.out + r.err, /TOP SECRET/);
     }
     const list = await w.cli(['list', '--json']);
-    const entry = JSON.parse(list.out).find((e: { name: string }) => e.name === 'readme');
+    const entry = JSON.parse(list.out).checkpoints.find((e: { name: string }) => e.name === 'readme');
     assert.match(entry.unreadable, /symbolic link/);
     assert.doesNotMatch(list.out, /TOP SECRET/);
     assert.deepEqual(readdirSync(w.mem).sort(), ['checkpoint-readme.md'], 'nothing consumed');
