@@ -36,7 +36,10 @@ the agent: problems go to stderr and the exit code is 0; it gives up after ${HOO
   session-start   prints the pending checkpoint as SessionStart's additionalContext (nothing when none)
   pre-compact     saves auto-<YYYY-MM-DD-HHMM>: branch, modified files, the last user message as Left Off;
                   one per session per 2 minutes; the session's older automatic ones go to the trash
-  session-end     the same as pre-compact, when git reports modified files`,
+  session-end     the same as pre-compact, when git reports modified files
+
+Example (a hook command in .claude/settings.json):
+  checkpoint hook pre-compact`,
   options: {},
   positionals: 1,
   neverFails: true,
