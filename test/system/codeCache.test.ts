@@ -37,7 +37,7 @@ test('the first run of a command writes its cache beside the bundle, the next ru
   const s = setup();
   const first = run(s, ['list', '--json', '--dir', s.mem]);
   assert.equal(first.code, 0, first.err);
-  assert.equal(JSON.parse(first.out)[0].name, 'db-migration');
+  assert.equal(JSON.parse(first.out).checkpoints[0].name, 'db-migration');
   const files = cacheFiles(s.cache);
   assert.equal(files.length, 1, `one cache: ${files.join(', ')}`);
   assert.match(files[0], /^cli-main\.[\d-]+\.list\.v8-[\d.]+.*\.bin$/);

@@ -69,7 +69,7 @@ test(`save in a repository whose clean filter hangs: git is stopped after ${GIT_
     const r = await w.cli(['save', 'slow', '--left-off', 'filter hangs', '--json']);
     await savedWithoutGit(r, pidFile, 10);
     const listed = await w.cli(['list', '--json']);
-    assert.equal(JSON.parse(listed.out)[0].name, 'slow');
+    assert.equal(JSON.parse(listed.out).checkpoints[0].name, 'slow');
   });
 });
 
