@@ -520,7 +520,7 @@ if (want('list')) {
   const args = [cli, 'list', '--json', '--dir', dir];
   const check = spawnSync(node, args, { cwd, encoding: 'utf8', maxBuffer: 256 << 20 });
   if (check.status !== 0) throw new Error(`checkpoint list failed: ${check.stderr}`);
-  const items = JSON.parse(check.stdout);
+  const items = JSON.parse(check.stdout).checkpoints;
   const unreadable = items.filter((i) => i.unreadable).length;
   if (items.length !== 2000 || unreadable) throw new Error(`list returned ${items.length} items, ${unreadable} unreadable`);
   log(`list: ${RUNS} interleaved runs`);
