@@ -40,8 +40,6 @@ export interface CommandContext<O extends Options = Options> {
   io: Io;
   memoryDir(): Promise<ResolvedMemoryDir>;
   store(): Promise<CheckpointStore>;
-  /** The command's word, as typed (`save`). */
-  commandName: string;
   /** Prints `human`, or with `--json` `data` and the command's `warnings` as one JSON object. */
   print(human: string, data: object): void;
   /** A problem that did not stop the command: `Warning: …` on stderr, and in --json's `warnings`. */

@@ -137,7 +137,6 @@ function parse(command: Command, args: string[], synopsis: string): { values: Re
 
 async function context(
   command: Command,
-  commandName: string,
   args: string[],
   io: Io,
   env: NodeJS.ProcessEnv,
@@ -197,7 +196,6 @@ async function context(
     },
     ask: (question) => (io.ask ? io.ask(question) : Promise.resolve(undefined)),
     interactive: values.yes !== true && io.ask !== undefined,
-    commandName,
   };
 }
 
@@ -246,7 +244,7 @@ export function commandLine(commands: Record<string, Command>): Cli {
             : 'A command is required.',
         );
       }
-      const ctx = await context(command, name, rest, io, env, workDir, warnings);
+      const ctx = await context(command, rest, io, env, workDir, warnings);
       if (!ctx) return 0;
       return (await command.run(ctx)) ?? 0;
     } catch (err) {

@@ -121,7 +121,7 @@ function hook(event: string, input: object, opts: { cwd: string; env: NodeJS.Pro
   return { code: r.status, context, err: r.stderr };
 }
 
-const pendingNames = (w: ReturnType<typeof world>): string[] => (JSON.parse(w.cli('pending', '--json').out) as { name: string }[]).map((c) => c.name);
+const pendingNames = (w: ReturnType<typeof world>): string[] => (JSON.parse(w.cli('pending', '--json').out) as { checkpoints: { name: string }[] }).checkpoints.map((c) => c.name);
 
 test('pending: the voluntary checkpoint before the automatic one of the same day; resuming one never hides another; the hook names the first and lists more', () => {
   const w = world();
