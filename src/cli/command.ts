@@ -20,8 +20,8 @@ export interface Io {
   /** Called when a command gave up after its time limit, so the process ends without waiting for the work. */
   abandon?: () => void;
   /**
-   * Asks the person at the terminal (the question on stderr) and returns the line answered, undefined at the end of
-   * input. Absent when stdin or stderr is not a terminal: nobody to ask.
+   * Asks the person at the terminal (the question on stderr) and returns the line answered ('' at the end of
+   * input). Absent when stdin or stderr is not a terminal: nobody to ask.
    */
   ask?: (question: string) => Promise<string | undefined>;
 }

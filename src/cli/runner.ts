@@ -343,14 +343,21 @@ function isTerminal(fd: number): boolean {
   }
 }
 
-/** Asks on the terminal: the question on stderr, the answer read from stdin; undefined at the end of input. */
-function askTerminal(question: string): Promise<string | undefined> {
+/**
+ * Asks on the terminal: the question on stderr, the answer read from stdin; '' at the end of input (Ctrl-D). Ctrl-C
+ * ends the process (exit 130): nothing has been done while a question waits.
+ */
+function askTerminal(question: string): Promise<string> {
   const readline = require('node:readline') as typeof import('node:readline');
   return new Promise((resolve) => {
     const rl = readline.createInterface({ input: process.stdin, output: process.stderr, terminal: true });
     let answered = false;
+    rl.on('SIGINT', () => {
+      process.stderr.write('\n');
+      process.exit(130);
+    });
     rl.on('close', () => {
-      if (!answered) resolve(undefined);
+      if (!answered) resolve('');
     });
     rl.question(question, (answer) => {
       answered = true;
