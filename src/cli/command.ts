@@ -10,7 +10,7 @@ type OptionValue<O extends Option> = O extends { type: 'string' }
   : O extends { multiple: true } ? boolean[] : boolean;
 
 /** Parsed option values: every option of the command and the global ones, absent when not given. */
-export type Values<O extends Options> = { [K in keyof O]?: OptionValue<O[K]> } & { dir?: string; cwd?: string; json?: boolean };
+export type Values<O extends Options> = { [K in keyof O]?: OptionValue<O[K]> } & { dir?: string; cwd?: string; json?: boolean; yes?: boolean };
 
 export interface Io {
   out: (s: string) => void;
@@ -19,6 +19,11 @@ export interface Io {
   stdin?: () => Promise<string>;
   /** Called when a command gave up after its time limit, so the process ends without waiting for the work. */
   abandon?: () => void;
+  /**
+   * Asks the person at the terminal (the question on stderr) and returns the line answered ('' at the end of
+   * input). Absent when stdin or stderr is not a terminal: nobody to ask.
+   */
+  ask?: (question: string) => Promise<string | undefined>;
 }
 
 /** What a command runs with; the memory directory and the store are resolved on first use. */
@@ -35,8 +40,23 @@ export interface CommandContext<O extends Options = Options> {
   io: Io;
   memoryDir(): Promise<ResolvedMemoryDir>;
   store(): Promise<CheckpointStore>;
-  /** Prints `human`, or `data` as JSON with `--json`. */
-  print(human: string, data: unknown): void;
+  /** Prints `human`, or with `--json` `data` and the command's `warnings` as one JSON object. */
+  print(human: string, data: object): void;
+  /** Prints `human`, or with `--json` `items` as a JSON array (a listing's shape; its warnings are on stderr only). */
+  printList(human: string, items: object[]): void;
+  /** A problem that did not stop the command: `Warning: …` on stderr, and in --json's `warnings`. */
+  warn(message: string): void;
+  /** Something worth knowing: `Note: …` on stderr, and in --json's `warnings`. */
+  note(message: string): void;
+  /**
+   * Before something hard to undo: on a terminal, asks (`question` [y/N]) and throws (exit 1, nothing done) unless
+   * the answer is yes. Without a terminal, or with `--yes`, goes on.
+   */
+  confirm(question: string): Promise<void>;
+  /** Someone at a terminal will be asked by {@link confirm}: stdin and stderr are a terminal, and no --yes. */
+  interactive: boolean;
+  /** Asks for a line on a terminal; undefined when there is no terminal or no answer. */
+  ask(question: string): Promise<string | undefined>;
 }
 
 /** One CLI command: the whole of it, so adding a command is one entry in the table of `src/cli.ts`. */
@@ -45,7 +65,10 @@ export interface Command<O extends Options = Options> {
   synopsis: string;
   /** One line for the top-level help. */
   summary: string;
-  /** The command's help; its first line is the usage line repeated under a usage error. */
+  /**
+   * The command's help: its first line is the usage line repeated under a usage error; it describes every option
+   * of the command and ends with an example (a test checks both).
+   */
   help: string;
   /** The command's own options (the global ones are added). */
   options: O;

@@ -11,7 +11,10 @@ Prints the changes from the checkpoint's code snapshot to the work tree now (tra
 git does not ignore), as a patch. Nothing is changed. Likely secrets, the memory folder and files over
 ${DEFAULT_FILE_LIMIT_BYTES / (1024 * 1024)} MB are left out, as a save leaves them out of its snapshot.
   --stat   a summary per file instead of the patch
-With --json: { "name", "snapshot", "head", "changes": [{ "status": "A"|"M"|"D"|"T", "path" }] }.`,
+With --json: { "name", "snapshot", "head", "changes": [{ "status": "A"|"M"|"D"|"T", "path" }], "warnings" }.
+
+Example:
+  checkpoint diff oauth --stat`,
   options: { stat: { type: 'boolean' } },
   positionals: 'name',
   async run(ctx) {
@@ -19,12 +22,12 @@ With --json: { "name", "snapshot", "head", "changes": [{ "status": "A"|"M"|"D"|"
     const { checkpoint, commit } = await checkpointSnapshot(store, ctx.name);
     const warnSkipped = (skipped: string[]): void => {
       const note = leftOutAsLarge(skipped);
-      if (note) ctx.io.err(`Warning: ${note}`);
+      if (note) ctx.warn(note);
     };
     if (ctx.json) {
       const { changes, skipped } = await changesSince(store.cwd, commit, { memoryDir: store.memoryDir });
       warnSkipped(skipped);
-      ctx.io.out(JSON.stringify({ name: checkpoint.name, snapshot: commit, head: checkpoint.head ?? null, changes }, null, 2));
+      ctx.print('', { name: checkpoint.name, snapshot: commit, head: checkpoint.head ?? null, changes });
       return;
     }
     const { text, skipped } = await diffSince(store.cwd, commit, { stat: ctx.values.stat === true, memoryDir: store.memoryDir });

@@ -9,13 +9,17 @@ export const dirCommand = defineCommand({
 Prints the resolved memory directory. With --json: { dir, source (setting, env, claude or workspace),
 claudeLoads (whether Claude Code loads checkpoints from there), claude (Claude Code's own memory folder for this
 folder: dir, settingsFile of autoMemoryDirectory, projectRoot its name comes from, autoMemoryOff,
-ignoredAutoMemoryDirectory: { value, settingsFile } of a relative autoMemoryDirectory that Claude Code ignores) }.`,
+ignoredAutoMemoryDirectory: { value, settingsFile } of a relative autoMemoryDirectory that Claude Code ignores),
+warnings }.
+
+Example:
+  checkpoint dir --json`,
   options: {},
   positionals: 0,
   async run(ctx) {
     const resolved = await ctx.memoryDir();
     const notice = autoMemoryOffNotice(resolved);
-    if (!ctx.json) for (const n of [notice, ignoredAutoMemoryNotice(resolved)]) if (n) ctx.io.err(`Note: ${n}`);
+    for (const n of [notice, ignoredAutoMemoryNotice(resolved)]) if (n) ctx.note(n);
     const claude = resolved.claude;
     ctx.print(resolved.dir, {
       dir: resolved.dir,

@@ -1,47 +1,61 @@
-import { NO_CHECKPOINTS } from '../core/wording';
+import { NO_CHECKPOINTS, formatStep } from '../core/wording';
 import { formatRelative } from '../core/dates';
 import { oneLine } from '../core/escaping';
 import type { CheckpointSummary } from '../core/store';
 import { defineCommand } from './command';
+import { summaryJson } from './output';
 
-export function listJson(c: CheckpointSummary): Record<string, unknown> {
-  const o: Record<string, unknown> = {
-    name: c.name,
-    path: c.path,
-    branch: c.branch,
-    saved: c.saved,
-    description: c.description,
-    plan: c.plan ?? null,
-    planStep: c.planStep ?? null,
-    planSteps: c.planSteps ?? null,
-  };
-  if (c.unreadable !== undefined) o.unreadable = c.unreadable;
-  return o;
-}
+/** The widest a name or branch column grows; longer ones are cut with "…". */
+const COLUMN_MAX = 32;
 
-export function listLine(c: CheckpointSummary): string {
-  // One line per checkpoint, whatever a file's fields hold.
-  if (c.unreadable) return `${oneLine(c.name)}  (unreadable: ${oneLine(c.unreadable)})  ${oneLine(c.path)}`;
-  const where = [oneLine(c.branch) || 'no branch', formatRelative(c.saved)].join(' · ');
-  return `${oneLine(c.name)}  [${where}]  ${oneLine(c.description)}`;
+const cut = (s: string): string => (s.length > COLUMN_MAX ? `${s.slice(0, COLUMN_MAX - 1)}…` : s);
+
+/**
+ * One line per checkpoint, in aligned columns: name, branch, when, plan step, and the summary (or why the file is
+ * unreadable). `marked`: a first column that marks the first row with `*` (pending: the one offered first).
+ */
+export function listLines(items: CheckpointSummary[], opts: { marked?: boolean; now?: Date } = {}): string[] {
+  const rows = items.map((c) => [
+    cut(oneLine(c.name)),
+    c.unreadable ? '' : cut(oneLine(c.branch) || 'no branch'),
+    c.unreadable ? '' : formatRelative(c.saved, opts.now),
+    c.plan && c.planStep !== undefined && c.planSteps !== undefined ? formatStep(c.planStep, c.planSteps) : '',
+    c.unreadable ? `(unreadable: ${oneLine(c.unreadable)})  ${oneLine(c.path)}` : oneLine(c.description),
+  ]);
+  const widths = [0, 1, 2, 3].map((i) => Math.max(0, ...rows.map((r) => r[i].length)));
+  return rows.map((r, at) => {
+    const cells = r.slice(0, 4).flatMap((cell, i) => (widths[i] ? [cell.padEnd(widths[i])] : []));
+    const line = [...cells, r[4]].join('  ').trimEnd();
+    return opts.marked ? `${at === 0 ? '*' : ' '} ${line}` : line;
+  });
 }
 
 export const listCommand = defineCommand({
   synopsis: 'list',
   summary: 'list checkpoints, newest first',
-  help: `Usage: checkpoint list [options]
+  help: `Usage: checkpoint list [--names] [options]
 
-Lists checkpoints, newest first. Files that cannot be parsed are listed as unreadable, with the reason.`,
-  options: {},
+Lists checkpoints, newest first, one a line: name, branch, when saved, plan step, and where work stopped. Files
+that cannot be parsed are listed as unreadable, with the reason.
+  --names   the names only, one a line (for scripts and shell completion)
+With --json: [{ "name", "path", "branch", "saved", "description", "plan", "planStep", "planSteps", "unreadable" }]
+(an array; notes go to stderr).
+
+Example:
+  checkpoint list --json`,
+  options: { names: { type: 'boolean' } },
   positionals: 0,
   async run(ctx) {
     const store = await ctx.store();
     const items = await store.list({ details: false });
-    if (ctx.json) ctx.io.out(JSON.stringify(items.map(listJson), null, 2));
-    else ctx.io.out(items.length ? items.map(listLine).join('\n') : NO_CHECKPOINTS);
     // MEMORY.md is what the agent reads: say where it disagrees with the files (the next write heals it).
-    const mismatch = await store.indexMismatch(items);
-    if (mismatch?.missing.length) ctx.io.err(`Note: MEMORY.md has no line for ${mismatch.missing.join(', ')}; the next save or delete adds it.`);
-    if (mismatch?.orphans.length) ctx.io.err(`Note: MEMORY.md lists ${mismatch.orphans.join(', ')} without a checkpoint file; the next save or delete removes it.`);
+    const mismatch = ctx.values.names ? undefined : await store.indexMismatch(items);
+    if (mismatch?.missing.length) ctx.note(`MEMORY.md has no line for ${mismatch.missing.join(', ')}; the next save or delete adds it.`);
+    if (mismatch?.orphans.length) ctx.note(`MEMORY.md lists ${mismatch.orphans.join(', ')} without a checkpoint file; the next save or delete removes it.`);
+    if (ctx.values.names && !ctx.json) {
+      if (items.length) ctx.io.out(items.map((c) => oneLine(c.name)).join('\n'));
+      return;
+    }
+    ctx.printList(items.length ? listLines(items).join('\n') : NO_CHECKPOINTS, items.map(summaryJson));
   },
 });

@@ -18,6 +18,8 @@ import { branchCommand } from './branch';
 import { pushCommand } from './push';
 import { pullCommand } from './pull';
 import { gcCommand } from './gc';
+import { trashCommand } from './trash';
+import { completionCommand } from './completion';
 
 /** The commands, in the order the top-level help lists them. Adding a command is one entry here. */
 const COMMANDS: Record<string, Command> = {
@@ -27,6 +29,7 @@ const COMMANDS: Record<string, Command> = {
   resume: resumeCommand,
   delete: deleteCommand,
   restore: restoreCommand,
+  trash: trashCommand,
   combine: combineCommand,
   dir: dirCommand,
   doctor: doctorCommand,
@@ -38,6 +41,7 @@ const COMMANDS: Record<string, Command> = {
   push: pushCommand,
   pull: pullCommand,
   gc: gcCommand,
+  completion: completionCommand(() => COMMANDS),
 };
 
 /** Runs the CLI; returns the exit code. Exported for tests; `main` wires it to the process. */

@@ -1,6 +1,7 @@
 import { findPending } from '../core/pending';
 import { defineCommand } from './command';
-import { listJson, listLine } from './list';
+import { listLines } from './list';
+import { summaryJson } from './output';
 
 export const pendingCommand = defineCommand({
   synopsis: 'pending',
@@ -8,21 +9,26 @@ export const pendingCommand = defineCommand({
   help: `Usage: checkpoint pending [options]
 
 Prints the checkpoints a new session should offer to resume: every live checkpoint not resumed since it was last
-saved, the one to offer first at the top (the newest day first; within a day, those saved on purpose before the
-automatic auto-… ones; then newest first). Exit 0 either way; --json: a list (as in list, with "auto"), [] when none.`,
+saved, the one to offer first at the top, marked "*" (the newest day first; within a day, those saved on purpose
+before the automatic auto-… ones; then newest first). Exit 0 either way.
+With --json: [as in list, with "auto"] (an array, [] when none; warnings go to stderr); the first is the one to offer, and the list
+is empty when none is pending.
+
+Example:
+  checkpoint pending --json`,
   options: {},
   positionals: 0,
   async run(ctx) {
     const store = await ctx.store();
     const pending = await findPending(store);
-    if (pending.problem) ctx.io.err(`Warning: ${pending.problem}; which checkpoints were resumed is not known.`);
+    if (pending.problem) ctx.warn(`${pending.problem}; which checkpoints were resumed is not known.`);
     if (!ctx.json) {
-      ctx.io.out(pending.checkpoints.length ? pending.checkpoints.map(listLine).join('\n') : 'No pending checkpoint.');
+      ctx.io.out(pending.checkpoints.length ? listLines(pending.checkpoints, { marked: true }).join('\n') : 'No pending checkpoint.');
       return;
     }
     const items = await Promise.all(
-      pending.checkpoints.map(async (c) => ({ ...listJson(c), auto: (await store.read(c.path).catch(() => undefined))?.auto === true })),
+      pending.checkpoints.map(async (c) => ({ ...summaryJson(c), auto: (await store.read(c.path).catch(() => undefined))?.auto === true })),
     );
-    ctx.io.out(JSON.stringify(items, null, 2));
+    ctx.printList('', items);
   },
 });

@@ -11,18 +11,26 @@ Fetches the checkpoints pushed with "checkpoint push" (and their code snapshots)
 them into this machine's memory folder, with their MEMORY.md lines. A local checkpoint of the same name that
 differs is moved to the trash first (checkpoint restore brings it back); an identical one is left alone.
   --remote R   a configured remote (default: origin, else the only remote)
-With --json: { "remote", "written": [{ "name", "path", "snapshot"?, "trashPath"? }], "unchanged", "skipped", "warnings" }.`,
+With --json: { "remote", "written": [{ "name", "path", "snapshot", "trashPath" }], "unchanged", "skipped", "warnings" }.
+
+Example:
+  checkpoint pull --remote origin`,
   options: { remote: { type: 'string' } },
   positionals: 0,
   async run(ctx) {
     const r = await pullCheckpoints(await ctx.store(), ctx.values.remote);
-    for (const w of r.warnings) ctx.io.err(`Warning: ${w}`);
-    for (const s of r.skipped) ctx.io.err(`Warning: skipped "${s.name}": ${printable(s.reason, 200)}`);
+    for (const w of r.warnings) ctx.warn(w);
+    for (const s of r.skipped) ctx.warn(`Skipped "${s.name}": ${printable(s.reason, 200)}`);
     const lines = [
       ...r.written.map((w) => `  ${w.name}${w.trashPath ? ` (the local one moved to ${w.trashPath})` : ''}`),
       ...r.unchanged.map((n) => `  ${n} (already here, unchanged)`),
     ];
     const total = r.written.length + r.unchanged.length;
-    ctx.print(total ? `Pulled ${r.written.length} checkpoint(s) from ${printable(r.remote)}:\n${lines.join('\n')}` : `No checkpoints on ${printable(r.remote)}.`, r);
+    ctx.print(total ? `Pulled ${r.written.length} checkpoint(s) from ${printable(r.remote)}:\n${lines.join('\n')}` : `No checkpoints on ${printable(r.remote)}.`, {
+      remote: r.remote,
+      written: r.written.map((w) => ({ name: w.name, path: w.path, snapshot: w.snapshot ?? null, trashPath: w.trashPath ?? null })),
+      unchanged: r.unchanged,
+      skipped: r.skipped,
+    });
   },
 });

@@ -4,6 +4,7 @@ import { resumeSummary } from '../core/resumeText';
 import { branchOrNone } from '../core/wording';
 import { AmbiguousCheckpointError, OrphanRemovedError } from '../core/store';
 import { defineCommand } from './command';
+import { checkpointJson, cliLine } from './output';
 
 export const resumeCommand = defineCommand({
   synopsis: 'resume [<name>]',
@@ -11,9 +12,15 @@ export const resumeCommand = defineCommand({
   help: `Usage: checkpoint resume [<name>] [--keep] [options]
 
 Prints the checkpoint to pick up from, warns when you are on another branch than the one it was saved on,
-lists approaches that failed before, and moves it to <memory dir>/.trash/<date>/ (consumed) unless --keep.
+lists approaches that failed before, and moves it to <memory dir>/.trash/<date>/ (consumed) unless --keep;
+checkpoint restore <name> brings it back.
 Without a name: the only checkpoint; with several, names them and exits 1.
-  --keep   do not consume the checkpoint`,
+  --keep   do not consume the checkpoint
+With --json: the checkpoint (as show --json gives it) and "currentBranch", "branchMismatch", "consumed",
+"trashPath" (where it went, null with --keep) and "warnings".
+
+Example:
+  checkpoint resume oauth --keep`,
   options: { keep: { type: 'boolean' } },
   positionals: 1,
   async run(ctx) {
@@ -23,24 +30,26 @@ Without a name: the only checkpoint; with several, names them and exits 1.
       r = await store.resume(ctx.positionals[0], { keep: ctx.values.keep === true });
     } catch (err) {
       if (err instanceof OrphanRemovedError) {
-        ctx.print(err.message, { name: err.checkpointName, orphanRemoved: true, consumed: false });
+        ctx.warn(err.message);
+        ctx.print(err.message, { name: err.checkpointName, orphanRemoved: true, consumed: false, trashPath: null });
         return;
       }
-      if (err instanceof AmbiguousCheckpointError && !ctx.json) {
+      if (err instanceof AmbiguousCheckpointError) {
         throw new CheckpointError(
           `No single checkpoint to resume; name one:\n${err.candidates.map((c) => `  ${c.name}  (${branchOrNone(c.branch)}, ${formatLocalDateTime(new Date(c.saved))})`).join('\n')}`,
         );
       }
       throw err;
     }
-    for (const w of r.warnings ?? []) ctx.io.err(`Warning: ${w}`);
-    ctx.print(resumeSummary(r.checkpoint, r), {
-      name: r.checkpoint.name,
-      branch: r.checkpoint.branch,
+    for (const w of r.warnings ?? []) ctx.warn(w);
+    const cp = r.checkpoint;
+    const moved = r.consumed && r.trashPath ? `\n\nMoved to the trash: ${r.trashPath}\nTo undo: ${cliLine(['restore', cp.name], ctx.values.dir)}` : '';
+    ctx.print(resumeSummary(cp, r) + moved, {
+      ...checkpointJson(cp, r.path),
       currentBranch: r.currentBranch,
       branchMismatch: r.branchMismatch,
-      failedApproaches: r.checkpoint.failed,
       consumed: r.consumed,
+      trashPath: r.trashPath ?? null,
     });
   },
 });

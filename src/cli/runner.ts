@@ -1,8 +1,12 @@
 import { parseArgs } from 'node:util';
 import { fstatSync, writeSync } from 'node:fs';
+import { isatty } from 'node:tty';
 import { fileReads, isFolder } from '../core/files';
 import path = require('node:path');
 import { CheckpointError, UsageError, errorMessage } from '../core/errors';
+import { didYouMean } from '../core/suggest';
+import { AmbiguousNameError } from '../core/names';
+import { AmbiguousCheckpointError, CheckpointExistsError, CheckpointNotFoundError } from '../core/storeTypes';
 import { claudeMemoryDir, resolveMemoryFolder, withClaude, type ClaudeMemory, type MemoryFolder, type ResolvedMemoryDir } from '../core/memoryDir';
 import { openStore } from '../core/openStore';
 import type { CheckpointStore } from '../core/store';
@@ -24,8 +28,33 @@ const GLOBAL: Options = {
 const COMMON = `Options for every command:
   --dir DIR     memory directory (default: $CHECKPOINT_MEMORY_DIR, Claude Code's memory folder, or .claude/memory)
   --cwd DIR     workspace folder (default: the current directory)
-  --json        machine-readable output on stdout
+  --json        machine-readable output on stdout, errors included: {"error": {"code", "message"}} (the shapes:
+                schema/checkpoint-cli.schema.json in the package)
   -h, --help    this help`;
+
+/** The error codes of `--json`'s `{"error": {"code", "message"}}`. */
+function errorCode(err: unknown): string {
+  if (err instanceof UsageError) return 'usage';
+  if (err instanceof CheckpointNotFoundError) return 'not-found';
+  if (err instanceof CheckpointExistsError) return 'exists';
+  if (err instanceof AmbiguousCheckpointError || err instanceof AmbiguousNameError) return 'ambiguous';
+  if (err instanceof DeclinedError) return 'declined';
+  return 'error';
+}
+
+/** Raised when the person at the terminal answered no to a confirmation: nothing was done (exit 1). */
+export class DeclinedError extends CheckpointError {
+  constructor() {
+    super('Nothing done.');
+    this.name = 'DeclinedError';
+  }
+}
+
+/** One voice for every message: a sentence, starting with a capital letter. */
+function sentence(message: string): string {
+  const s = message.trim();
+  return s.charAt(0).toUpperCase() + s.slice(1);
+}
 
 /** The top-level help: every command of the table, its summary starting past the longest synopsis. */
 function topHelp(commands: Record<string, Command>): string {
@@ -39,8 +68,10 @@ ${Object.values(commands).map((c) => `  ${c.synopsis.padEnd(width)}${c.summary}`
 
 ${COMMON}
 
+  -v, --version print the version
+
 Exit codes: 0 success, 1 user error (nothing written), 2 bad usage.
-Run "checkpoint <command> --help" for a command's options.`;
+Run "checkpoint <command> --help" for a command's options and an example.`;
 }
 
 function commandHelp(c: Command): string {
@@ -68,24 +99,60 @@ function commandIndex(argv: string[], valued: Set<string>): number {
   return -1;
 }
 
-function parse(command: Command, args: string[]): { values: Record<string, unknown>; positionals: string[] } {
-  try {
-    return parseArgs({ args, options: { ...GLOBAL, ...command.options }, allowPositionals: true, strict: true });
-  } catch (err) {
-    throw new UsageError(errorMessage(err).replace(/\. To specify a positional argument.*$/s, ''));
+/**
+ * Refuses an option the command does not have, a value missing or given to a switch, in the CLI's own words (Node's
+ * parser's messages name its own syntax); nearest options suggested.
+ */
+function checkOptions(command: Command, args: string[], synopsis: string): void {
+  const options = { ...GLOBAL, ...command.options };
+  const shorts = new Map(Object.entries(options).flatMap(([k, o]) => (o.short ? [[o.short, k] as const] : [])));
+  for (let i = 0; i < args.length; i++) {
+    const a = args[i];
+    if (a === '--') return;
+    if (!a.startsWith('-') || a === '-') continue;
+    const eq = a.indexOf('=');
+    const long = a.startsWith('--');
+    const key = long ? a.slice(2, eq < 0 ? undefined : eq) : (shorts.get(a.slice(1, 2)) ?? '');
+    const option = Object.hasOwn(options, key) ? options[key] : undefined;
+    if (!option) {
+      const shown = long ? a.slice(0, eq < 0 ? undefined : eq) : a.slice(0, 2);
+      throw new UsageError(`Unknown option ${shown} for checkpoint ${synopsis}.${didYouMean(shown.replace(/^-+/, ''), Object.keys(options), (k) => `--${k}`)}`);
+    }
+    if (option.type === 'boolean' && long && eq >= 0) throw new UsageError(`--${key} takes no value.`);
+    if (option.type === 'string' && (long ? eq < 0 : a.length === 2)) {
+      const next = args[i + 1];
+      if (next === undefined || (next.startsWith('-') && next !== '-')) throw new UsageError(`--${key} needs a value${next === undefined ? '' : ` (to give one that starts with "-", write --${key}=${next})`}.`);
+      i++;
+    }
   }
 }
 
-async function context(command: Command, args: string[], io: Io, env: NodeJS.ProcessEnv, workDir: string): Promise<CommandContext | undefined> {
-  const { values, positionals } = parse(command, args);
+function parse(command: Command, args: string[], synopsis: string): { values: Record<string, unknown>; positionals: string[] } {
+  checkOptions(command, args, synopsis);
+  try {
+    return parseArgs({ args, options: { ...GLOBAL, ...command.options }, allowPositionals: true, strict: true });
+  } catch (err) {
+    throw new UsageError(errorMessage(err).split('\n')[0].replace(/\. To specify a positional argument.*$/s, ''));
+  }
+}
+
+async function context(
+  command: Command,
+  args: string[],
+  io: Io,
+  env: NodeJS.ProcessEnv,
+  workDir: string,
+  warnings: string[],
+): Promise<CommandContext | undefined> {
+  const { values, positionals } = parse(command, args, command.synopsis);
   if (values.help) {
     io.out(commandHelp(command));
     return undefined;
   }
   const most = command.positionals === 'name' ? 1 : command.positionals;
-  if (positionals.length > most) throw new UsageError(`unexpected argument "${positionals[most]}"`);
+  if (positionals.length > most) throw new UsageError(`Unexpected argument "${positionals[most]}": checkpoint ${command.synopsis}`);
   if (command.positionals === 'name' && positionals[0] === undefined) {
-    throw new UsageError(`${command.synopsis.split(' ')[0]} needs a name: checkpoint ${command.synopsis}`);
+    throw new UsageError(`A checkpoint name is required: checkpoint ${command.synopsis}`);
   }
   const json = values.json === true;
   const cwd = path.resolve(workDir, typeof values.cwd === 'string' ? values.cwd : '.');
@@ -114,7 +181,23 @@ async function context(command: Command, args: string[], io: Io, env: NodeJS.Pro
     io,
     memoryDir,
     store: () => (store ??= folder().then(async (r) => (await openStore({ cwd, env, resolved: r, syncReads: true })).store)),
-    print: (human, data) => io.out(json ? JSON.stringify(data, null, 2) : human),
+    print: (human, data) => io.out(json ? JSON.stringify({ ...data, warnings }, null, 2) : human),
+    printList: (human, items) => io.out(json ? JSON.stringify(items, null, 2) : human),
+    warn: (message) => {
+      warnings.push(message);
+      io.err(`Warning: ${message}`);
+    },
+    note: (message) => {
+      warnings.push(message);
+      io.err(`Note: ${message}`);
+    },
+    confirm: async (question) => {
+      if (values.yes === true || !io.ask) return;
+      const answer = await io.ask(`${question} [y/N] `);
+      if (!/^\s*y(es)?\s*$/i.test(answer ?? '')) throw new DeclinedError();
+    },
+    ask: (question) => (io.ask ? io.ask(question) : Promise.resolve(undefined)),
+    interactive: values.yes !== true && io.ask !== undefined,
   };
 }
 
@@ -135,15 +218,20 @@ export function commandLine(commands: Record<string, Command>): Cli {
     const name = at >= 0 ? argv[at] : '';
     const rest = at >= 0 ? [...argv.slice(0, at), ...argv.slice(at + 1)] : argv;
     const command = Object.hasOwn(commands, name) ? commands[name] : undefined;
+    // What the command warned of, for --json's "warnings" (an error's too).
+    const warnings: string[] = [];
+    const json = argv.slice(0, argv.indexOf('--') < 0 ? undefined : argv.indexOf('--')).includes('--json');
+    const unknownCommand = (word: string): UsageError => new UsageError(`Unknown command "${word}".${didYouMean(word, Object.keys(commands))}`);
     try {
       if (name === 'help') {
         const topic = argv[at + 1] ?? '';
-        io.out(Object.hasOwn(commands, topic) ? commandHelp(commands[topic]) : TOP_HELP);
+        if (topic && !Object.hasOwn(commands, topic)) throw unknownCommand(topic);
+        io.out(topic ? commandHelp(commands[topic]) : TOP_HELP);
         return 0;
       }
-      if (name && !command) throw new UsageError(`unknown command "${name}"`);
+      if (name && !command) throw unknownCommand(name);
       if (!command) {
-        if (rest.includes('--version')) {
+        if (rest.some((a) => a === '--version' || a === '-v' || a === '-V')) {
           io.out(VERSION);
           return 0;
         }
@@ -151,9 +239,14 @@ export function commandLine(commands: Record<string, Command>): Cli {
           io.out(TOP_HELP);
           return 0;
         }
-        throw new UsageError('a command is required');
+        const flag = rest.find((a) => a.startsWith('-'));
+        throw new UsageError(
+          flag
+            ? `Unknown option ${flag.split('=')[0]}: options other than --help and --version go after a command.${didYouMean(flag.split('=')[0].replace(/^-+/, ''), ['help', 'version'], (k) => `--${k}`)}`
+            : 'A command is required.',
+        );
       }
-      const ctx = await context(command, rest, io, env, workDir);
+      const ctx = await context(command, rest, io, env, workDir, warnings);
       if (!ctx) return 0;
       return (await command.run(ctx)) ?? 0;
     } catch (err) {
@@ -161,11 +254,13 @@ export function commandLine(commands: Record<string, Command>): Cli {
         io.err(`checkpoint ${name}: ${agentLine(errorMessage(err), 1000)}; nothing done.`);
         return 0;
       }
+      const message = sentence(errorMessage(err));
+      if (json) io.out(JSON.stringify({ error: { code: errorCode(err), message }, warnings }, null, 2));
       if (err instanceof UsageError) {
-        io.err(`checkpoint: ${err.message}\n${command ? command.help.split('\n')[0] : 'Usage: checkpoint <command> [options]'}\nRun "checkpoint ${command ? `${name} ` : ''}--help" for more.`);
+        io.err(`checkpoint: ${message}\n${command ? command.help.split('\n')[0] : 'Usage: checkpoint <command> [options]'}\nRun "checkpoint ${command ? `${name} ` : ''}--help" for more.`);
         return 2;
       }
-      io.err(`checkpoint: ${errorMessage(err)}`);
+      io.err(`checkpoint: ${message}`);
       return 1;
     }
   };
@@ -237,11 +332,43 @@ function writesDirectly(fd: number): boolean {
   }
 }
 
+/** Whether `fd` is open on a terminal. */
+function isTerminal(fd: number): boolean {
+  return isatty(fd);
+}
+
+/**
+ * Asks on the terminal: the question on stderr, the answer read from stdin; '' at the end of input (Ctrl-D). Ctrl-C
+ * ends the process (exit 130): nothing has been done while a question waits.
+ */
+function askTerminal(question: string): Promise<string> {
+  const readline = require('node:readline') as typeof import('node:readline');
+  return new Promise((resolve) => {
+    const rl = readline.createInterface({ input: process.stdin, output: process.stderr, terminal: true });
+    let answered = false;
+    rl.on('SIGINT', () => {
+      process.stderr.write('\n');
+      process.exit(130);
+    });
+    rl.on('close', () => {
+      if (!answered) resolve('');
+    });
+    rl.question(question, (answer) => {
+      answered = true;
+      rl.close();
+      resolve(answer);
+    });
+  });
+}
+
 /** Runs `cli` as this process: output to stdout/stderr, the exit code as the process's. */
 export function runAsProcess(cli: Cli, argv: string[]): void {
   const out = fdWriter(1, () => process.stdout);
   const err = fdWriter(2, () => process.stderr);
+  // Someone to ask only when both stdin and stderr are a terminal (two fstat calls; no stream is set up for it).
+  const terminal = isTerminal(0) && isTerminal(2);
   void cli(argv, {
+    ask: terminal ? askTerminal : undefined,
     // A line goes out in one write (another process's output sharing the pipe never lands inside it); a listing's
     // megabyte and its newline go apart, so that it is not copied to add it.
     out: (s) => {

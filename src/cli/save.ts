@@ -9,6 +9,7 @@ import { readGitState } from '../core/git';
 import { gitTimeoutFrom } from '../core/gitProcess';
 import type { ResolvedMemoryDir } from '../core/memoryDir';
 import { groundSnapshot } from '../core/snapshot';
+import { checkpointJson, cliLine, resumeHint } from './output';
 
 export const saveCommand = defineCommand({
   synopsis: 'save [<name>]',
@@ -36,7 +37,15 @@ suggests (the plan's, else the branch's), printed first.
                     push keeps the commit and is a warning on stderr (--json: commit.pushError)
   --no-snapshot     do not record a code snapshot (by default, in a git repository, the work tree's tracked
                     changes and untracked files are kept as a commit under refs/checkpoints/snapshots/<name>,
-                    without touching the index, the work tree, the stash or HEAD)`,
+                    without touching the index, the work tree, the stash or HEAD)
+Without --left-off, on a terminal it asks where work stopped (an empty answer saves nothing, as git commit does
+without a message); elsewhere it saves with a warning.
+With --json: the checkpoint (as show --json gives it), "trashPath" (where --force moved the previous version, else
+null), "commit" (with --commit: { "hash", "branch", "subject", "files", "leftOut", "pushed", "pushError" }, else
+null), "commitError" and "warnings".
+
+Example:
+  checkpoint save oauth --left-off "Callback wired; next: refresh tokens" --done "Login form" --failed "PKCE in the popup — blocked by the CSP"`,
   options: {
     'left-off': { type: 'string' },
     done: { type: 'string', multiple: true },
@@ -53,6 +62,17 @@ suggests (the plan's, else the branch's), printed first.
   async run(ctx) {
     const { values } = ctx;
     if (values.push && !values.commit) throw new UsageError('--push goes with --commit: checkpoint save <name> --commit --push');
+    let leftOff = values['left-off'];
+    if (leftOff === undefined || leftOff.trim() === '') {
+      // As git commit without a message: asked for on a terminal, and nothing saved without it.
+      const answer = await ctx.ask('Left off (where work stopped, and the next step): ');
+      if (answer !== undefined) {
+        if (answer.trim() === '') throw new CheckpointError('Nothing saved: a checkpoint says where work stopped. Give it with --left-off TEXT.');
+        leftOff = answer;
+      } else {
+        ctx.warn('No --left-off: the checkpoint does not say where work stopped (its Left Off is "None"). Save it again with --force --left-off TEXT to say it.');
+      }
+    }
     // git scans the work tree (branch, Modified Files, the snapshot) while the store opens; a save that fails stops
     // it instead of waiting for it.
     const stop = new AbortController();
@@ -75,11 +95,11 @@ suggests (the plan's, else the branch's), printed first.
       let name = ctx.name;
       if (ctx.positionals.length === 0) {
         name = suggestName({ plan, branch: await store.currentBranch() });
-        ctx.io.err(`No name given: saving as "${name}".`);
+        ctx.note(`No name given: saving as "${name}".`);
       }
       const input = {
         name,
-        leftOff: values['left-off'],
+        leftOff,
         done: values.done,
         failed: values.failed,
         decisions: values.decision,
@@ -97,37 +117,35 @@ suggests (the plan's, else the branch's), printed first.
       }
     } catch (err) {
       stop.abort();
-      if (err instanceof CheckpointExistsError) throw new CheckpointError(`${err.message} Use --force to overwrite it.`);
+      if (err instanceof CheckpointExistsError) err.message += ' Use --force to overwrite it.';
       throw err;
     } finally {
       // A save that took no snapshot lets the script it started end with nothing done (it holds the snapshot index's
       // lock until then).
       await ground?.then((g) => g?.script?.cancel());
     }
-    for (const w of r.warnings) ctx.io.err(`Warning: ${w}`);
+    for (const w of r.warnings) ctx.warn(w);
     const where = await resolved;
     const notice = where && autoMemoryOffNotice(where);
-    if (notice) ctx.io.err(`Note: ${notice}`);
+    if (notice) ctx.note(notice);
     const cp = r.checkpoint;
-    const lines = [`Checkpoint "${cp.name}" saved. Resume anytime: \`continue ${cp.name}\``, r.path];
-    if (r.replaced) lines.push(`The previous version is in the trash: ${r.replaced} (checkpoint restore ${cp.name} --force brings it back)`);
-    const data: Record<string, unknown> = { name: cp.name, path: r.path, branch: cp.branch, saved: cp.saved, modifiedFiles: cp.modifiedFiles };
-    if (!committed) {
-      ctx.print(lines.join('\n'), data);
-      return 0;
-    }
-    const c = committed.commit;
+    const lines = [`Checkpoint "${cp.name}" saved. ${resumeHint(cp.name, values.dir)}`, r.path];
+    if (r.replaced) lines.push(`The previous version is in the trash: ${r.replaced} (${cliLine(['restore', cp.name, '--force'], values.dir)} brings it back)`);
+    const c = committed?.commit;
     if (c) {
       lines.push(`Committed ${c.hash.slice(0, 7)} on ${c.branch}: ${c.subject}`);
       if (c.leftOut.length) lines.push(`Left out (likely secrets): ${c.leftOut.join(', ')}`);
       if (c.pushed) lines.push('Pushed.');
     }
-    data.commit = c ? { hash: c.hash, branch: c.branch, subject: c.subject, files: c.committed, leftOut: c.leftOut, pushed: c.pushed, pushError: c.pushError ?? null } : null;
-    if (committed.commitError) data.commitError = committed.commitError.message;
-    ctx.print(lines.join('\n'), data);
     // Exit 0 either way: the checkpoint (and the commit) were written, and exit 1 always means nothing was written.
-    if (committed.commitError) ctx.io.err(`Warning: not committed; the checkpoint is saved. ${committed.commitError.message}`);
-    if (c?.pushError) ctx.io.err(`Warning: committed ${c.hash.slice(0, 7)}, but the push failed: ${c.pushError}`);
+    if (committed?.commitError) ctx.warn(`Not committed; the checkpoint is saved. ${committed.commitError.message}`);
+    if (c?.pushError) ctx.warn(`Committed ${c.hash.slice(0, 7)}, but the push failed: ${c.pushError}`);
+    ctx.print(lines.join('\n'), {
+      ...checkpointJson(cp, r.path),
+      trashPath: r.replaced ?? null,
+      commit: c ? { hash: c.hash, branch: c.branch, subject: c.subject, files: c.committed, leftOut: c.leftOut, pushed: c.pushed, pushError: c.pushError ?? null } : null,
+      commitError: committed?.commitError?.message ?? null,
+    });
     return 0;
   },
 });

@@ -30,7 +30,7 @@ ${program} save <name> --left-off "<where work stopped and the next step>" --don
 
 1. No name given: \`${program} pending --json\` prints a JSON list of the checkpoints waiting to be resumed, the one to offer first on top (\`[]\` when none); each has \`name\`, \`branch\`, \`saved\` and \`description\`. One: resume it. Several: show them (name, branch, date, description) and ask the user which. None: \`${program} list\` prints every saved checkpoint, one per line, name first ("No saved checkpoints found." when none): ask which, or say so.
 2. \`${program} show <name>\` prints it: read Left Off, Done, Failed Approaches, Decisions, Open Questions and the plan.
-3. \`${program} resume <name> --json\` marks it resumed and prints a JSON object. If \`branchMismatch\` is true, tell the user (\`branch\` against \`currentBranch\`) and ask before switching branch.
+3. \`${program} resume <name> --json\` marks it resumed (moved to the trash; \`${program} restore <name>\` undoes it) and prints the whole checkpoint as a JSON object. If \`branchMismatch\` is true, tell the user (\`branch\` against \`currentBranch\`) and ask before switching branch.
 4. Never retry anything in \`failedApproaches\`. Summarize where the work stands, then continue from Left Off or wait for the user.
 `;
 }

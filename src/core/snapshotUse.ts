@@ -3,7 +3,8 @@
 import { promises as fs } from 'node:fs';
 import { isObjectId, type Checkpoint } from './checkpoint';
 import { CheckpointError, errorMessage } from './errors';
-import { oneLine } from './escaping';
+import { oneLine, shellQuote } from './escaping';
+import { printable } from './names';
 import { NO_HOOKS, runGitBytes } from './git';
 import { checkedRef, DEFAULT_FILE_LIMIT_BYTES, GIT_QUICK_MS, hasCommit, KEPT_REFS, repoPaths, runGit, SNAPSHOT_REFS, SNAPSHOT_TIME_LIMIT_MS, splitZ, workTreeNow } from './snapshot';
 
@@ -14,22 +15,31 @@ import { checkedRef, DEFAULT_FILE_LIMIT_BYTES, GIT_QUICK_MS, hasCommit, KEPT_REF
 interface SnapshotStore {
   readonly cwd: string;
   show(name: string): Promise<Checkpoint>;
-  purgeTrash(olderThanDays: number): Promise<{ purged: { file: string; snapshot?: string }[]; stillNamed: Set<string> }>;
+  purgeTrash(olderThanDays: number, opts?: { dryRun?: boolean }): Promise<{ purged: { file: string; snapshot?: string }[]; stillNamed: Set<string> }>;
   list(opts: { includeJson?: boolean }): Promise<{ name: string; path: string; unreadable?: string }[]>;
 }
 
 /** The snapshot commit a checkpoint names; throws when it has none or the repository lacks it. */
 export async function checkpointSnapshot(store: SnapshotStore, name: string): Promise<{ checkpoint: Checkpoint; commit: string }> {
   const checkpoint = await store.show(name);
-  if (!checkpoint.snapshot) {
-    throw new CheckpointError(`Checkpoint "${checkpoint.name}" has no code snapshot (it was saved outside git, with --no-snapshot, or over the size limit).`);
-  }
+  if (!checkpoint.snapshot) throw new CheckpointError(noSnapshotReason(checkpoint));
   if (!(await hasCommit(store.cwd, checkpoint.snapshot))) {
     throw new CheckpointError(
       `The snapshot of "${checkpoint.name}" (${checkpoint.snapshot.slice(0, 12)}) is not in the repository at ${store.cwd}; if it was saved on another machine, run checkpoint pull.`,
     );
   }
   return { checkpoint, commit: checkpoint.snapshot };
+}
+
+/** Why a checkpoint has no code snapshot, from what it records: combined, skipped (with the reason), or not taken. */
+function noSnapshotReason(cp: Checkpoint): string {
+  const name = `"${printable(cp.name, 64)}"`;
+  if (cp.sources?.length) {
+    const first = printable(cp.sources[0].name, 64);
+    return `Checkpoint ${name} was combined from ${cp.sources.map((s) => `"${printable(s.name, 64)}"`).join(', ')}: a combined checkpoint has no code snapshot of its own. Each source may have one (e.g. checkpoint diff ${shellQuote(first)}), until it is trashed and purged.`;
+  }
+  if (cp.snapshotSkipped) return `Checkpoint ${name} has no code snapshot: ${printable(cp.snapshotSkipped, 200)}.`;
+  return `Checkpoint ${name} has no code snapshot (it was saved outside git, with --no-snapshot, or by a version without snapshots).`;
 }
 
 /** One file that differs between a snapshot and now: Added, Modified, Deleted since the snapshot, or Type changed. */
@@ -97,11 +107,11 @@ export async function diffSince(cwd: string, commit: string, opts: { stat?: bool
 export const BRANCH_PREFIX = 'checkpoint/';
 
 /**
- * Creates the branch `checkpoint/<name>` at a snapshot. Never moves an existing branch, never touches the work
+ * Creates the branch `checkpoint/<name>` (or `branchName`, as given) at a snapshot. Never moves an existing branch, never touches the work
  * tree, the index or HEAD. Returns the branch name.
  */
-export async function branchFromSnapshot(cwd: string, name: string, commit: string): Promise<string> {
-  const ref = await checkedRef(cwd, `refs/heads/${BRANCH_PREFIX}`, name);
+export async function branchFromSnapshot(cwd: string, name: string, commit: string, branchName?: string): Promise<string> {
+  const ref = branchName === undefined ? await checkedRef(cwd, `refs/heads/${BRANCH_PREFIX}`, name) : await checkedRef(cwd, 'refs/heads/', branchName);
   const branch = ref.slice('refs/heads/'.length);
   try {
     // An empty old value: the ref must not exist yet.
@@ -120,16 +130,22 @@ export const TRASH_PURGE_DAYS = 30;
 
 /**
  * Deletes the refs under refs/checkpoints/snapshots/ and refs/checkpoints/kept/ that point at one of `shas`.
- * Returns the refs deleted. A ref moved meanwhile is left alone (the deletion checks its old value).
+ * Returns the refs deleted (`dryRun`: those it would delete). A ref moved meanwhile is left alone (the deletion checks its old value).
  */
-export async function removeSnapshotRefs(cwd: string, shas: ReadonlySet<string>, timeoutMs = GIT_QUICK_MS, keepNames: ReadonlySet<string> = new Set()): Promise<string[]> {
+export async function removeSnapshotRefs(
+  cwd: string,
+  shas: ReadonlySet<string>,
+  timeoutMs = GIT_QUICK_MS,
+  keepNames: ReadonlySet<string> = new Set(),
+  dryRun = false,
+): Promise<string[]> {
   if (shas.size === 0) return [];
   const out = await runGit(cwd, ['for-each-ref', '--format=%(objectname) %(refname)', SNAPSHOT_REFS, KEPT_REFS], { timeoutMs });
   const doomed = out
     .split('\n')
     .map((l) => [l.slice(0, l.indexOf(' ')), l.slice(l.indexOf(' ') + 1)] as const)
     .filter(([sha, ref]) => shas.has(sha) && ref.startsWith('refs/checkpoints/') && !(ref.startsWith(SNAPSHOT_REFS) && keepNames.has(ref.slice(SNAPSHOT_REFS.length))));
-  if (doomed.length === 0) return [];
+  if (doomed.length === 0 || dryRun) return doomed.map(([, ref]) => ref);
   await runGit(cwd, ['update-ref', '-z', '--stdin'], { input: doomed.map(([sha, ref]) => `delete ${ref}\0${sha}\0`).join(''), timeoutMs });
   return doomed.map(([, ref]) => ref);
 }
@@ -137,14 +153,15 @@ export async function removeSnapshotRefs(cwd: string, shas: ReadonlySet<string>,
 /**
  * Purges trashed checkpoints dated `olderThanDays` days ago or earlier (0: the whole trash), and the snapshot refs
  * that only they named: a snapshot goes only when no live or trashed checkpoint names it any more, so Undo and
- * restore never find a checkpoint without its snapshot. `git: false` (Restricted Mode) leaves refs alone.
+ * restore never find a checkpoint without its snapshot. `git: false` (Restricted Mode) leaves refs alone. `dryRun`:
+ * nothing is removed; the result says what would be.
  */
 export async function collectGarbage(
   store: SnapshotStore,
   olderThanDays: number,
-  opts: { git?: boolean } = {},
+  opts: { git?: boolean; dryRun?: boolean } = {},
 ): Promise<{ purged: string[]; refsRemoved: string[]; warnings: string[] }> {
-  const { purged, stillNamed } = await store.purgeTrash(olderThanDays);
+  const { purged, stillNamed } = await store.purgeTrash(olderThanDays, { dryRun: opts.dryRun });
   const gone = new Set(purged.map((p) => p.snapshot).filter((s): s is string => isObjectId(s) && !stillNamed.has(s)));
   const warnings: string[] = [];
   let refsRemoved: string[] = [];
@@ -156,7 +173,7 @@ export async function collectGarbage(
     for (const id of text.slice(0, 1024 * 1024).match(/[0-9a-f]+/g) ?? []) if (isObjectId(id)) gone.delete(id);
   }
   if (gone.size && opts.git !== false) {
-    refsRemoved = await removeSnapshotRefs(store.cwd, gone, GIT_QUICK_MS, new Set(unreadable.map((c) => c.name))).catch((err: unknown) => {
+    refsRemoved = await removeSnapshotRefs(store.cwd, gone, GIT_QUICK_MS, new Set(unreadable.map((c) => c.name)), opts.dryRun).catch((err: unknown) => {
       warnings.push(`The snapshot refs of purged checkpoints were not removed: ${errorMessage(err).trim().split('\n')[0]}`);
       return [];
     });

@@ -9,7 +9,7 @@ import { readGitState } from './git';
 import { LockLostError, preloadLock, withDirLock, type DirLock } from './lock';
 import { boldNames, formatBullet, removeFromIndex, upsertIndex, type IndexBullets, type IndexEdit } from './memoryIndex';
 import { oneLine } from './escaping';
-import { assertLookupName, isLookupName, nameFromFileName, printable, resolveName, validateName } from './names';
+import { assertLookupName, isLookupName, nameFromFileName, resolveName, validateName } from './names';
 import { recordResume } from './pending';
 import { readPlanProgress, resolvePlanPath } from './plans';
 import { recordLastCheckpoint } from './stateIndex';
@@ -24,9 +24,11 @@ import { createIgnoredDir, removeTrashCopy, replaceWithUndo, undoMoves, type Mov
 import {
   AmbiguousCheckpointError,
   CheckpointExistsError,
+  CheckpointNotFoundError,
   LIST_READ_BYTES,
   OrphanRemovedError,
   TRASH_DIR,
+  type RestoredCheckpoint,
   type ResumeResult,
   type SaveInput,
   type SaveResult,
@@ -316,7 +318,7 @@ export class CheckpointStore extends CheckpointReader {
     if (!found) {
       const orphan = await this.removeOrphan(asked);
       if (orphan) throw new OrphanRemovedError(orphan);
-      throw new CheckpointError(`No checkpoint named "${printable(asked)}" in ${this.memoryDir}.`);
+      throw await this.notFound(asked);
     }
     const name = found.name;
     // git runs before the lock is taken: the critical section stays short.
@@ -364,7 +366,7 @@ export class CheckpointStore extends CheckpointReader {
     const found = await this.find(rawName);
     if (!found) {
       if (await this.removeOrphan(rawName)) return '';
-      throw new CheckpointError(`No checkpoint named "${printable(rawName)}" in ${this.memoryDir}.`);
+      throw await this.notFound(rawName);
     }
     const name = found.name;
     if (found.source === 'json') {
@@ -373,12 +375,12 @@ export class CheckpointStore extends CheckpointReader {
     return (await this.moveToTrash([name]))[0];
   }
 
-  /** Moves every checkpoint file to trash and removes the whole index section. Returns how many. */
-  async deleteAll(): Promise<number> {
+  /** Moves every checkpoint file to trash and removes the whole index section. Returns each one moved and where to. */
+  async deleteAll(): Promise<{ name: string; trashPath: string }[]> {
     const names = (await this.files()).map((f) => nameFromFileName(path.basename(f))!);
-    if (names.length === 0 && (await this.readIndex()) === undefined) return 0; // nothing to do: write nothing
-    await this.moveToTrash(names, 'all');
-    return names.length;
+    if (names.length === 0 && (await this.readIndex()) === undefined) return []; // nothing to do: write nothing
+    const moved = await this.moveToTrash(names, 'all');
+    return moved.map((to) => ({ name: trashedCopy(path.basename(to))?.name ?? path.basename(to), trashPath: to }));
   }
 
   /**
@@ -386,16 +388,37 @@ export class CheckpointStore extends CheckpointReader {
    * live checkpoint of that name exists: refused (CheckpointExistsError), unless `force`, which moves the live one
    * to the trash first. No trashed copy: a CheckpointError.
    */
-  async restoreNamed(rawName: string, opts: { force?: boolean } = {}): Promise<{ checkpoint: Checkpoint; path: string; restoredFrom: string; replaced?: string }> {
+  async restoreNamed(rawName: string, opts: { force?: boolean } = {}): Promise<RestoredCheckpoint> {
     assertLookupName(rawName);
     const copy = (await this.trashedCopies(rawName))[0];
-    if (!copy) throw new CheckpointError(`No trashed checkpoint named "${printable(rawName)}" in ${path.join(this.memoryDir, TRASH_DIR)}.`);
+    if (!copy) throw new CheckpointNotFoundError(rawName, path.join(this.memoryDir, TRASH_DIR), (await this.trashContents()).map((c) => c.name), 'trashed checkpoint');
     const file = this.pathFor(copy.name);
     if (!opts.force && (await exists(file))) {
       throw new CheckpointExistsError(await this.read(file, LIST_READ_BYTES).catch(() => undefined), file, copy.name);
     }
     const r = await this.restore(copy.path, { replaceLive: opts.force });
     return { checkpoint: r, path: file, restoredFrom: copy.path, ...(r.replaced ? { replaced: r.replaced } : {}) };
+  }
+
+  /**
+   * `checkpoint restore --all`: puts the newest trashed copy of every checkpoint in the trash back. A name that has a
+   * live checkpoint is left alone (in `kept`), unless `force`, which moves the live one to the trash first.
+   */
+  async restoreAll(opts: { force?: boolean } = {}): Promise<{ restored: RestoredCheckpoint[]; kept: { name: string; path: string }[] }> {
+    const newest = new Map<string, string>();
+    for (const c of await this.trashContents()) if (!newest.has(c.name)) newest.set(c.name, c.path);
+    const restored: RestoredCheckpoint[] = [];
+    const kept: { name: string; path: string }[] = [];
+    for (const [name, from] of newest) {
+      const file = this.pathFor(name);
+      if (!opts.force && (await exists(file))) {
+        kept.push({ name, path: file });
+        continue;
+      }
+      const r = await this.restore(from, { replaceLive: opts.force });
+      restored.push({ checkpoint: r, path: file, restoredFrom: from, ...(r.replaced ? { replaced: r.replaced } : {}) });
+    }
+    return { restored, kept };
   }
 
   /**
@@ -428,8 +451,9 @@ export class CheckpointStore extends CheckpointReader {
    * Removes trashed checkpoint files from the day folders of `.trash` dated `olderThanDays` days ago or earlier
    * (0: all of them), then those folders when empty. Returns the removed files with the snapshot each named, and
    * every snapshot still named by a live or trashed checkpoint. Reads only the trash folder when nothing is old.
+   * `dryRun`: removes nothing, returns what would go.
    */
-  async purgeTrash(olderThanDays: number): Promise<{ purged: { file: string; snapshot?: string }[]; stillNamed: Set<string> }> {
+  async purgeTrash(olderThanDays: number, opts: { dryRun?: boolean } = {}): Promise<{ purged: { file: string; snapshot?: string }[]; stillNamed: Set<string> }> {
     const trash = path.join(this.memoryDir, TRASH_DIR);
     const today = this.now();
     const cutoff = formatLocalDate(new Date(today.getFullYear(), today.getMonth(), today.getDate() - olderThanDays));
@@ -448,9 +472,9 @@ export class CheckpointStore extends CheckpointReader {
           if (trashedCopy(f) === undefined) continue;
           const file = path.join(dir, f);
           purged.push({ file, snapshot: await snapshotOf(file) });
-          await removeFile(file);
+          if (!opts.dryRun) await removeFile(file);
         }
-        await fs.rmdir(dir).catch(() => undefined);
+        if (!opts.dryRun) await fs.rmdir(dir).catch(() => undefined);
       }
       const stillNamed = new Set<string>();
       for (const day of days.filter((d) => d > cutoff)) {

@@ -9,13 +9,13 @@ import { assertInside, exists, fileReads, isInside, readPrefix, readPrefixSync, 
 import { readBranch } from './git';
 import { readJsonCheckpoints, type JsonCheckpointFile } from './jsonCheckpoints';
 import { indexedNames, INDEX_FILE } from './memoryIndex';
-import { assertLookupName, fileNameFor, isLookupName, nameFromFileName, printable, resolveName, sanitizeName, validateName } from './names';
+import { assertLookupName, fileNameFor, isLookupName, nameFromFileName, resolveName, sanitizeName, validateName } from './names';
 import { homeFrom } from './paths';
 import { resolvePlanPath } from './plans';
 import { trashedCopy } from './trash';
 import { indexMismatch } from './indexRepair';
 import { newestFirst } from './order';
-import { LIST_READ_BYTES, SHOW_READ_BYTES, TRASH_DIR, type CheckpointSummary, type StoreOptions } from './storeTypes';
+import { CheckpointNotFoundError, LIST_READ_BYTES, SHOW_READ_BYTES, TRASH_DIR, type CheckpointSummary, type StoreOptions } from './storeTypes';
 
 /** Runs `fn` over `items` with at most `limit` at once (listing thousands of files must not exhaust descriptors). */
 async function mapPool<T, R>(items: T[], limit: number, fn: (item: T) => Promise<R>): Promise<R[]> {
@@ -32,6 +32,13 @@ async function mapPool<T, R>(items: T[], limit: number, fn: (item: T) => Promise
 }
 
 /** The checkpoints of one memory directory, read: list, show, find. Editor-free. */
+/** One file in the trash: a copy of checkpoint `name`, in the day folder `day` (YYYY-MM-DD). */
+export interface TrashedCopy {
+  name: string;
+  path: string;
+  day: string;
+}
+
 export class CheckpointReader {
   readonly memoryDir: string;
   readonly cwd: string;
@@ -271,7 +278,7 @@ export class CheckpointReader {
    */
   async show(rawName: string): Promise<Checkpoint & { path: string; text?: string }> {
     const found = await this.find(rawName);
-    if (!found) throw new CheckpointError(`No checkpoint named "${printable(rawName)}" in ${this.memoryDir}.`);
+    if (!found) throw await this.notFound(rawName);
     if (found.json) {
       if (!found.json.checkpoint) throw new CheckpointError(`Checkpoint ${found.path} is unreadable: ${found.json.unreadable}`);
       return { ...found.json.checkpoint, path: found.path };
@@ -316,6 +323,12 @@ export class CheckpointReader {
   }
 
   /** Names of the checkpoint files in the memory directory (their bullets are checkpoints' whatever their shape). */
+  /** The error for a name that no checkpoint has, naming the nearest ones. */
+  async notFound(rawName: string): Promise<CheckpointNotFoundError> {
+    const jsons = await readJsonCheckpoints(this.cwd, this.reads);
+    return new CheckpointNotFoundError(rawName, this.memoryDir, [...(await this.knownNames()), ...jsons.map((j) => j.name)]);
+  }
+
   protected async knownNames(): Promise<Set<string>> {
     return new Set((await this.fileNames()).map((f) => nameFromFileName(f)!));
   }
@@ -340,28 +353,32 @@ export class CheckpointReader {
   }
 
   /**
-   * The trashed copies of a checkpoint (by the name as given, or the sanitized one), newest first: the latest trash
-   * day first, and within a day the latest copy (`checkpoint-x~3.md` after `checkpoint-x~2.md` after `checkpoint-x.md`).
+   * Every copy in the trash, newest first (the newest day first; within a day, the later copy of a name first):
+   * the checkpoint it is a copy of, its path and its day folder.
    */
-  async trashedCopies(rawName: string): Promise<{ name: string; path: string }[]> {
-    assertLookupName(rawName);
+  async trashContents(): Promise<TrashedCopy[]> {
     const trash = path.join(this.memoryDir, TRASH_DIR);
     if ((await fs.lstat(trash).catch(() => undefined))?.isDirectory() !== true) return [];
     const days = (await fs.readdir(trash, { withFileTypes: true })).filter((d) => d.isDirectory()).map((d) => d.name).sort().reverse();
-    const all: { name: string; path: string; n: number; day: number }[] = [];
-    for (const [day, dir] of days.entries()) {
-      for (const f of await fs.readdir(path.join(trash, dir)).catch(() => [] as string[])) {
+    const all: (TrashedCopy & { n: number; at: number })[] = [];
+    for (const [at, day] of days.entries()) {
+      for (const f of await fs.readdir(path.join(trash, day)).catch(() => [] as string[])) {
         const copy = trashedCopy(f);
-        if (copy) all.push({ name: copy.name, path: path.join(trash, dir, f), n: copy.n, day });
+        if (copy) all.push({ name: copy.name, path: path.join(trash, day, f), day, n: copy.n, at });
       }
     }
+    return all.sort((a, b) => a.at - b.at || b.n - a.n || (a.name < b.name ? -1 : a.name > b.name ? 1 : 0)).map(({ name, path: p, day }) => ({ name, path: p, day }));
+  }
+
+  /** The trashed copies of a checkpoint, newest first; the name is looked up as every command looks names up. */
+  async trashedCopies(rawName: string): Promise<{ name: string; path: string }[]> {
+    assertLookupName(rawName);
+    const all = await this.trashContents();
     // The same lookup as every other command, over the names the trash holds.
     const name = resolveName(rawName, all.map((c) => c.name));
-    return all
-      .filter((c) => c.name === name)
-      .sort((a, b) => a.day - b.day || b.n - a.n)
-      .map(({ name: n, path: p }) => ({ name: n, path: p }));
+    return all.filter((c) => c.name === name).map(({ name: n, path: p }) => ({ name: n, path: p }));
   }
+
 }
 
 /** `read()`'s result, or undefined when the path does not exist; any other error is thrown. */

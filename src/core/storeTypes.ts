@@ -3,6 +3,7 @@ import { CheckpointError } from './errors';
 import type { Checkpoint } from './checkpoint';
 import { formatLocalDateTime } from './dates';
 import { printable } from './names';
+import { didYouMean, nearest } from './suggest';
 import type { SnapshotOptions } from './snapshot';
 import type { GitState } from './git';
 
@@ -71,6 +72,14 @@ export interface ResumeResult {
   warnings?: string[];
 }
 
+/** A checkpoint put back from the trash: from where, and where the live one it replaced went. */
+export interface RestoredCheckpoint {
+  checkpoint: Checkpoint;
+  path: string;
+  restoredFrom: string;
+  replaced?: string;
+}
+
 export interface StoreOptions {
   memoryDir: string;
   /** Workspace folder: git runs here; relative plan paths resolve against it. */
@@ -117,6 +126,17 @@ export class OrphanRemovedError extends CheckpointError {
   constructor(readonly checkpointName: string) {
     super(`Checkpoint file missing (cleaned up stale entry "${checkpointName}").`);
     this.name = 'OrphanRemovedError';
+  }
+}
+
+/** Raised when no checkpoint has the name asked for; says which names are near it ("did you mean"). */
+export class CheckpointNotFoundError extends CheckpointError {
+  /** The names nearest the one asked for, nearest first. */
+  readonly suggestions: string[];
+  constructor(asked: string, where: string, candidates: Iterable<string>, what = 'checkpoint') {
+    super(`No ${what} named "${printable(asked)}" in ${where}.${didYouMean(asked, candidates, (n) => `"${printable(n, 64)}"`)}`);
+    this.name = 'CheckpointNotFoundError';
+    this.suggestions = nearest(asked, candidates);
   }
 }
 

@@ -448,7 +448,7 @@ export class FolderCheckpoints implements vscode.Disposable {
 
   /** Moves every checkpoint to the trash. Returns how many. */
   deleteAll(): Promise<number> {
-    return this.run('deleteAll', async (store) => [await store.deleteAll(), { files: 'all', active: null }]);
+    return this.run('deleteAll', async (store) => [(await store.deleteAll()).length, { files: 'all', active: null }]);
   }
 
   /**

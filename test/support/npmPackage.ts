@@ -29,6 +29,7 @@ export interface Packed {
 export function stageProject(stage: string): string {
   for (const f of ['package.json', 'README.md', 'README.package.md', 'LICENSE', 'CHANGELOG.md', '.npmignore', '.vscodeignore']) copyFileSync(path.join(ROOT, f), path.join(stage, f));
   cpSync(path.join(ROOT, 'media'), path.join(stage, 'media'), { recursive: true });
+  cpSync(path.join(ROOT, 'schema'), path.join(stage, 'schema'), { recursive: true });
   cpSync(path.join(ROOT, 'dist'), path.join(stage, 'dist'), { recursive: true });
   mkdirSync(path.join(stage, '.claude-plugin'));
   copyFileSync(path.join(ROOT, '.claude-plugin', 'marketplace.json'), path.join(stage, '.claude-plugin', 'marketplace.json'));

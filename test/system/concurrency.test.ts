@@ -168,7 +168,7 @@ test('mixed: CLI saves, deletes, resumes and listings with in-process (extension
       assert.deepEqual(j.failedApproaches, [`approach ${idx[k]} failed`]);
     });
     // A reader running alongside the writers never sees a torn file.
-    for (const l of listings) for (const item of JSON.parse(l.out)) assert.equal(item.unreadable, undefined, `${item.name} readable while written`);
+    for (const l of listings) for (const item of JSON.parse(l.out)) assert.equal(item.unreadable, null, `${item.name} readable while written`);
     assert.equal(extSaves.length, MIXED_EACH);
 
     const kept = [...idx.map((i) => `e-${i}`), ...idx.map((i) => `s-${i}`)].sort();

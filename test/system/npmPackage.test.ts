@@ -23,7 +23,7 @@ test('npm pack: the built CLI, the plugin, README, LICENSE and CHANGELOG (and th
   assert.equal(pkg.dependencies, undefined, 'the bundles carry their libraries: nothing to install at run time');
 
   const { stage, tarball, files } = packPackage(temp('checkpoint-pack-'), temp('checkpoint-tgz-'));
-  for (const f of ['.claude-plugin/plugin.json', '.mcp.json', 'bin/checkpoint', 'dist/cli.js', 'dist/hook.js', 'dist/cli-main.js', 'hooks/hooks.json', 'skills/checkpoint/SKILL.md', 'README.md', 'LICENSE', 'CHANGELOG.md']) {
+  for (const f of ['.claude-plugin/plugin.json', '.mcp.json', 'bin/checkpoint', 'dist/cli.js', 'dist/hook.js', 'dist/cli-main.js', 'hooks/hooks.json', 'skills/checkpoint/SKILL.md', 'schema/checkpoint-cli.schema.json', 'README.md', 'LICENSE', 'CHANGELOG.md']) {
     assert.ok(files.includes(f), `${f} is in the package: ${files.join(', ')}`);
   }
   const unwanted = files.filter((f) => /^(src|test|scripts|docs|out|node_modules)\/|\.map$|^dist\/ext|^dist\/extension\.js$|^dist\/\.v8-cache\/|marketplace\.json$/.test(f));

@@ -55,17 +55,17 @@ for (const indexName of ['skill.md', 'shapes.md']) test(`corpus through the CLI:
   const { home, ws, mem, index } = setup({ index: indexName });
   const list = await cli(['list', '--json', '--dir', mem], home, ws);
   assert.equal(list.code, 0, list.err);
-  const items = JSON.parse(list.out) as { name: string; unreadable?: string; plan: string | null; planStep: number | null; planSteps: number | null; branch: string }[];
+  const items = JSON.parse(list.out) as { name: string; unreadable: string | null; plan: string | null; planStep: number | null; planSteps: number | null; branch: string }[];
   assert.deepEqual(items.map((i) => i.name).sort(), [...CORPUS_NAMES].sort());
-  assert.ok(items.every((i) => i.unreadable === undefined), 'all readable');
+  assert.ok(items.every((i) => i.unreadable === null), 'all readable');
   const fix = items.find((i) => i.name === 'fix:-login')!;
   assert.deepEqual([fix.branch, fix.plan, fix.planStep, fix.planSteps], ['fix/login', FIX_LOGIN_PLAN(home), 2, 4], '~/ plan path expanded');
   assert.equal(items.find((i) => i.name === 'My Feature')!.plan, FIX_LOGIN_PLAN(home), 'one plan, one path');
 
   for (const name of CORPUS_NAMES) {
-    const show = await cli(['show', name, '--dir', mem], home, ws);
+    const show = await cli(['show', name, '--raw', '--dir', mem], home, ws);
     assert.equal(show.code, 0, `show ${name}: ${show.err}`);
-    assert.equal(show.out, corpusCheckpoint(name).trimEnd() + '\n', `show ${name} prints the file`);
+    assert.equal(show.out, corpusCheckpoint(name).trimEnd() + '\n', `show --raw ${name} prints the file`);
     const json = JSON.parse((await cli(['show', name, '--json', '--dir', mem], home, ws)).out) as { name: string; leftOff: string };
     assert.equal(json.name, name);
     assert.ok(json.leftOff.length > 0);

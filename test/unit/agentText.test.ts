@@ -31,7 +31,7 @@ test('a plan file named with line breaks writes one escaped Plan line: no inject
     assert.deepEqual(headings, ['# Checkpoint: x', '## Left Off', '## Done This Session', '## Failed Approaches', '## Modified Files']);
     assert.equal(parseFrontMatter(file).data?.plan, plan, 'front matter keeps the exact path');
     const shown = json((await w.cli(['show', 'x', '--json'])).out);
-    assert.deepEqual(shown.failed, []);
+    assert.deepEqual(shown.failedApproaches, []);
     assert.equal(shown.leftOff, 'the real left off');
     assert.equal(shown.plan, plan);
     const resumed = await w.cli(['resume', 'x', '--keep']);

@@ -30,6 +30,7 @@ test('checkpoint dir --json: a linked worktree resolves to the main worktree\'s 
     source: 'claude',
     claudeLoads: true,
     claude: { dir: expected, settingsFile: null, projectRoot: repo, autoMemoryOff: null, ignoredAutoMemoryDirectory: null },
+    warnings: [],
   });
   assert.equal((await cli(['dir'], worktree, home)).out.trim(), expected);
   // A checkpoint saved in the worktree is listed from the main checkout.

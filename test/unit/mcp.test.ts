@@ -323,3 +323,19 @@ test('a checkpoint pulled from someone else cannot inject lines into what the ag
     await client.close();
   }
 });
+
+test('a mistyped name: the tool error names the nearest checkpoint (0.2.0: no suggestion)', async () => {
+  const dir = repo();
+  const mem = path.join(temp(), 'mem');
+  const { client } = await connect({ cwd: dir, args: ['--dir', mem] });
+  try {
+    assert.equal(isError(await client.callTool({ name: 'checkpoint_save', arguments: { name: 'my-feature', leftOff: 'x' } })), false);
+    for (const tool of ['checkpoint_show', 'checkpoint_resume']) {
+      const r = await client.callTool({ name: tool, arguments: { name: 'my-featur' } });
+      assert.equal(isError(r), true, tool);
+      assert.match(text(r), /No checkpoint named "my-featur" .*Did you mean "my-feature"\?/, tool);
+    }
+  } finally {
+    await client.close();
+  }
+});

@@ -36,9 +36,9 @@ test('checkpoint pending: nothing (exit 0), then every checkpoint not resumed si
   const list = (await pending()) as Record<string, unknown>[];
   assert.deepEqual(list.map((c) => c.name), ['newer', 'older']);
   const p = list[0];
-  assert.deepEqual(Object.keys(p).sort(), ['auto', 'branch', 'description', 'name', 'path', 'plan', 'planStep', 'planSteps', 'saved']);
+  assert.deepEqual(Object.keys(p).sort(), ['auto', 'branch', 'description', 'name', 'path', 'plan', 'planStep', 'planSteps', 'saved', 'unreadable']);
   assert.deepEqual([p.name, p.branch, p.description, p.auto], ['newer', 'main', 'b', false]);
-  assert.match((await cli(['pending', '--dir', mem], { cwd: repo, env })).out, /^newer {2}\[main · just now\] {2}b$/m);
+  assert.match((await cli(['pending', '--dir', mem], { cwd: repo, env })).out, /^\* newer {2}main {2}just now {2}b\n {2}older {2}main {2}just now {2}a$/m);
   // Resuming one (kept) takes only that one off the list: resuming one never hides another (seed 000's sentinels).
   assert.equal((await cli(['resume', 'older', '--keep', '--dir', mem], { cwd: repo, env })).code, 0);
   assert.deepEqual(((await pending()) as { name: string }[]).map((c) => c.name), ['newer']);
@@ -87,7 +87,7 @@ test('state-index.json: a save without --plan goes to the active plan; a plan-sc
   writeFileSync(index, '{"active_plan": "no-such-plan"}');
   const r3 = await cli(['save', 'noplan', '--left-off', 'x', '--dir', mem], { cwd: repo, env });
   assert.equal(r3.code, 0);
-  assert.equal((JSON.parse((await cli(['show', 'noplan', '--json', '--dir', mem], { cwd: repo, env })).out) as { plan?: string }).plan, undefined);
+  assert.equal((JSON.parse((await cli(['show', 'noplan', '--json', '--dir', mem], { cwd: repo, env })).out) as { plan: string | null }).plan, null);
   // Every save is the last checkpoint (seed 003), with or without a plan; the other keys stay.
   assert.deepEqual(Object.keys(JSON.parse(readFileSync(index, 'utf8')) as object), ['active_plan', 'last_checkpoint']);
 });

@@ -46,9 +46,9 @@ test('save --force moves the previous version to the trash; restore --force brin
   const r = JSON.parse(forced.out);
   assert.equal(r.name, 'work');
   assert.equal(r.path, file(root, 'work'));
-  assert.ok(r.replaced && existsSync(r.replaced));
+  assert.ok(r.trashPath && existsSync(r.trashPath));
   assert.equal(readFileSync(file(root, 'work'), 'utf8'), first, 'the first version is back');
-  assert.match(readFileSync(r.replaced, 'utf8'), /second version/, 'the second one is in the trash now');
+  assert.match(readFileSync(r.trashPath, 'utf8'), /second version/, 'the second one is in the trash now');
   assert.match(index(root), /^- \*\*work\*\* \(.*\) — first version$/m);
   assert.equal(index(root).split('- **work**').length, 2, 'one bullet');
 });

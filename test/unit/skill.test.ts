@@ -26,7 +26,7 @@ test('the skill has the front matter Claude Code needs, and is short', () => {
 test('every command and option the skill names exists in the CLI', () => {
   const lines = commandLines(SKILL_TEXT);
   const commands = new Set(lines.map((l) => l.split(/\s+/)[1]));
-  assert.deepEqual([...commands].sort(), ['list', 'pending', 'resume', 'save', 'show']);
+  assert.deepEqual([...commands].sort(), ['list', 'pending', 'restore', 'resume', 'save', 'show']);
   // Options named in prose (`--done`) belong to the save command line above them.
   const flags = new Map<string, Set<string>>();
   for (const l of lines) {

@@ -265,7 +265,7 @@ test('gc and save purge old trash and only the snapshot refs no checkpoint names
     // A recent trash copy keeps its ref through gc; gc --older-than 0 empties the trash and drops it.
     await store.delete('y');
     const gc30 = await runCliInProcess(['gc', '--dir', mem, '--json'], { cwd: repo, env });
-    assert.deepEqual(JSON.parse(gc30.out), { purged: [], refsRemoved: [] });
+    assert.deepEqual(JSON.parse(gc30.out), { purged: [], refsRemoved: [], dryRun: false, warnings: [] });
     assert.ok(refNames().includes('refs/checkpoints/snapshots/y'));
     const gc0 = await runCliInProcess(['gc', '--older-than', '0', '--dir', mem, '--json'], { cwd: repo, env });
     assert.equal(gc0.code, 0, gc0.err);
