@@ -262,7 +262,7 @@ export async function diagnose(opts: DoctorOptions): Promise<DoctorReport> {
     problems.push({
       id: 'no-hooks',
       message: 'No Checkpoint hook runs at session start: the Checkpoint plugin is not enabled for this folder and no settings file has the hooks, so a session is not told about the pending checkpoint.',
-      fix: 'Install the plugin (/plugin marketplace add checkpoint-dev/checkpoint, then /plugin install checkpoint@checkpoint), or run "Checkpoint: Connect Claude Code" in VS Code.',
+      fix: 'Install the Checkpoint plugin (its folder or unpacked zip: claude plugin marketplace add <folder>, then claude plugin install checkpoint@checkpoint), or run "Checkpoint: Connect Claude Code" in VS Code.',
     });
   } else if (missing.length) {
     problems.push({

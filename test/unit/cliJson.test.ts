@@ -52,6 +52,9 @@ test('every command with --json prints one object of the schema\'s shape for it,
   const shown = run(a, ['show', 'api', ...d]);
   assert.equal('failed' in shown, false, 'one name per field: failedApproaches only');
   run(a, ['dir', ...d]);
+  // No Claude Code set up in this HOME: doctor names that problem (exit 1), in its shape.
+  const doctor = run(a, ['doctor', ...d], { code: 1 });
+  assert.equal(doctor.ok, false);
   run(a, ['diff', 'api', ...d]);
   run(a, ['branch', 'api', ...d]);
   run(a, ['combine', 'both', 'api', 'ui', ...d]);

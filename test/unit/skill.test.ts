@@ -115,8 +115,9 @@ test('every command the skill names, run as the skill says, prints what the skil
   // show: "read Left Off, Done, Failed Approaches, Decisions, Open Questions and the plan".
   const shown = run(withName('show', 'first-task'));
   assert.equal(shown.code, 0, shown.err);
-  for (const heading of ['## Left Off', '## Done This Session', '## Failed Approaches', '## Decisions', '## Open Questions']) assert.ok(shown.out.includes(`\n${heading}\n`), `${heading} in:\n${shown.out}`);
-  assert.match(shown.out, /^- \*\*Plan:\*\* `.*plan\.md` \(step 2 of 2\)$/m);
+  for (const heading of ['Left off:', 'Done:', 'Decisions:', 'Open questions:']) assert.ok(shown.out.includes(`\n${heading}\n`), `${heading} in:\n${shown.out}`);
+  assert.match(shown.out, /^⚠ Previously failed: /m, 'the failed approaches');
+  assert.match(shown.out, /^Plan: .*plan\.md \(step 2 of 2\)$/m);
 
   // resume --json: "a JSON object"; `branchMismatch`, `branch` against `currentBranch`; `failedApproaches`.
   const resumed = run(withName('resume', 'first-task'));
@@ -125,6 +126,11 @@ test('every command the skill names, run as the skill says, prints what the skil
   assert.deepEqual([r.branchMismatch, r.branch, r.currentBranch], [true, 'main', 'feature/other']);
   assert.ok(Array.isArray(r.failedApproaches) && r.failedApproaches.length === 1, JSON.stringify(r));
   assert.deepEqual((JSON.parse(run(withName('pending', '')).out) as { name: string }[]).map((c) => c.name), ['second-task'], 'resumed: no longer pending');
+  // "moved to the trash; `checkpoint restore <name>` undoes it".
+  assert.match(SKILL_TEXT, /moved to the trash; `[^`]*restore <name>` undoes it/);
+  const restored = run(withName('restore', 'first-task'));
+  assert.equal(restored.code, 0, restored.err);
+  assert.deepEqual(run(withName('list', '')).out.trim().split('\n').map((l) => l.split(/\s+/)[0]).sort(), ['first-task', 'second-task'], 'restored: listed again');
 
   assert.deepEqual([...checked].sort(), [...new Set(lines.map((l) => words(l)[1]))].sort(), 'every command the skill names was run');
 });
