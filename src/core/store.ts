@@ -7,9 +7,9 @@ import { formatLocalDate } from './dates';
 import { assertInside, assertNotSymlink, cleanStaleTempFiles, exists, identityOf, removeFile, sameIdentity, syncDir, writeFileAtomic, type FileIdentity } from './files';
 import { readGitState } from './git';
 import { LockLostError, preloadLock, withDirLock, type DirLock } from './lock';
-import { boldNames, formatBullet, removeFromIndex, upsertIndex, type IndexBullets, type IndexEdit } from './memoryIndex';
+import { formatBullet, removableNames, removeFromIndex, upsertIndex, type IndexBullets, type IndexEdit } from './memoryIndex';
 import { oneLine } from './escaping';
-import { assertLookupName, isLookupName, nameFromFileName, printable, resolveName, validateName } from './names';
+import { AmbiguousNameError, assertLookupName, isLookupName, nameFromFileName, printable, resolveName, validateName } from './names';
 import { recordResume } from './pending';
 import { readPlanProgress, resolvePlanPath } from './plans';
 import { recordLastCheckpoint } from './stateIndex';
@@ -175,6 +175,25 @@ export class CheckpointStore extends CheckpointReader {
     }
   }
 
+  /**
+   * Under the lock, before a checkpoint file is put in place: refuses when the one lookup (the read path's) would take
+   * its name for another checkpoint's, such as `my_task` for `my-task` written meanwhile by a concurrent save, combine
+   * or pull. Twins would make every loose lookup of that name ambiguous.
+   */
+  private async assertNoTwin(file: string): Promise<void> {
+    const name = nameFromFileName(path.basename(file))!;
+    let other: string | undefined;
+    try {
+      other = resolveName(name, await this.knownNames());
+    } catch (err) {
+      if (!(err instanceof AmbiguousNameError)) throw err;
+      other = err.matches.find((m) => m !== name);
+    }
+    if (other !== undefined && other !== name) {
+      throw new CheckpointError(`Checkpoint "${printable(other, 64)}" exists, and "${printable(name, 64)}" would be read as the same name; nothing was written. Save as "${printable(other, 64)}" (to overwrite it) or choose another name.`);
+    }
+  }
+
   /** The refusal of a save over `file`, naming what it holds. */
   private async existsError(file: string, name: string): Promise<CheckpointExistsError> {
     return new CheckpointExistsError(await this.read(file, LIST_READ_BYTES).catch(() => undefined), file, name);
@@ -246,6 +265,8 @@ export class CheckpointStore extends CheckpointReader {
       put: () => Promise<void>;
       retract?: () => Promise<void>;
       check?: (existing: boolean) => Promise<void>;
+      /** Puts back a file that was there before (restore): its name is no new one, so it is not checked for twins. */
+      restoring?: boolean;
       then?: (lock: DirLock, moves: Move[]) => Promise<void>;
       index: (text: string | undefined, known: Set<string>) => IndexEdit;
     },
@@ -259,6 +280,7 @@ export class CheckpointStore extends CheckpointReader {
       const index = await this.readIndex();
       await this.assertReplaceable(this.indexPath);
       if (!done) {
+        if (!steps.restoring) await this.assertNoTwin(file);
         const existing = await exists(file);
         await steps.check?.(existing);
         if (existing) await this.assertReplaceable(file);
@@ -415,6 +437,7 @@ export class CheckpointStore extends CheckpointReader {
         await syncDir(this.memoryDir);
       },
       retract: () => fs.rename(file, trashPath),
+      restoring: true,
       check: async (live) => {
         if (live && !opts.replaceLive) throw new CheckpointError(`Cannot restore "${name}": a checkpoint of that name exists again.`);
       },
@@ -488,7 +511,8 @@ export class CheckpointStore extends CheckpointReader {
    * changes; checks the lock is still ours right before the write.
    */
   private async writeIndex(lock: DirLock, read: string | undefined, change: (text: string | undefined, known: Set<string>) => IndexEdit | string): Promise<IndexEdit> {
-    const known = await this.knownNames();
+    const live = await this.knownNames();
+    const known = new Set([...live, ...(await this.trashedNames())]);
     // After a lost lock, another writer may have changed the file: merge into what is there now.
     const current = await this.readIndex();
     const base = current ?? read;
@@ -496,16 +520,16 @@ export class CheckpointStore extends CheckpointReader {
     let edit: IndexEdit = typeof changed === 'string' ? { text: changed } : changed;
     // No MEMORY.md and nothing to add to it: none is created.
     if (base === undefined && edit.text === '') return edit;
-    edit = { ...edit, text: await this.healIndex(edit.text, known, edit.bullets?.of === edit.text ? edit.bullets.read() : undefined) };
+    edit = { ...edit, text: await this.healIndex(edit.text, live, known, edit.bullets?.of === edit.text ? edit.bullets.read() : undefined) };
     if (edit.text === base) return edit;
     await lock.assertHeld();
     await writeFileAtomic(this.indexPath, edit.text);
     return edit;
   }
 
-  /** `text` with bullets added for checkpoint files that lack one and product bullets without a file removed. */
-  private healIndex(text: string, known: Set<string>, bullets?: IndexBullets): Promise<string> {
-    return healIndex(text, known, (name) => this.summarize(this.pathFor(name), { details: false }), bullets);
+  /** `text` with bullets added for checkpoint files that lack one and the lines of trashed checkpoints removed. */
+  private healIndex(text: string, live: Set<string>, known: Set<string>, bullets?: IndexBullets): Promise<string> {
+    return healIndex(text, live, known, (name) => this.summarize(this.pathFor(name), { details: false }), bullets);
   }
 
   /**
@@ -513,8 +537,10 @@ export class CheckpointStore extends CheckpointReader {
    * Returns the bullet's name, or undefined when there was none.
    */
   private async removeOrphan(rawName: string): Promise<string | undefined> {
-    // A bullet whose bold name is the checkpoint's belongs to it, whatever its shape (SPEC); the same lookup finds it.
-    const orphanIn = (text: string | undefined): string | undefined => (text === undefined ? undefined : resolveName(rawName, boldNames(text)));
+    // A line is removed only when it can be told a checkpoint's: it names one in the trash (any shape), or it has
+    // the product's full shape (SPEC); a person's `- **todo** buy milk` stays. The same lookup finds it.
+    const trashed = await this.trashedNames();
+    const orphanIn = (text: string | undefined): string | undefined => (text === undefined ? undefined : resolveName(rawName, removableNames(text, trashed)));
     // Look before taking the lock: the lock creates the directory, and a miss must write nothing.
     if (orphanIn(await this.readIndex()) === undefined) return undefined;
     return this.locked(async (lock) => {
@@ -564,8 +590,8 @@ export class CheckpointStore extends CheckpointReader {
       // MEMORY.md is read and checked first: when it cannot be updated, nothing is moved.
       const index = await this.readIndex();
       if (index !== undefined) await this.assertReplaceable(this.indexPath);
-      // Bullets of the user's own are never touched: only product-written ones and those naming a checkpoint file.
-      const known = await this.knownNames();
+      // Lines of the person's own are never touched: only those naming a checkpoint that exists or is in the trash.
+      const known = new Set([...(await this.knownNames()), ...(await this.trashedNames())]);
       const moved = await this.moveFilesToTrash(lock, names.map((name) => ({ name })));
       try {
         if (index !== undefined) {

@@ -9,7 +9,7 @@ import { assertInside, exists, fileReads, isInside, readPrefix, readPrefixSync, 
 import { readBranch } from './git';
 import { readJsonCheckpoints, type JsonCheckpointFile } from './jsonCheckpoints';
 import { indexedNames, INDEX_FILE } from './memoryIndex';
-import { assertLookupName, fileNameFor, isLookupName, nameFromFileName, printable, resolveName, sanitizeName, validateName } from './names';
+import { assertLookupName, fileNameFor, hasSeparator, isLookupName, nameFromFileName, printable, resolveName, sanitizeName, validateName } from './names';
 import { homeFrom } from './paths';
 import { resolvePlanPath } from './plans';
 import { trashedCopy } from './trash';
@@ -70,7 +70,7 @@ export class CheckpointReader {
    */
   pathFor(name: string): string {
     // A `/` or `\` in a typed name only ever maps through the product's rule: never a path of its own.
-    const p = path.join(this.memoryDir, fileNameFor(isLookupName(name) && !/[/\\]/.test(name) ? name : validateName(name)));
+    const p = path.join(this.memoryDir, fileNameFor(isLookupName(name) && !hasSeparator(name) ? name : validateName(name)));
     assertInside(this.memoryDir, p);
     return p;
   }
@@ -321,6 +321,24 @@ export class CheckpointReader {
   }
 
   /**
+   * The names of the checkpoints in the trash (any day): their index lines are still theirs, so that a line left
+   * behind by a resume or delete is told from a person's own line of the same shape.
+   */
+  protected async trashedNames(): Promise<Set<string>> {
+    const trash = path.join(this.memoryDir, TRASH_DIR);
+    const days = await fs.readdir(trash, { withFileTypes: true }).catch(() => [] as Dirent[]);
+    const names = new Set<string>();
+    for (const d of days) {
+      if (!d.isDirectory()) continue;
+      for (const f of await fs.readdir(path.join(trash, d.name)).catch(() => [] as string[])) {
+        const copy = trashedCopy(f);
+        if (copy) names.add(copy.name);
+      }
+    }
+    return names;
+  }
+
+  /**
    * Where MEMORY.md and the checkpoint files disagree: files without a bullet, and bullets the product wrote
    * whose file is gone (JSON checkpoints are never indexed). Undefined when MEMORY.md cannot be read. `listed`: the
    * listing just made (its files' names stand for the folder's, which is then not read again).
@@ -434,6 +452,8 @@ function pickSummary(cp: CheckpointHeader): Omit<CheckpointSummary, 'path' | 'so
   if (cp.plan) s.plan = cp.plan;
   if (cp.planStep !== undefined) s.planStep = cp.planStep;
   if (cp.planSteps !== undefined) s.planSteps = cp.planSteps;
+  if (cp.auto) s.auto = true;
+  if (cp.frontMatterSkipped) s.frontMatterSkipped = cp.frontMatterSkipped;
   return s;
 }
 

@@ -21,6 +21,10 @@ export interface CheckpointSummary {
   plan?: string;
   planStep?: number;
   planSteps?: number;
+  /** Saved by a hook (front matter `auto: true`); a name alone never makes a checkpoint automatic. */
+  auto?: boolean;
+  /** Why the file's front matter was skipped: it was read by its body (see Checkpoint.frontMatterSkipped). */
+  frontMatterSkipped?: string;
   /** Why the file could not be read; the other fields are then best effort. */
   unreadable?: string;
   /** `json` for the read-only JSON checkpoints of plan-scoped procedures. */

@@ -93,10 +93,11 @@ test('user bullets after the resume line are not ours (regression: a section ins
   const doc = '# Project memory\n- **Build**: run make first\n- **Style**: tabs\n\n## Other\n';
   const out = upsertIndex(doc, 'a', b('a')).text;
   assert.deepEqual(indexedNames(out), ['a']);
-  // The section stands between blank lines (SPEC): removing it leaves one blank line after the heading.
-  const spaced = doc.replace('# Project memory\n', '# Project memory\n\n');
-  assert.equal(removeFromIndex(out, 'all'), spaced, 'delete --all keeps the user\'s bold bullets');
-  assert.equal(removeFromIndex(out, ['a']), spaced);
+  // Save then delete leaves the file as it was: the section went right under the heading, with one blank line after
+  // it, and removing it takes that line again (no blank line more after the title).
+  assert.equal(out, `# Project memory\n## Active Checkpoints\n${b('a')}\n\n${RESUME_LINE}\n\n- **Build**: run make first\n- **Style**: tabs\n\n## Other\n`);
+  assert.equal(removeFromIndex(out, 'all'), doc, 'delete --all keeps the user\'s bold bullets');
+  assert.equal(removeFromIndex(out, ['a']), doc);
   const kept = removeFromIndex(`# M\n## Active Checkpoints\nMy own note\n${b('a')}\n${RESUME_LINE}\n${b('a', 'user line')}\n`, ['a']);
   assert.equal(removeFromIndex(kept, ['a']), kept, 'a second removal takes nothing more');
 });

@@ -98,11 +98,12 @@ test('names as people type them: one lookup for show, resume, delete and save (t
   assert.equal(w.cli('show', '../mem/checkpoint-fix:-login').code, 1);
 });
 
-test('a new section goes after the first level-one heading, between blank lines; never under a "## Setup"', () => {
+test('a new section goes after the first level-one heading, followed by a blank line; never under a "## Setup"', () => {
   const w = world();
   writeFileSync(path.join(w.mem, 'MEMORY.md'), '# Title\nIntro paragraph line.\n');
   assert.equal(w.cli('save', 'first', '--left-off', 'x').code, 0);
-  assert.match(index(w.mem), /^# Title\n\n## Active Checkpoints\n- \*\*first\*\* .*\n\nResume any: .*\n\nIntro paragraph line\.\n$/);
+  // Right under the heading (which text followed directly), so that removing it leaves the file as it was.
+  assert.match(index(w.mem), /^# Title\n## Active Checkpoints\n- \*\*first\*\* .*\n\nResume any: .*\n\nIntro paragraph line\.\n$/);
   writeFileSync(path.join(w.mem, 'MEMORY.md'), 'Intro\n## Setup\n- x\n# Real Title\n');
   assert.equal(w.cli('save', 'second', '--left-off', 'y').code, 0);
   assert.match(index(w.mem), /^Intro\n## Setup\n- x\n# Real Title\n\n## Active Checkpoints\n- \*\*(second|first)\*\* [^]*\nResume any: .*\n$/);
