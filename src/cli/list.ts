@@ -1,4 +1,4 @@
-import { NO_CHECKPOINTS } from '../core/wording';
+import { frontMatterNote, NO_CHECKPOINTS } from '../core/wording';
 import { formatRelative } from '../core/dates';
 import { oneLine } from '../core/escaping';
 import type { CheckpointSummary } from '../core/store';
@@ -16,6 +16,7 @@ export function listJson(c: CheckpointSummary): Record<string, unknown> {
     planSteps: c.planSteps ?? null,
   };
   if (c.unreadable !== undefined) o.unreadable = c.unreadable;
+  if (c.frontMatterSkipped !== undefined) o.frontMatterSkipped = c.frontMatterSkipped;
   return o;
 }
 
@@ -23,7 +24,8 @@ export function listLine(c: CheckpointSummary): string {
   // One line per checkpoint, whatever a file's fields hold.
   if (c.unreadable) return `${oneLine(c.name)}  (unreadable: ${oneLine(c.unreadable)})  ${oneLine(c.path)}`;
   const where = [oneLine(c.branch) || 'no branch', formatRelative(c.saved)].join(' · ');
-  return `${oneLine(c.name)}  [${where}]  ${oneLine(c.description)}`;
+  const skipped = c.frontMatterSkipped ? `  (${oneLine(frontMatterNote(c.frontMatterSkipped))})` : '';
+  return `${oneLine(c.name)}  [${where}]  ${oneLine(c.description)}${skipped}`;
 }
 
 export const listCommand = defineCommand({
@@ -42,6 +44,6 @@ Lists checkpoints, newest first. Files that cannot be parsed are listed as unrea
     // MEMORY.md is what the agent reads: say where it disagrees with the files (the next write heals it).
     const mismatch = await store.indexMismatch(items);
     if (mismatch?.missing.length) ctx.io.err(`Note: MEMORY.md has no line for ${mismatch.missing.join(', ')}; the next save or delete adds it.`);
-    if (mismatch?.orphans.length) ctx.io.err(`Note: MEMORY.md lists ${mismatch.orphans.join(', ')} without a checkpoint file; the next save or delete removes it.`);
+    if (mismatch?.orphans.length) ctx.io.err(`Note: MEMORY.md lists ${mismatch.orphans.join(', ')} without a checkpoint file; \`checkpoint delete <name>\` removes such a line.`);
   },
 });

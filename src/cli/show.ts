@@ -1,5 +1,8 @@
 import { resumeSummary } from '../core/resumeText';
 import { defineCommand } from './command';
+import { manualRecovery, UnreadableCheckpointError } from '../core/store';
+import { oneLine, terminalText } from '../core/escaping';
+import { frontMatterNote } from '../core/wording';
 
 export const showCommand = defineCommand({
   synopsis: 'show <name>',
@@ -10,7 +13,18 @@ Prints one checkpoint (with --json: every field and section).`,
   options: {},
   positionals: 'name',
   async run(ctx) {
-    const { text, ...cp } = await (await ctx.store()).show(ctx.name);
+    let shown;
+    try {
+      shown = await (await ctx.store()).show(ctx.name);
+    } catch (err) {
+      // Neither front matter nor body can be read: what can be read of it, and how to recover it (seed 000).
+      if (!(err instanceof UnreadableCheckpointError) || ctx.json) throw err;
+      ctx.io.out(terminalText(err.raw.replace(/\u0000/g, '?')).trimEnd());
+      ctx.io.err(`${oneLine(err.message)}\n${manualRecovery(err.file)}`);
+      return 1;
+    }
+    const { text, ...cp } = shown;
+    if (cp.frontMatterSkipped) ctx.io.err(`Note: ${oneLine(frontMatterNote(cp.frontMatterSkipped))}.`);
     if (ctx.json) ctx.io.out(JSON.stringify({ ...cp, failedApproaches: cp.failed }, null, 2));
     // The text that was read and parsed, whole (a file over the read limit is refused, never shown in part).
     else ctx.io.out(text !== undefined ? text.trimEnd() : resumeSummary(cp, { currentBranch: '' }));

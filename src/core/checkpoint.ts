@@ -26,7 +26,7 @@ export interface Checkpoint {
   failed: string[];
   decisions: string[];
   questions: string[];
-  /** What blocks the work (seed 003's JSON `blockers`); read-only history, never written to a Markdown checkpoint. */
+  /** What blocks the work (`save --blocker`; seed 003's JSON `blockers`): the `## Blockers` section. */
   blockers?: string[];
   modifiedFiles: string[];
   /** The checkpoints this one was combined from (front matter `sources`, the `## Sources` table). */
@@ -68,7 +68,7 @@ export const NONE = 'None';
 const NO_BRANCH = '(none)';
 
 /** The sections a checkpoint's body is read into. */
-type SectionKey = 'leftOff' | 'done' | 'failed' | 'decisions' | 'questions' | 'modifiedFiles' | 'sources';
+type SectionKey = 'leftOff' | 'done' | 'failed' | 'decisions' | 'questions' | 'blockers' | 'modifiedFiles' | 'sources';
 
 const SECTION_ALIASES: Record<string, SectionKey> = {
   'left off': 'leftOff',
@@ -80,12 +80,13 @@ const SECTION_ALIASES: Record<string, SectionKey> = {
   decisions: 'decisions',
   'open questions': 'questions',
   questions: 'questions',
+  blockers: 'blockers',
   'modified files': 'modifiedFiles',
   'files modified': 'modifiedFiles',
   sources: 'sources',
 };
 
-const OWN_HEADING = /^## (?:Left Off|Done This Session|Failed Approaches|Decisions|Open Questions|Modified Files|Sources)$/;
+const OWN_HEADING = /^## (?:Left Off|Done This Session|Failed Approaches|Decisions|Open Questions|Blockers|Modified Files|Sources)$/;
 
 export { oneLine };
 
@@ -512,6 +513,8 @@ export function parseCheckpoint(text: string, fallbackName: string, fallbackSave
     modifiedFiles: sectionItems(b.sections.modifiedFiles, true),
   };
   if (skipped) cp.frontMatterSkipped = skipped;
+  const blockers = sectionItems(b.sections.blockers);
+  if (blockers.length) cp.blockers = blockers;
   const sources = parseSources((fm as Record<string, unknown> | undefined)?.sources, b.sections.sources);
   if (sources) cp.sources = sources;
   if (fm?.auto === true) cp.auto = true;

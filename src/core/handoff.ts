@@ -1,4 +1,5 @@
 import { parseCheckpoint, renderCheckpoint, type Checkpoint } from './checkpoint';
+import { withPortablePlan } from './plans';
 import { isLikelySecret } from './secrets';
 import { CheckpointError, errorMessage } from './errors';
 import { oneLine } from './escaping';
@@ -75,7 +76,7 @@ export async function pushCheckpoints(store: CheckpointStore, names: string[], r
     const found = await store.find(name);
     if (!found || found.source !== 'markdown') throw new CheckpointError(`No checkpoint named "${name}" in ${store.memoryDir}.`);
     const cp = await store.show(name);
-    const text = renderCheckpoint({ ...cp, name });
+    const text = renderCheckpoint(withPortablePlan({ ...cp, name }, store.home));
     refspecs.push(`+${await fileCommit(cwd, name, text)}:${await checkedRef(cwd, FILES_REFS, name)}`);
     const entry: { name: string; snapshot?: string } = { name };
     const unshared = cp.snapshot && (await hasCommit(cwd, cp.snapshot)) ? await unsharedFiles(store, cp.snapshot) : [];

@@ -11,7 +11,7 @@ import { formatBullet, removableNames, removeFromIndex, upsertIndex, type IndexB
 import { oneLine } from './escaping';
 import { AmbiguousNameError, assertLookupName, isLookupName, nameFromFileName, printable, resolveName, validateName } from './names';
 import { recordResume } from './pending';
-import { readPlanProgress, resolvePlanPath } from './plans';
+import { readPlanProgress, resolvePlanPath, withPortablePlan } from './plans';
 import { recordLastCheckpoint } from './stateIndex';
 import { branchDiffers } from './git';
 import { NO_CHECKPOINTS } from './wording';
@@ -109,6 +109,7 @@ export class CheckpointStore extends CheckpointReader {
       questions: input.questions ?? [],
       modifiedFiles: capModifiedFiles(git.modifiedFiles),
     };
+    if (input.blockers?.length) cp.blockers = input.blockers;
     if (input.auto) {
       cp.auto = true;
       if (input.auto.session) cp.session = input.auto.session;
@@ -133,7 +134,7 @@ export class CheckpointStore extends CheckpointReader {
           cp.planSteps = progress.steps;
         }
       }
-      const content = renderCheckpoint(cp);
+      const content = renderCheckpoint(withPortablePlan(cp, this.home));
       const bullet = formatBullet(cp);
       const large = sizeWarning(cp, content, git.modifiedFiles.length);
       if (large) warnings.push(large);
@@ -216,7 +217,7 @@ export class CheckpointStore extends CheckpointReader {
     const sources = (opts.trash ?? []).map((t) => ({ ...t, path: path.resolve(t.path) })).filter((t) => t.path !== file);
     const others = sources.map((t) => t.path);
     for (const p of others) assertInside(this.memoryDir, p);
-    const content = renderCheckpoint({ ...cp, name });
+    const content = renderCheckpoint(withPortablePlan({ ...cp, name }, this.home));
     const bullet = formatBullet({ ...cp, name });
     const trashedNames = others.map((p) => nameFromFileName(path.basename(p))).filter((n): n is string => n !== undefined);
     const written = await this.writeCheckpoint(file, {

@@ -15,7 +15,7 @@ import { resolvePlanPath } from './plans';
 import { trashedCopy } from './trash';
 import { indexMismatch } from './indexRepair';
 import { newestFirst } from './order';
-import { LIST_READ_BYTES, SHOW_READ_BYTES, TRASH_DIR, type CheckpointSummary, type StoreOptions } from './storeTypes';
+import { LIST_READ_BYTES, SHOW_READ_BYTES, TRASH_DIR, UnreadableCheckpointError, type CheckpointSummary, type StoreOptions } from './storeTypes';
 
 /** Runs `fn` over `items` with at most `limit` at once (listing thousands of files must not exhaust descriptors). */
 async function mapPool<T, R>(items: T[], limit: number, fn: (item: T) => Promise<R>): Promise<R[]> {
@@ -42,7 +42,7 @@ export class CheckpointReader {
   /** The last MEMORY.md read, as bytes and text (see {@link CheckpointReader.readIndex}). */
   private lastIndex?: { bytes: Buffer; text: string };
   protected readonly gitTimeoutMs: number | undefined;
-  protected readonly home: string;
+  readonly home: string;
 
   constructor(opts: StoreOptions) {
     this.memoryDir = path.resolve(opts.memoryDir);
@@ -119,7 +119,13 @@ export class CheckpointReader {
   protected async readFull(file: string): Promise<{ checkpoint: Checkpoint; text: string; identity: FileIdentity }> {
     const name = fileNameOf(file);
     const { text, identity } = await readWhole(file, SHOW_READ_BYTES, { sync: this.syncReads });
-    return { checkpoint: this.withPlanPath(parseCheckpoint(text, name, new Date(identity.mtimeMs).toISOString())), text, identity };
+    let checkpoint: Checkpoint;
+    try {
+      checkpoint = parseCheckpoint(text, name, new Date(identity.mtimeMs).toISOString());
+    } catch (err) {
+      throw new UnreadableCheckpointError(errorMessage(err), file, text);
+    }
+    return { checkpoint: this.withPlanPath(checkpoint), text, identity };
   }
 
   /**
@@ -293,7 +299,8 @@ export class CheckpointReader {
     try {
       return await this.readFull(file);
     } catch (err) {
-      throw new CheckpointError(`Checkpoint ${file} is unreadable: ${errorMessage(err)}`);
+      const message = `Checkpoint ${file} is unreadable: ${errorMessage(err)}`;
+      throw err instanceof UnreadableCheckpointError ? new UnreadableCheckpointError(message, file, err.raw) : new CheckpointError(message);
     }
   }
 

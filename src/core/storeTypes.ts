@@ -3,6 +3,7 @@ import { CheckpointError } from './errors';
 import type { Checkpoint } from './checkpoint';
 import { formatLocalDateTime } from './dates';
 import { printable } from './names';
+import { oneLine } from './escaping';
 import type { SnapshotOptions } from './snapshot';
 import type { GitState } from './git';
 
@@ -40,6 +41,8 @@ export interface SaveInput {
   failed?: string[];
   decisions?: string[];
   questions?: string[];
+  /** What blocks the work (seed 003's `blockers`): the `## Blockers` section. */
+  blockers?: string[];
   /** Plan file path (absolute, or relative to the workspace folder). */
   plan?: string;
   force?: boolean;
@@ -123,6 +126,25 @@ export class OrphanRemovedError extends CheckpointError {
     this.name = 'OrphanRemovedError';
   }
 }
+
+/**
+ * A checkpoint file that was read but is no checkpoint (neither its front matter nor its body can be read): `raw` is
+ * what could be read of it, for the person to recover by hand (seed 000). The file is left as it is.
+ */
+export class UnreadableCheckpointError extends CheckpointError {
+  constructor(
+    message: string,
+    readonly file: string,
+    readonly raw: string,
+  ) {
+    super(message);
+    this.name = 'UnreadableCheckpointError';
+  }
+}
+
+/** The line that goes with a checkpoint file shown raw: how to recover it by hand. */
+export const manualRecovery = (file: string): string =>
+  `Manual recovery: the text above is what could be read of ${oneLine(file)}; copy what you need from it (the file is left as it is).`;
 
 /** Raised by resume without a name when there are several checkpoints. */
 export class AmbiguousCheckpointError extends CheckpointError {

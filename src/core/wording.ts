@@ -60,3 +60,8 @@ export function autoMemoryOffNotice(resolved: ResolvedMemoryDir, home?: string):
   if (!off || resolved.claude?.dir !== resolved.dir) return undefined;
   return `Claude Code's auto memory is off (${off}): checkpoints are saved in ${tildify(resolved.dir, home)}, but Claude Code will not load them.`;
 }
+
+/** What list, show and the tree say of a checkpoint whose front matter was skipped (see Checkpoint.frontMatterSkipped). */
+export function frontMatterNote(reason: string): string {
+  return `front matter skipped (${reason}); read from its Markdown body`;
+}

@@ -245,15 +245,18 @@ test('resume without a name: the only Markdown checkpoint, whatever JSON history
   assert.match(none.err, /No saved checkpoints found\./);
 });
 
-test('a plan written as ~/… is one plan with its absolute form: saved expanded, read expanded, live step read', async () => {
+test('a plan written as ~/… is one plan with its absolute form: a plan under the home folder saved as ~/…, read expanded, live step read', async () => {
   const { home, ws, mem } = setup();
   const plan = FIX_LOGIN_PLAN(home);
   // The agent's form, quoted so no shell expands it.
   const saved = cli(['save', 'tilde', '--plan', '~/.claude/plans/fix-login.md', '--left-off', 'x', '--dir', mem], home, ws);
   assert.equal(saved.code, 0, saved.err);
   assert.doesNotMatch(saved.err, /not found/);
-  assert.match(readFileSync(path.join(mem, 'checkpoint-tilde.md'), 'utf8'), new RegExp(`^plan: ${plan.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}$`, 'm'));
+  // Written as the seed writes it, `~/…`, so that a checkpoint pulled on another machine finds the plan there.
+  assert.match(readFileSync(path.join(mem, 'checkpoint-tilde.md'), 'utf8'), /^plan: ~\/\.claude\/plans\/fix-login\.md$/m);
+  assert.match(readFileSync(path.join(mem, 'checkpoint-tilde.md'), 'utf8'), /^- \*\*Plan:\*\* `~\/\.claude\/plans\/fix-login\.md`/m);
   assert.equal(cli(['save', 'absolute', '--plan', plan, '--left-off', 'y', '--dir', mem], home, ws).code, 0);
+  assert.match(readFileSync(path.join(mem, 'checkpoint-absolute.md'), 'utf8'), /^plan: ~\/\.claude\/plans\/fix-login\.md$/m);
   const items = JSON.parse(cli(['list', '--json', '--dir', mem], home, ws).out) as { name: string; plan: string | null; planStep: number | null }[];
   const byPlan = new Map<string, string[]>();
   for (const i of items) if (i.plan) byPlan.set(i.plan, [...(byPlan.get(i.plan) ?? []), i.name]);
