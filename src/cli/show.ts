@@ -19,7 +19,7 @@ Prints one checkpoint (with --json: every field and section).`,
     } catch (err) {
       // Neither front matter nor body can be read: what can be read of it, and how to recover it (seed 000).
       if (!(err instanceof UnreadableCheckpointError) || ctx.json) throw err;
-      ctx.io.out(terminalText(err.raw.replace(/\u0000/g, '?')).trimEnd());
+      ctx.io.out(terminalText(err.raw).trimEnd());
       ctx.io.err(`${oneLine(err.message)}\n${manualRecovery(err.file)}`);
       return 1;
     }
