@@ -493,7 +493,8 @@ export function parseCheckpoint(text: string, fallbackName: string, fallbackSave
   const { fm, body, skipped } = readFrontMatter(text);
   const b = parseBody(body);
   if (!fm && !b.recognized) {
-    throw new CheckpointError(skipped ? `${skipped}, and no "# Checkpoint:" heading follows it` : 'no checkpoint front matter or "# Checkpoint:" heading found');
+    // Front matter skipped and no body to read: the front matter's own reason.
+    throw new CheckpointError(skipped ?? 'no checkpoint front matter or "# Checkpoint:" heading found');
   }
   const leftOff = sectionText(b.sections.leftOff);
   // The body wins (SPEC): it is what a person and the agent read, and an agent may have edited it since the product

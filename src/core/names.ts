@@ -13,16 +13,27 @@ export const CHECKPOINT_SUFFIX = '.md';
  */
 export function sanitizeName(raw: string): string {
   const name = raw
-    .normalize('NFC')
     .toLowerCase()
+    .normalize('NFC')
     .replace(/[ /\\]/g, '-')
-    .replace(/[^\p{L}\p{M}\p{N}._-]/gu, '')
+    .replace(NOT_NAME, '')
     .replace(/\.{2,}/g, '.')
     .replace(/^[.-]+/, '');
   const cut = cutName(name);
   // One trailing dot at most is left after the runs were merged: Windows drops it from a file name.
   return cut.endsWith('.') ? cut.slice(0, -1) : cut;
 }
+
+/**
+ * What a name never keeps: ASCII other than lowercase letters, digits, `.`, `_` and `-` (so no separator and none of
+ * the characters a Windows file name may not hold); C1 controls; spaces, format characters (zero-width, bidi, soft
+ * hyphen, BOM) and the punctuation and symbol blocks of the BMP (dashes, quotes, arrows, math, box drawing, dingbats,
+ * CJK and fullwidth punctuation); private use; and every character outside the BMP (emoji, tag characters). Letters,
+ * marks and digits of the scripts of the BMP stay. (Written without `\p{…}`: a Unicode-mode pattern falls outside
+ * the linear-time engine every pattern here is held to.)
+ */
+const NOT_NAME =
+  /[\u0000-\u002c/:-@[-^`{-\u00a9\u00ab-\u00b1\u00b4\u00b6-\u00b8\u00bb\u00bf\u00d7\u00f7\u034f\u061c\u1680\u180e\u2000-\u206f\u20a0-\u20cf\u2100-\u214f\u2190-\u2bff\u2e00-\u2e7f\u3000-\u3004\u3007-\u303f\ud800-\uf8ff\ufe10-\ufe1f\ufe30-\ufe6f\ufeff\uff01-\uff0f\uff1a-\uff20\uff3b-\uff40\uff5b-\uff65\uffe0-\uffff]/g;
 
 /** The first {@link MAX_NAME_LENGTH} characters of a name, cut between characters, never inside one. */
 function cutName(name: string): string {
@@ -63,14 +74,13 @@ export function assertLookupName(raw: string): void {
 }
 
 /**
- * Whether a name may be looked up: not blank or `.`, no control character, and no `..` unless the name holds nothing
- * but letters, digits, `.`, `_` and `-` (`a-..-b` is one file name, never a way out).
+ * Whether a name may be looked up: not blank or `.`, no control character, and no `..` unless the name is one
+ * Checkpoint 0.2.0 could write (`v1..2`, of `[a-z0-9._-]` only: one file name, never a way out).
  */
 export function isLookupName(raw: string): boolean {
   // eslint-disable-next-line no-control-regex
   if (raw.trim() === '' || raw === '.' || /[\u0000-\u001f\u007f]/.test(raw)) return false;
-  // A name of letters, digits, `.`, `_` and `-` only (as Checkpoint 0.2.0 wrote `v1..2`) is one file name, never a way out.
-  return !raw.includes('..') || (raw !== '..' && /^[\p{L}\p{M}\p{N}._-]+$/u.test(raw));
+  return !raw.includes('..') || (raw !== '..' && /^[a-z0-9._-]+$/.test(raw));
 }
 
 /**

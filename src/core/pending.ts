@@ -109,7 +109,8 @@ export async function findPending(store: CheckpointReader, now: Date = store.now
       const resumed = resumedAt(c);
       if (resumed === undefined || Date.parse(c.saved) > resumed) return;
       const st = await fs.stat(c.path).catch(() => undefined);
-      if (st && st.mtimeMs > resumed) changed.add(c);
+      // A time past now is another clock's, not a change: never trusted (as a saved time past now is not).
+      if (st && st.mtimeMs > resumed && st.mtimeMs <= now.getTime() + CLOCK_SKEW_MS) changed.add(c);
     }),
   );
   const pending = live.filter((c) => {
