@@ -27,6 +27,7 @@ import {
   LIST_READ_BYTES,
   OrphanRemovedError,
   TRASH_DIR,
+  TwinNameError,
   type ResumeResult,
   type SaveInput,
   type SaveResult,
@@ -77,6 +78,17 @@ export class CheckpointStore extends CheckpointReader {
    * ours; when another writer took it over, the index is read again and merged under a new lock.
    */
   async save(input: SaveInput): Promise<SaveResult> {
+    try {
+      return await this.saveOnce(input);
+    } catch (err) {
+      // Another writer took a name the lookup reads as this one meanwhile: the save starts again, and the lookup now
+      // finds that checkpoint (overwritten with `force`, else refused as existing), as a later save would.
+      if (!(err instanceof TwinNameError)) throw err;
+      return this.saveOnce(input);
+    }
+  }
+
+  private async saveOnce(input: SaveInput): Promise<SaveResult> {
     const name = await this.saveName(input.name);
     const file = this.pathFor(name);
     // A save that would be refused is refused before git runs: no snapshot is made for it (the lock checks again).
@@ -144,6 +156,7 @@ export class CheckpointStore extends CheckpointReader {
           if (existing && !input.force) throw await this.existsError(file, name);
         },
         index: (text, known) => upsertIndex(text, name, bullet, known),
+        asked: input.name,
       });
       if (written.edit.budgetWarning) warnings.push(written.edit.budgetWarning);
       const result: SaveResult = { checkpoint: cp, path: file, overwritten: written.overwritten, warnings };
@@ -177,22 +190,22 @@ export class CheckpointStore extends CheckpointReader {
   }
 
   /**
-   * Under the lock, before a checkpoint file is put in place: refuses when the one lookup (the read path's) would take
-   * its name for another checkpoint's, such as `my_task` for `my-task` written meanwhile by a concurrent save, combine
-   * or pull. Twins would make every loose lookup of that name ambiguous.
+   * Under the lock, before a checkpoint file is put in place: the one lookup (the read path's) of the name as asked
+   * must still lead to the file about to be written, or to none. Otherwise another writer (a concurrent save, combine
+   * or pull) wrote a name the lookup reads as this one meanwhile, such as `my_task` for `my-task`: twins would make
+   * every loose lookup of that name ambiguous.
    */
-  private async assertNoTwin(file: string): Promise<void> {
+  private async assertNoTwin(file: string, asked: string): Promise<void> {
     const name = nameFromFileName(path.basename(file))!;
+    if (!isLookupName(asked)) return;
     let other: string | undefined;
     try {
-      other = resolveName(name, await this.knownNames());
+      other = resolveName(asked, await this.knownNames());
     } catch (err) {
       if (!(err instanceof AmbiguousNameError)) throw err;
       other = err.matches.find((m) => m !== name);
     }
-    if (other !== undefined && other !== name) {
-      throw new CheckpointError(`Checkpoint "${printable(other, 64)}" exists, and "${printable(name, 64)}" would be read as the same name; nothing was written. Save as "${printable(other, 64)}" (to overwrite it) or choose another name.`);
-    }
+    if (other !== undefined && other !== name) throw new TwinNameError(other, name);
   }
 
   /** The refusal of a save over `file`, naming what it holds. */
@@ -240,6 +253,7 @@ export class CheckpointStore extends CheckpointReader {
           moves.push({ from: p, to: await this.trashFile(p, path.basename(p), made), created: made });
         }
       },
+      asked: cp.name,
       index: (text, known) => {
         const e = upsertIndex(text, name, bullet, known);
         return trashedNames.length ? { ...e, text: removeFromIndex(e.text, trashedNames, known) } : e;
@@ -266,8 +280,11 @@ export class CheckpointStore extends CheckpointReader {
       put: () => Promise<void>;
       retract?: () => Promise<void>;
       check?: (existing: boolean) => Promise<void>;
-      /** Puts back a file that was there before (restore): its name is no new one, so it is not checked for twins. */
-      restoring?: boolean;
+      /**
+       * The name as asked (save, combine, pull): checked under the lock to lead to no other checkpoint. Not for a
+       * restore, which puts back a file that was there before.
+       */
+      asked?: string;
       then?: (lock: DirLock, moves: Move[]) => Promise<void>;
       index: (text: string | undefined, known: Set<string>) => IndexEdit;
     },
@@ -281,7 +298,7 @@ export class CheckpointStore extends CheckpointReader {
       const index = await this.readIndex();
       await this.assertReplaceable(this.indexPath);
       if (!done) {
-        if (!steps.restoring) await this.assertNoTwin(file);
+        if (steps.asked !== undefined) await this.assertNoTwin(file, steps.asked);
         const existing = await exists(file);
         await steps.check?.(existing);
         if (existing) await this.assertReplaceable(file);
@@ -438,7 +455,6 @@ export class CheckpointStore extends CheckpointReader {
         await syncDir(this.memoryDir);
       },
       retract: () => fs.rename(file, trashPath),
-      restoring: true,
       check: async (live) => {
         if (live && !opts.replaceLive) throw new CheckpointError(`Cannot restore "${name}": a checkpoint of that name exists again.`);
       },

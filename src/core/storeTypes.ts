@@ -146,6 +146,20 @@ export class UnreadableCheckpointError extends CheckpointError {
 export const manualRecovery = (file: string): string =>
   `Manual recovery: the text above is what could be read of ${oneLine(file)}; copy what you need from it (the file is left as it is).`;
 
+/**
+ * Raised under the lock when the lookup of the name a save, combine or pull asked for now leads to another checkpoint
+ * (`other`), written meanwhile by another writer: writing `name` would make twins. Nothing was written.
+ */
+export class TwinNameError extends CheckpointError {
+  constructor(
+    readonly other: string,
+    readonly written: string,
+  ) {
+    super(`Checkpoint "${printable(other, 64)}" was written meanwhile, and "${printable(written, 64)}" would be read as the same name; nothing was written. Save as "${printable(other, 64)}" (to overwrite it) or choose another name.`);
+    this.name = 'TwinNameError';
+  }
+}
+
 /** Raised by resume without a name when there are several checkpoints. */
 export class AmbiguousCheckpointError extends CheckpointError {
   constructor(readonly candidates: CheckpointSummary[]) {

@@ -9,7 +9,7 @@ import { existsSync, mkdirSync, readFileSync, readdirSync, utimesSync, writeFile
 import * as path from 'node:path';
 import { CLI, isolatedEnv, makeRepo, runCliSync, tempDirs } from '../support/fixtures';
 import { corpusCheckpoint, installCorpus } from '../support/agentCorpus';
-import { CheckpointStore } from '../../src/core/store';
+import { CheckpointExistsError, CheckpointStore } from '../../src/core/store';
 import type { GitState } from '../../src/core/git';
 
 const temp = tempDirs();
@@ -241,7 +241,7 @@ test('names: a typed name holding "\\\\" finds its own file before the product\'
   assert.equal(index(w.mem).split('\n').filter((l) => l.includes('x**y')).length, 1, 'one bullet, not one more per write');
 });
 
-test('twin names: a save whose name another save took meanwhile in a spelling the lookup reads as the same is refused under the lock', async () => {
+test('twin names: a save whose name another save took meanwhile in a spelling the lookup reads as the same looks it up again under the lock: refused as existing, or overwrites it with force', async () => {
   const root = temp();
   const mem = path.join(root, 'mem');
   const store = new CheckpointStore({ memoryDir: mem, cwd: root, allowGit: true });
@@ -255,7 +255,12 @@ test('twin names: a save whose name another save took meanwhile in a spelling th
   await atScan;
   await new CheckpointStore({ memoryDir: mem, cwd: root, allowGit: false }).save({ name: 'my_task', leftOff: 'two' });
   go({ branch: '', modifiedFiles: [] });
-  await assert.rejects(first, /"my_task" exists, and "my-task" would be read as the same name/);
+  // Under the lock the save looks its name up again, finds "my_task", and is refused as a save over it would be.
+  await assert.rejects(first, CheckpointExistsError);
+  assert.deepEqual(readdirSync(mem).filter((f) => f.startsWith('checkpoint-')), ['checkpoint-my_task.md']);
+  // With --force it overwrites that one: still no twin.
+  const forced = store.save({ name: 'my-task', leftOff: 'three', force: true, git: { branch: '', modifiedFiles: [] } });
+  assert.equal((await forced).checkpoint.name, 'my_task');
   assert.deepEqual(readdirSync(mem).filter((f) => f.startsWith('checkpoint-')), ['checkpoint-my_task.md']);
 });
 
