@@ -84,6 +84,7 @@ export const REFUSED_NAMES = ['.', '..', '...', ' ', '/', '\\', '..\\..', './.',
 /** Device names Windows reserves, whatever their extension: no save writes one. */
 const RESERVED_NAMES = ['CON', 'NUL', 'aux', 'COM1', 'LPT9', 'con.txt'];
 /** A checkpoint file name the product writes: no separator, control, space or character Windows refuses. */
+// eslint-disable-next-line no-control-regex -- the controls a file name must not hold
 const WRITTEN_FILE = /^checkpoint-[^\s/\\:*?"<>|\u0000-\u001f\u007f-\u009f]+(?:~\d+)?\.md$/;
 /** Names the command line reads as options: bad usage, exit 2. */
 const OPTION_NAMES = ['-x', '--evil', '-rf'];
