@@ -4,6 +4,7 @@ import { resumeSummary } from '../core/resumeText';
 import { branchOrNone } from '../core/wording';
 import { AmbiguousCheckpointError, OrphanRemovedError } from '../core/store';
 import { defineCommand } from './command';
+import { showUnreadable } from './show';
 
 export const resumeCommand = defineCommand({
   synopsis: 'resume [<name>]',
@@ -31,7 +32,7 @@ Without a name: the only checkpoint; with several, names them and exits 1.
           `No single checkpoint to resume; name one:\n${err.candidates.map((c) => `  ${c.name}  (${branchOrNone(c.branch)}, ${formatLocalDateTime(new Date(c.saved))})`).join('\n')}`,
         );
       }
-      throw err;
+      return showUnreadable(err, ctx);
     }
     for (const w of r.warnings ?? []) ctx.io.err(`Warning: ${w}`);
     ctx.print(resumeSummary(r.checkpoint, r), {

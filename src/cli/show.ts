@@ -1,5 +1,5 @@
 import { resumeSummary } from '../core/resumeText';
-import { defineCommand } from './command';
+import { defineCommand, type CommandContext } from './command';
 import { manualRecovery, UnreadableCheckpointError } from '../core/store';
 import { oneLine, terminalText } from '../core/escaping';
 import { frontMatterNote } from '../core/wording';
@@ -17,11 +17,7 @@ Prints one checkpoint (with --json: every field and section).`,
     try {
       shown = await (await ctx.store()).show(ctx.name);
     } catch (err) {
-      // Neither front matter nor body can be read: what can be read of it, and how to recover it (seed 000).
-      if (!(err instanceof UnreadableCheckpointError) || ctx.json) throw err;
-      ctx.io.out(terminalText(err.raw).trimEnd());
-      ctx.io.err(`${oneLine(err.message)}\n${manualRecovery(err.file)}`);
-      return 1;
+      return showUnreadable(err, ctx);
     }
     const { text, ...cp } = shown;
     if (cp.frontMatterSkipped) ctx.io.err(`Note: ${oneLine(frontMatterNote(cp.frontMatterSkipped))}.`);
@@ -30,3 +26,14 @@ Prints one checkpoint (with --json: every field and section).`,
     else ctx.io.out(text !== undefined ? text.trimEnd() : resumeSummary(cp, { currentBranch: '' }));
   },
 });
+
+/**
+ * A checkpoint whose front matter and body can neither be read: prints what can be read of it and how to recover it
+ * (seed 000) and returns exit code 1; any other error (and any with --json) is thrown on.
+ */
+export function showUnreadable(err: unknown, ctx: Pick<CommandContext, 'io' | 'json'>): number {
+  if (!(err instanceof UnreadableCheckpointError) || ctx.json) throw err;
+  ctx.io.out(terminalText(err.raw).trimEnd());
+  ctx.io.err(`${oneLine(err.message)}\n${manualRecovery(err.file)}`);
+  return 1;
+}

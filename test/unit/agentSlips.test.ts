@@ -97,7 +97,7 @@ test('front matter that does not parse (an unquoted ": ", a tab, a control byte)
   assert.equal(readFileSync(path.join(w.mem, '.trash', readdirSync(path.join(w.mem, '.trash'))[0], 'checkpoint-login.md'), 'utf8'), before.login);
 });
 
-test('a file with no readable body either is shown raw with a manual-recovery line, and left as it is', () => {
+test('a file with no readable body either is shown raw with a manual-recovery line (show, resume), and left as it is', () => {
   const w = world();
   const text = '---\ndescription: Broken: twice\n---\nonly some notes, no checkpoint heading\n';
   writeFileSync(path.join(w.mem, 'checkpoint-wreck.md'), text);
@@ -107,6 +107,10 @@ test('a file with no readable body either is shown raw with a manual-recovery li
   assert.match(show.err, /unreadable/);
   assert.match(show.err, /Manual recovery: the text above is what could be read of .*checkpoint-wreck\.md/);
   assert.match(w.cli('list').out, /^wreck {2}\(unreadable: /m);
+  const resume = w.cli('resume', 'wreck');
+  assert.equal(resume.code, 1, 'nothing consumed');
+  assert.equal(resume.out, text.trimEnd() + '\n');
+  assert.match(resume.err, /Manual recovery/);
   assert.equal(read(w.mem, 'wreck'), text);
 });
 
