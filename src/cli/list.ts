@@ -1,4 +1,4 @@
-import { NO_CHECKPOINTS, formatStep } from '../core/wording';
+import { formatStep, frontMatterNote, NO_CHECKPOINTS } from '../core/wording';
 import { formatRelative } from '../core/dates';
 import { oneLine } from '../core/escaping';
 import type { CheckpointSummary } from '../core/store';
@@ -20,7 +20,9 @@ export function listLines(items: CheckpointSummary[], opts: { marked?: boolean; 
     c.unreadable ? '' : cut(oneLine(c.branch) || 'no branch'),
     c.unreadable ? '' : formatRelative(c.saved, opts.now),
     c.plan && c.planStep !== undefined && c.planSteps !== undefined ? formatStep(c.planStep, c.planSteps) : '',
-    c.unreadable ? `(unreadable: ${oneLine(c.unreadable)})  ${oneLine(c.path)}` : oneLine(c.description),
+    c.unreadable
+      ? `(unreadable: ${oneLine(c.unreadable)})  ${oneLine(c.path)}`
+      : `${oneLine(c.description)}${c.frontMatterSkipped ? `  (${oneLine(frontMatterNote(c.frontMatterSkipped))})` : ''}`,
   ]);
   const widths = [0, 1, 2, 3].map((i) => Math.max(0, ...rows.map((r) => r[i].length)));
   return rows.map((r, at) => {
@@ -51,7 +53,7 @@ Example:
     // MEMORY.md is what the agent reads: say where it disagrees with the files (the next write heals it).
     const mismatch = ctx.values.names ? undefined : await store.indexMismatch(items);
     if (mismatch?.missing.length) ctx.note(`MEMORY.md has no line for ${mismatch.missing.join(', ')}; the next save or delete adds it.`);
-    if (mismatch?.orphans.length) ctx.note(`MEMORY.md lists ${mismatch.orphans.join(', ')} without a checkpoint file; the next save or delete removes it.`);
+    if (mismatch?.orphans.length) ctx.note(`MEMORY.md lists ${mismatch.orphans.join(', ')} without a checkpoint file; \`checkpoint delete <name>\` removes such a line.`);
     if (ctx.values.names && !ctx.json) {
       if (items.length) ctx.io.out(items.map((c) => oneLine(c.name)).join('\n'));
       return;

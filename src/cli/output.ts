@@ -31,7 +31,7 @@ function headerJson(c: Pick<Checkpoint, 'name' | 'branch' | 'saved' | 'descripti
 
 /** A checkpoint as `list` and `pending` give it: its header, without reading the whole file. */
 export function summaryJson(c: CheckpointSummary): Record<string, unknown> {
-  return { ...headerJson(c, c.path), unreadable: c.unreadable ?? null };
+  return { ...headerJson(c, c.path), unreadable: c.unreadable ?? null, frontMatterSkipped: c.frontMatterSkipped ?? null };
 }
 
 /** The whole checkpoint: the summary's fields and every section (show, resume, save, restore, combine). */
@@ -52,5 +52,6 @@ export function checkpointJson(cp: Checkpoint, path: string): Record<string, unk
     snapshot: cp.snapshot ?? null,
     snapshotSkipped: cp.snapshotSkipped ?? null,
     snapshotLeftOut: cp.snapshotLeftOut ?? [],
+    frontMatterSkipped: cp.frontMatterSkipped ?? null,
   };
 }

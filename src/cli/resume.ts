@@ -5,6 +5,7 @@ import { branchOrNone } from '../core/wording';
 import { AmbiguousCheckpointError, OrphanRemovedError } from '../core/store';
 import { defineCommand } from './command';
 import { checkpointJson, cliLine } from './output';
+import { showUnreadable } from './show';
 
 export const resumeCommand = defineCommand({
   synopsis: 'resume [<name>]',
@@ -39,7 +40,7 @@ Example:
           `No single checkpoint to resume; name one:\n${err.candidates.map((c) => `  ${c.name}  (${branchOrNone(c.branch)}, ${formatLocalDateTime(new Date(c.saved))})`).join('\n')}`,
         );
       }
-      throw err;
+      return showUnreadable(err, ctx);
     }
     for (const w of r.warnings ?? []) ctx.warn(w);
     const cp = r.checkpoint;

@@ -1,5 +1,10 @@
 import { CheckpointError, UsageError } from '../core/errors';
-import { resolveActivePlanFile } from '../core/stateIndex';
+import { suggestPlan } from '../core/stateIndex';
+import { resolvePlansDir } from '../core/plans';
+import { firstTimeTold } from '../core/memoryDir';
+import { oneLine } from '../core/escaping';
+import { homeFrom, tildify } from '../core/paths';
+import path = require('node:path');
 import { CheckpointExistsError } from '../core/store';
 import { saveAndCommit, type SaveAndCommitResult } from '../core/commit';
 import { defineCommand } from './command';
@@ -23,7 +28,11 @@ suggests (the plan's, else the branch's), printed first.
   --failed TEXT     an approach that failed, and why (repeatable)
   --decision TEXT   a decision and its reason (repeatable)
   --question TEXT   an open question (repeatable)
-  --plan PATH       the plan file; step N of M is read from its checklist
+  --blocker TEXT    what blocks the work (repeatable; the Blockers section)
+  --plan PATH       the plan file; step N of M is read from its checklist. Without it: the active plan of
+                    .claude/state-index.json, else the plan changed most recently within the last day (said
+                    on stderr), as the editor's Save form offers
+  --no-plan         save without a plan
   --force           overwrite an existing checkpoint of that name (the previous version goes to the trash)
   --commit          then commit the work tree: checkpoint(<name>): <left off>, Done as the body; likely secrets
                     (.env*, SSH keys, *.pem, *.key, *.p12, keystores, credential files such as .npmrc, .netrc,
@@ -53,6 +62,8 @@ Example:
     decision: { type: 'string', multiple: true },
     question: { type: 'string', multiple: true },
     plan: { type: 'string' },
+    'no-plan': { type: 'boolean' },
+    blocker: { type: 'string', multiple: true },
     force: { type: 'boolean' },
     commit: { type: 'boolean' },
     push: { type: 'boolean' },
@@ -61,6 +72,7 @@ Example:
   positionals: 1,
   async run(ctx) {
     const { values } = ctx;
+    if (values.plan !== undefined && values['no-plan']) throw new UsageError('--plan and --no-plan exclude each other.');
     if (values.push && !values.commit) throw new UsageError('--push goes with --commit: checkpoint save <name> --commit --push');
     let leftOff = values['left-off'];
     if (leftOff === undefined || leftOff.trim() === '') {
@@ -90,8 +102,16 @@ Example:
       // be read, there is no notice (the checkpoint is saved all the same).
       resolved = ctx.memoryDir().catch(() => undefined);
       const store = await opening;
-      // No plan given: the active plan of .claude/state-index.json, when it names a plan file that exists.
-      const plan = values.plan ?? (await resolveActivePlanFile(ctx.cwd, { env: ctx.env }));
+      // No plan given: the one the editor's save form offers (seed 004: err on the side of including it), said.
+      let plan = values.plan;
+      if (plan === undefined && values['no-plan'] !== true) {
+        const suggested = await suggestPlan(ctx.cwd, await resolvePlansDir({ cwd: ctx.cwd, env: ctx.env }), { env: ctx.env }).catch(() => undefined);
+        if (suggested) {
+          plan = suggested.path;
+          const why = suggested.why === 'active' ? 'the active plan of .claude/state-index.json' : 'the plan changed most recently, within the last day';
+          ctx.io.err(`Plan: ${oneLine(tildify(plan, homeFrom(ctx.env)))} (${why}); --no-plan saves without one.`);
+        }
+      }
       let name = ctx.name;
       if (ctx.positionals.length === 0) {
         name = suggestName({ plan, branch: await store.currentBranch() });
@@ -104,6 +124,7 @@ Example:
         failed: values.failed,
         decisions: values.decision,
         questions: values.question,
+        blockers: values.blocker,
         plan,
         force: values.force === true,
         scan,
@@ -127,7 +148,8 @@ Example:
     for (const w of r.warnings) ctx.warn(w);
     const where = await resolved;
     const notice = where && autoMemoryOffNotice(where);
-    if (notice) ctx.note(notice);
+    // Told once per memory folder, not at every save.
+    if (notice && (await firstTimeTold(path.dirname(r.path)))) ctx.note(notice);
     const cp = r.checkpoint;
     const lines = [`Checkpoint "${cp.name}" saved. ${resumeHint(cp.name, values.dir)}`, r.path];
     if (r.replaced) lines.push(`The previous version is in the trash: ${r.replaced} (${cliLine(['restore', cp.name, '--force'], values.dir)} brings it back)`);

@@ -1,6 +1,9 @@
 import { resumeSummary } from '../core/resumeText';
-import { defineCommand } from './command';
+import { defineCommand, type CommandContext } from './command';
 import { checkpointJson } from './output';
+import { manualRecovery, UnreadableCheckpointError } from '../core/store';
+import { oneLine, terminalText } from '../core/escaping';
+import { frontMatterNote } from '../core/wording';
 
 export const showCommand = defineCommand({
   synopsis: 'show <name>',
@@ -20,7 +23,14 @@ Example:
   positionals: 'name',
   async run(ctx) {
     const store = await ctx.store();
-    const { text, path, ...cp } = await store.show(ctx.name);
+    let shown;
+    try {
+      shown = await store.show(ctx.name);
+    } catch (err) {
+      return showUnreadable(err, ctx);
+    }
+    const { text, path, ...cp } = shown;
+    if (cp.frontMatterSkipped) ctx.note(`${frontMatterNote(cp.frontMatterSkipped)}.`);
     // --raw: the text that was read and parsed, whole (a file over the read limit is refused, never shown in part).
     if (ctx.values.raw && !ctx.json && text !== undefined) {
       ctx.io.out(text.trimEnd());
@@ -29,3 +39,14 @@ Example:
     ctx.print(ctx.json ? '' : resumeSummary(cp, { currentBranch: await store.currentBranch() }), checkpointJson(cp, path));
   },
 });
+
+/**
+ * A checkpoint whose front matter and body can neither be read: prints what can be read of it and how to recover it
+ * and returns exit code 1; any other error (and any with --json) is thrown on.
+ */
+export function showUnreadable(err: unknown, ctx: Pick<CommandContext, 'io' | 'json'>): number {
+  if (!(err instanceof UnreadableCheckpointError) || ctx.json) throw err;
+  ctx.io.out(terminalText(err.raw).trimEnd());
+  ctx.io.err(`${oneLine(err.message)}\n${manualRecovery(err.file)}`);
+  return 1;
+}

@@ -26,7 +26,7 @@ export interface Checkpoint {
   failed: string[];
   decisions: string[];
   questions: string[];
-  /** What blocks the work (a JSON checkpoint's `blockers`); read-only history, never written to a Markdown checkpoint. */
+  /** What blocks the work (`save --blocker`; a JSON checkpoint's `blockers`): the `## Blockers` section. */
   blockers?: string[];
   modifiedFiles: string[];
   /** The checkpoints this one was combined from (front matter `sources`, the `## Sources` table). */
@@ -35,6 +35,11 @@ export interface Checkpoint {
   auto?: boolean;
   /** The agent session an automatic checkpoint belongs to (its older automatic ones are replaced). */
   session?: string;
+  /**
+   * Why the file's front matter was skipped (it does not parse, or holds a binary byte): the checkpoint was then read
+   * by its Markdown body alone. Never written.
+   */
+  frontMatterSkipped?: string;
   /** HEAD's commit when saved (full object id); absent before the first commit or without a snapshot. */
   head?: string;
   /** The code snapshot's commit (refs/checkpoints/snapshots/<name>); absent when none was taken. */
@@ -63,7 +68,7 @@ export const NONE = 'None';
 const NO_BRANCH = '(none)';
 
 /** The sections a checkpoint's body is read into. */
-type SectionKey = 'leftOff' | 'done' | 'failed' | 'decisions' | 'questions' | 'modifiedFiles' | 'sources';
+type SectionKey = 'leftOff' | 'done' | 'failed' | 'decisions' | 'questions' | 'blockers' | 'modifiedFiles' | 'sources';
 
 const SECTION_ALIASES: Record<string, SectionKey> = {
   'left off': 'leftOff',
@@ -75,12 +80,13 @@ const SECTION_ALIASES: Record<string, SectionKey> = {
   decisions: 'decisions',
   'open questions': 'questions',
   questions: 'questions',
+  blockers: 'blockers',
   'modified files': 'modifiedFiles',
   'files modified': 'modifiedFiles',
   sources: 'sources',
 };
 
-const OWN_HEADING = /^## (?:Left Off|Done This Session|Failed Approaches|Decisions|Open Questions|Modified Files|Sources)$/;
+const OWN_HEADING = /^## (?:Left Off|Done This Session|Failed Approaches|Decisions|Open Questions|Blockers|Modified Files|Sources)$/;
 
 export { oneLine };
 
@@ -410,7 +416,7 @@ export function isPlainFrontMatter(data: Record<string, unknown>): boolean {
 }
 
 /** The validated front matter and the body of a checkpoint file; throws what {@link parseCheckpoint} throws for them. */
-function readFrontMatter(text: string): { fm: Schemas.FrontMatter | undefined; body: string } {
+function strictFrontMatter(text: string): { fm: Schemas.FrontMatter | undefined; body: string } {
   if (text.includes('\u0000')) throw new CheckpointError('not a text file');
   const { data, body } = parseFrontMatter(text);
   let fm: Schemas.FrontMatter | undefined;
@@ -424,8 +430,59 @@ function readFrontMatter(text: string): { fm: Schemas.FrontMatter | undefined; b
     }
     fm = result.data;
   }
+  // The values read later must read: a `saved` that is no date, `sources` that are no list of names.
+  if (fm) {
+    asIso(fm.saved);
+    const sources = (fm as Record<string, unknown>).sources;
+    if (sources !== undefined && sources !== null && (!Array.isArray(sources) || !sources.every(isText))) {
+      throw new CheckpointError('invalid front matter: sources must be a list of checkpoint names');
+    }
+  }
   return { fm, body };
 }
+
+/**
+ * The text after a front matter block that could not be parsed: after its closing `---` line (or the whole text when
+ * it has none). Undefined when the text starts with no such block.
+ */
+function bodyAfterFrontMatter(text: string): string | undefined {
+  const src = text.charCodeAt(0) === 0xfeff ? text.slice(1) : text;
+  if (!src.startsWith('---')) return undefined;
+  const lines = src.split('\n');
+  for (let i = 1; i < lines.length; i++) {
+    const l = lines[i].replace(/\r$/, '');
+    if (l === '---' || l === '...') return lines.slice(i + 1).join('\n');
+  }
+  return src;
+}
+
+/**
+ * The front matter and body of a checkpoint file, read leniently (SPEC): front matter that does not parse or holds a
+ * binary byte is skipped, with the reason, and the file is read by its body. A NUL in the body is no text file.
+ */
+function readFrontMatter(text: string): { fm: Schemas.FrontMatter | undefined; body: string; skipped?: string } {
+  try {
+    return strictFrontMatter(text);
+  } catch (err) {
+    const body = bodyAfterFrontMatter(text);
+    if (!(err instanceof CheckpointError) || body === undefined || body.includes('\u0000')) throw err;
+    const reason = err.message === 'not a text file' ? 'it holds a binary byte' : err.message;
+    return { fm: undefined, body, skipped: oneLine(reason) };
+  }
+}
+
+/**
+ * The body's value where it says otherwise than the front matter (the body wins), else the front matter's: a body
+ * showing the front matter's value as one escaped line says the same.
+ */
+function pick(body: string | undefined, fm: string | undefined): string | undefined {
+  if (body === undefined) return fm;
+  if (fm === undefined) return body;
+  return body === fm || body === oneLine(fm) ? fm : body;
+}
+
+/** Whether two times fall in the same local minute, as the body shows a time. */
+const sameMinute = (a: string, b: string): boolean => formatLocalDateTime(new Date(a)) === formatLocalDateTime(new Date(b));
 
 /**
  * Parses a checkpoint file. `fallbackName` (from the file name) is used when the file names none;
@@ -433,15 +490,21 @@ function readFrontMatter(text: string): { fm: Schemas.FrontMatter | undefined; b
  * not a checkpoint.
  */
 export function parseCheckpoint(text: string, fallbackName: string, fallbackSaved?: string): Checkpoint {
-  const { fm, body } = readFrontMatter(text);
+  const { fm, body, skipped } = readFrontMatter(text);
   const b = parseBody(body);
-  if (!fm && !b.recognized) throw new CheckpointError('no checkpoint front matter or "# Checkpoint:" heading found');
+  if (!fm && !b.recognized) {
+    // Front matter skipped and no body to read: the front matter's own reason.
+    throw new CheckpointError(skipped ?? 'no checkpoint front matter or "# Checkpoint:" heading found');
+  }
   const leftOff = sectionText(b.sections.leftOff);
-  const saved = asIso(fm?.saved) ?? b.saved ?? fallbackSaved ?? new Date(0).toISOString();
+  // The body wins (SPEC): it is what a person and the agent read, and an agent may have edited it since the product
+  // wrote the front matter. The front matter's time is kept when the body shows the same minute (it is precise).
+  const fmSaved = asIso(fm?.saved);
+  const saved = (b.saved !== undefined && (fmSaved === undefined || !sameMinute(fmSaved, b.saved)) ? b.saved : fmSaved) ?? fallbackSaved ?? new Date(0).toISOString();
   const cp: Checkpoint = {
     name: fallbackName,
-    description: asString(fm?.description) ?? describe(leftOff),
-    branch: asString(fm?.branch) ?? b.branch ?? '',
+    description: pick(leftOff === '' ? undefined : describe(leftOff), asString(fm?.description)) ?? describe(leftOff),
+    branch: pick(b.branch, asString(fm?.branch)) ?? '',
     saved,
     leftOff,
     done: sectionItems(b.sections.done),
@@ -450,15 +513,21 @@ export function parseCheckpoint(text: string, fallbackName: string, fallbackSave
     questions: sectionItems(b.sections.questions),
     modifiedFiles: sectionItems(b.sections.modifiedFiles, true),
   };
+  if (skipped) cp.frontMatterSkipped = skipped;
+  const blockers = sectionItems(b.sections.blockers);
+  if (blockers.length) cp.blockers = blockers;
   const sources = parseSources((fm as Record<string, unknown> | undefined)?.sources, b.sections.sources);
   if (sources) cp.sources = sources;
   if (fm?.auto === true) cp.auto = true;
   if (typeof fm?.session === 'string' && fm.session) cp.session = fm.session;
-  const plan = asString(fm?.plan) ?? b.plan;
+  const fmPlan = asString(fm?.plan);
+  const plan = pick(b.plan, fmPlan);
   if (plan) {
     cp.plan = plan;
-    const step = fm?.planStep ?? b.planStep;
-    const steps = fm?.planSteps ?? b.planSteps;
+    // The body's step, else the front matter's when both name the same plan.
+    const fromFm = fmPlan === plan && b.planStep === undefined;
+    const step = fromFm ? fm?.planStep : b.planStep;
+    const steps = fromFm ? fm?.planSteps : b.planSteps;
     if (step !== undefined && steps !== undefined) {
       cp.planStep = step;
       cp.planSteps = steps;
@@ -475,7 +544,7 @@ export function parseCheckpoint(text: string, fallbackName: string, fallbackSave
 }
 
 /** What a listing shows of a checkpoint. */
-export type CheckpointHeader = Pick<Checkpoint, 'name' | 'description' | 'branch' | 'saved' | 'plan' | 'planStep' | 'planSteps'>;
+export type CheckpointHeader = Pick<Checkpoint, 'name' | 'description' | 'branch' | 'saved' | 'plan' | 'planStep' | 'planSteps' | 'auto' | 'frontMatterSkipped'>;
 
 /** Only a body line like `- **Plan:** …` can give a plan; a body without `**plan` (any case) cannot. */
 function mayNamePlan(body: string): boolean {
@@ -510,5 +579,22 @@ export function parseCheckpointHeader(text: string, fallbackName: string, fallba
     header.planStep = fm.planStep;
     header.planSteps = fm.planSteps;
   }
+  // The body wins where it says otherwise (an agent edited it): the full reading then decides.
+  if (!bodyAgrees(body, header)) return full();
+  if (fm.auto === true) header.auto = true;
   return header;
+}
+
+/**
+ * Whether a body says what the front matter's header says, as the product writes it: its Branch, Saved and Plan
+ * lines and the first line of Left Off. Any doubt is a no (the full reading is always right, only slower).
+ */
+function bodyAgrees(body: string, h: CheckpointHeader): boolean {
+  if (!body.includes(`\n- **Branch:** \`${h.branch || NO_BRANCH}\`\n`) || !body.includes(`\n- **Saved:** ${formatLocalDateTime(new Date(h.saved))}\n`)) return false;
+  if (h.plan && !body.includes(`\n- **Plan:** \`${h.plan}\``)) return false;
+  const at = body.indexOf('\n## Left Off\n');
+  if (at < 0) return false;
+  const from = at + '\n## Left Off\n'.length;
+  const end = body.indexOf('\n', from);
+  return body.slice(from, end < 0 ? body.length : end) === h.description;
 }

@@ -1,4 +1,6 @@
 import { parseCheckpoint, renderCheckpoint, type Checkpoint } from './checkpoint';
+import { withPortablePlan } from './plans';
+import { TwinNameError } from './storeTypes';
 import { isLikelySecret } from './secrets';
 import { CheckpointError, errorMessage } from './errors';
 import { oneLine } from './escaping';
@@ -75,7 +77,7 @@ export async function pushCheckpoints(store: CheckpointStore, names: string[], r
     const found = await store.find(name);
     if (!found || found.source !== 'markdown') throw new CheckpointError(`No checkpoint named "${name}" in ${store.memoryDir}.`);
     const cp = await store.show(name);
-    const text = renderCheckpoint({ ...cp, name });
+    const text = renderCheckpoint(withPortablePlan({ ...cp, name }, store.home));
     refspecs.push(`+${await fileCommit(cwd, name, text)}:${await checkedRef(cwd, FILES_REFS, name)}`);
     const entry: { name: string; snapshot?: string } = { name };
     const unshared = cp.snapshot && (await hasCommit(cwd, cp.snapshot)) ? await unsharedFiles(store, cp.snapshot) : [];
@@ -176,7 +178,15 @@ export async function pullCheckpoints(store: CheckpointStore, remoteName?: strin
         continue;
       }
       // As a combined checkpoint is written: a local one of that name goes to the trash first.
-      const put = await store.saveCombined(cp);
+      let put;
+      try {
+        put = await store.saveCombined(cp);
+      } catch (err) {
+        // A local checkpoint the lookup reads as this name (`my_task` for `my-task`): no twin is written beside it.
+        if (!(err instanceof TwinNameError)) throw err;
+        result.skipped.push({ name, reason: err.message });
+        continue;
+      }
       result.warnings.push(...put.warnings);
       const entry: PullResult['written'][number] = { name, path: put.path };
       if (put.replaced) entry.trashPath = put.replaced;

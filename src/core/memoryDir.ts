@@ -1,4 +1,5 @@
 import path = require('node:path');
+import { closeSync, openSync } from 'node:fs';
 import { CheckpointError } from './errors';
 import { fileReads, isFolder, isInside, type FileReads } from './files';
 import { findRepositoryTop, resolveMainWorktree } from './gitDir';
@@ -275,4 +276,22 @@ export function claudeMemoryKind(resolved: ResolvedMemoryDir, cwd: string): Clau
   if (resolved.source !== 'claude' || !claude) return undefined;
   if (claude.settingsFile) return 'autoMemoryDirectory';
   return claude.projectRoot !== undefined && path.resolve(claude.projectRoot) !== path.resolve(cwd) ? 'mainWorktree' : 'project';
+}
+
+/** The marker, in a memory folder, that its user was told Claude Code's auto memory is off (see {@link firstTimeTold}). */
+const AUTO_MEMORY_OFF_TOLD = '.checkpoint-auto-memory-off-told';
+
+/**
+ * True the first time it is asked for a memory folder, so that a command-line user is told once that Claude Code's
+ * auto memory is off (the editor remembers it in its own state): the first call makes a marker file in the folder
+ * (exclusive create), later ones find it. When the marker cannot be made for another reason, true: told twice beats
+ * never told.
+ */
+export async function firstTimeTold(memoryDir: string): Promise<boolean> {
+  try {
+    closeSync(openSync(path.join(memoryDir, AUTO_MEMORY_OFF_TOLD), 'wx'));
+    return true;
+  } catch (err) {
+    return (err as NodeJS.ErrnoException).code !== 'EEXIST';
+  }
 }

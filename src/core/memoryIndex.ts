@@ -69,11 +69,13 @@ function detectEol(lines: Line[]): string {
 }
 
 const BOM = '\uFEFF';
-/** `## Active Checkpoints`, or `## Checkpoints` as Checkpoint 0.1.0 wrote it (read as the same section). */
-const SECTION_RE = /^ {0,3}##[ \t]+(?:Active[ \t]+)?Checkpoints[ \t]*(?:#+[ \t]*)?$/;
+/**
+ * `## Active Checkpoints` as agents spell it (any case, level 2 or 3), or `## Checkpoints` as Checkpoint 0.1.0 wrote
+ * it (read as the same section).
+ */
+const SECTION_RE = /^ {0,3}#{2,3}[ \t]+(?:active[ \t]+)?checkpoints[ \t]*(?:#+[ \t]*)?$/i;
 const LEVEL_ONE_RE = /^ {0,3}#(?:[ \t]|$)/;
-const TOP_HEADING_RE = /^ {0,3}#{1,2}(?:[ \t]|$)/;
-const BULLET_RE = /^[-*] \*\*(.+?)\*\*/;
+const ANY_HEADING_RE = /^ {0,3}#{1,6}(?:[ \t]|$)/;
 /**
  * The shape of a bullet the product writes (and the seed's agents write): `- **name** (branch, Mon DD) — summary`,
  * with the date as agents also write it (`Nov 05`, `2025-11-05`) and an en dash or `--` for the em dash. The name
@@ -147,12 +149,13 @@ interface Section {
 
 /**
  * The checkpoint section: its heading through its resume line (the section's last line), or through the
- * line before the next heading of level 1-2 when it has no resume line. Text after the resume line is the user's:
- * a section inserted after the first heading must not swallow the bullets that follow it.
+ * line before the next heading (of any level: a `###` subsection after it is the person's) when it has no resume
+ * line. Text after the resume line is the user's: a section inserted after the first heading must not swallow the
+ * bullets that follow it.
  */
 function sectionFrom(lines: Line[], mask: boolean[], start: number): Section {
   let end = start + 1;
-  while (end < lines.length && (mask[end] || !isHeadingLine(lines[end].text) || !TOP_HEADING_RE.test(lines[end].text))) {
+  while (end < lines.length && (mask[end] || !isHeadingLine(lines[end].text) || !ANY_HEADING_RE.test(lines[end].text))) {
     end++;
     if (!mask[end - 1] && lines[end - 1].text[0] === 'R' && RESUME_RE.test(lines[end - 1].text)) break;
   }
@@ -187,28 +190,68 @@ const isBulletStart = (text: string): boolean => (text[0] === '-' || text[0] ===
 type Namer = (line: Line) => string | undefined;
 
 /**
- * Reads checkpoint bullets for one operation over one file's lines. A bullet is a checkpoint's when the product wrote
- * it (its shape), or when it names a checkpoint file that exists (`known`): a user's own bold bullet (`- **todo** buy
- * milk`) is neither, and no operation touches it. Each line's text is read once, however often it is asked, and again
- * only when it is replaced.
+ * Reads checkpoint bullets for one operation over one file's lines. Without `known`, a bullet is a checkpoint's when
+ * it has the product's shape. With `known` (the checkpoints that exist or are in the trash), a line is a checkpoint's
+ * when it names one of them in a shape agents write (see {@link shapeName}): a line that names no such checkpoint is
+ * the person's, even in the product's shape (`- **todo** buy milk`, `- **todo** (x, Nov 02) — …`), and no operation
+ * touches it unless the person names it (see {@link removeFromIndex}). Each line's text is read once, however often
+ * it is asked, and again only when it is replaced.
  */
 function namer(known?: ReadonlySet<string>): Namer {
   return (line) => {
     if (line.read !== line.text) {
       const written = productName(line);
       line.product = written !== undefined;
-      line.bullet = written ?? knownBulletName(line, known) ?? null;
+      line.bullet = (known ? shapeName(line.text, known) : written) ?? null;
       line.read = line.text;
     }
     return line.bullet ?? undefined;
   };
 }
 
-/** The name of a bullet of another shape that names a checkpoint file that exists (`known`). */
-function knownBulletName(line: Line, known?: ReadonlySet<string>): string | undefined {
-  const name = known?.size ? BULLET_RE.exec(line.text)?.[1] : undefined;
-  return name !== undefined && known!.has(name) ? name : undefined;
+/** After a plain name, what makes the line a checkpoint's bullet: ` (branch, date)`, a dash, a colon, or nothing. */
+const PLAIN_NAME_END = [' (', ' — ', ' – ', ' -- ', ': '];
+
+/**
+ * The checkpoint of `known` a bullet names, in the shapes agents write inside the section (SPEC): `- **name** …` (also
+ * `*` or `+`, indented), `- [name](checkpoint-name.md) …`, and a name without bold followed by ` (`, a dash or a
+ * colon (`- name (main, Nov 02) — …`). A name may hold `*` (an agent's file name): each closing `**` is tried.
+ */
+function shapeName(text: string, known: ReadonlySet<string>): string | undefined {
+  if (known.size === 0) return undefined;
+  let i = 0;
+  while (text.charCodeAt(i) === SPACE || text.charCodeAt(i) === TAB) i++;
+  const marker = text[i];
+  if ((marker !== '-' && marker !== '*' && marker !== '+') || text[i + 1] !== ' ') return undefined;
+  i += 2;
+  while (text.charCodeAt(i) === SPACE) i++;
+  const rest = text.slice(i);
+  if (rest.startsWith('**')) {
+    // At most a few closings are tried: a name is short, and the summary after it may hold many `**`.
+    for (let end = rest.indexOf('**', 2), tries = 0; end > 2 && tries < 8; end = rest.indexOf('**', end + 1), tries++) {
+      const name = rest.slice(2, end);
+      if (known.has(name)) return name;
+    }
+    return undefined;
+  }
+  if (rest.startsWith('[')) {
+    const close = rest.indexOf('](');
+    if (close < 0) return undefined;
+    const label = rest.slice(1, close);
+    if (known.has(label)) return label;
+    const target = rest.slice(close + 2, rest.indexOf(')', close + 2) >>> 0);
+    const fromTarget = target.startsWith(CHECKPOINT_FILE_PREFIX) && target.endsWith('.md') ? target.slice(CHECKPOINT_FILE_PREFIX.length, -3) : undefined;
+    return fromTarget !== undefined && known.has(fromTarget) ? fromTarget : undefined;
+  }
+  if (known.has(rest.trimEnd())) return rest.trimEnd();
+  for (const end of PLAIN_NAME_END) {
+    const at = rest.indexOf(end);
+    if (at > 0 && known.has(rest.slice(0, at))) return rest.slice(0, at);
+  }
+  return undefined;
 }
+const TAB = 0x09;
+const CHECKPOINT_FILE_PREFIX = 'checkpoint-';
 
 /**
  * The index of the last line of the first level-one heading outside code and comments: a `# ` heading's line, or a
@@ -247,16 +290,18 @@ export function formatBullet(cp: Pick<Checkpoint, 'name' | 'branch' | 'saved' | 
 }
 
 /**
- * The bold names of every bullet in the checkpoint section(s), whatever follows them: a bullet whose bold name is a
- * checkpoint's belongs to that checkpoint, in any shape an agent wrote it.
+ * The names a person may remove a line of by naming them (delete, resume of a checkpoint whose file is gone): the
+ * bullets of `known` checkpoints (those that exist or are in the trash) in any shape, and the lines of the product's
+ * full shape whatever name they hold.
  */
-export function boldNames(text: string): string[] {
+export function removableNames(text: string, known: ReadonlySet<string>): string[] {
   const lines = splitLines(text.startsWith(BOM) ? text.slice(1) : text);
   const mask = literalMask(lines);
+  const bulletOf = namer(known);
   const names = new Set<string>();
   for (const s of findSections(lines, mask)) {
     for (let i = s.start + 1; i < s.end; i++) {
-      const n = mask[i] ? undefined : BULLET_RE.exec(lines[i].text)?.[1];
+      const n = mask[i] ? undefined : (bulletOf(lines[i]) ?? productName(lines[i]));
       if (n !== undefined) names.add(n);
     }
   }
@@ -289,10 +334,11 @@ function bulletsIn(lines: Line[], mask: boolean[], bulletOf: Namer, sections = f
   const product = new Set<string>();
   for (const s of sections) {
     for (let i = s.start + 1; i < s.end; i++) {
-      const n = mask[i] ? undefined : bulletOf(lines[i]);
-      if (n === undefined) continue;
-      names.add(n);
-      if (lines[i].product) product.add(n);
+      if (mask[i]) continue;
+      const n = bulletOf(lines[i]);
+      if (n !== undefined) names.add(n);
+      const p = lines[i].product ? productName(lines[i]) : undefined;
+      if (p !== undefined) product.add(p);
     }
   }
   return { names: [...names], product: [...product] };
@@ -310,7 +356,8 @@ function normalizeSections(lines: Line[], eol: string, bulletOf: Namer): { mask:
   if (!sections.length) return { mask, changed: false };
   const first = sections[0];
   const rename = (): boolean => {
-    if (/Active/.test(lines[first.start].text)) return false;
+    // `## Checkpoints` (0.1.0) is renamed; the heading as an agent spelled it (`### Active checkpoints`) is kept.
+    if (/active/i.test(lines[first.start].text)) return false;
     lines[first.start].text = SECTION_HEADING;
     return true;
   };
@@ -516,10 +563,13 @@ export function upsertIndex(text: string | undefined, name: string, bullet: stri
     const matter = frontMatterEnd(lines);
     const at = heading >= 0 ? heading : matter;
     if (at >= 0) {
+      // Under a heading: a blank line before the section, and one after it when text follows directly (a blank line
+      // already there is the one after). After front matter the section is first, followed by a blank line. Removing
+      // the section takes the blank line before it; text that followed the heading directly keeps the blank line
+      // above it that the section brought.
+      const textFollows = at + 1 < lines.length && !isBlank(lines[at + 1]);
       const block = heading >= 0 ? ['', SECTION_HEADING, bullet, '', RESUME_LINE] : [SECTION_HEADING, bullet, '', RESUME_LINE];
-      // After a heading, a blank line keeps the text that follows a paragraph of its own; after front matter the
-      // section is first and always followed by one (so that removing it takes exactly that line again).
-      if (at + 1 < lines.length && (heading < 0 || !isBlank(lines[at + 1]))) block.push('');
+      if (at + 1 < lines.length && (heading < 0 || textFollows)) block.push('');
       insertAfter(lines, at, block, eol);
     } else {
       const block = [SECTION_HEADING, bullet, '', RESUME_LINE].map((t) => ({ text: t, eol }));
@@ -542,11 +592,12 @@ export function removeFromIndex(text: string, names: string[] | 'all', known?: R
   if (text.startsWith(BOM)) return BOM + removeFromIndex(text.slice(1), names, known);
   const lines = splitLines(text);
   const doomed = (n: string | undefined): boolean => n !== undefined && (names === 'all' || names.includes(n));
-  // A named checkpoint's bullets go whatever their shape (its file may already be in the trash); with 'all', the
-  // bullets of checkpoints only (the product's shape, or a name whose file exists), never a user's own bold line.
+  // A line goes only when it is a checkpoint's: it names one that exists or is in the trash (`known`), in any shape,
+  // or, for a name the person gave, it has the product's full shape. With 'all', a line of the product's shape that
+  // names no such checkpoint is the person's and stays.
   const bulletOf = namer(known);
-  const nameOf = (line: Line): string | undefined => (names === 'all' ? bulletOf(line) : BULLET_RE.exec(line.text)?.[1]);
-  if (!(names === 'all' ? indexedNames(text, known) : boldNames(text)).some(doomed)) return text;
+  const nameOf = (line: Line): string | undefined => bulletOf(line) ?? (names === 'all' ? undefined : productName(line));
+  if (!(names === 'all' ? indexedNames(text, known) : known ? removableNames(text, known) : indexedNames(text)).some(doomed)) return text;
   const { mask } = normalizeSections(lines, detectEol(lines), bulletOf);
   const s = findSection(lines, mask);
   if (!s) return text;

@@ -1,3 +1,4 @@
+import { promises as fs } from 'node:fs';
 import path = require('node:path');
 import { errorMessage } from './errors';
 import { formatLocalDate } from './dates';
@@ -80,8 +81,11 @@ export interface PendingList {
 /** The name prefix of the checkpoints the hooks save (`auto-<YYYY-MM-DD-HHMM>`). */
 export const AUTO_PREFIX = 'auto-';
 
-/** Whether a checkpoint was written by a hook (`auto-…`), not asked for by a person or an agent. */
-const isAutomatic = (c: CheckpointSummary): boolean => c.name.startsWith(AUTO_PREFIX);
+/**
+ * Whether a checkpoint was written by a hook (its front matter's `auto: true`), not asked for by a person or an agent:
+ * a name a person chose that starts with `auto-` is theirs.
+ */
+const isAutomatic = (c: CheckpointSummary): boolean => c.auto === true;
 
 /** The time a saved date stands for: none when it is not a date or lies past now (another machine's clock). */
 export function trustedTime(saved: string, now: Date): number | undefined {
@@ -96,10 +100,22 @@ export function trustedTime(saved: string, now: Date): number | undefined {
  */
 export async function findPending(store: CheckpointReader, now: Date = store.now()): Promise<PendingList> {
   const [{ state, problem }, items] = await Promise.all([readPendingState(store.memoryDir, store.reads), store.list({ includeJson: false, details: false })]);
-  const pending = items.filter((c) => {
-    if (c.unreadable || c.source !== 'markdown') return false;
-    const resumed = Object.hasOwn(state.resumed, c.name) ? Date.parse(state.resumed[c.name]) : undefined;
-    return resumed === undefined || Date.parse(c.saved) > resumed;
+  const live = items.filter((c) => !c.unreadable && c.source === 'markdown');
+  const resumedAt = (c: CheckpointSummary): number | undefined => (Object.hasOwn(state.resumed, c.name) ? Date.parse(state.resumed[c.name]) : undefined);
+  // A file changed after it was resumed (an agent edited its body) is pending again, whatever its saved time says.
+  const changed = new Set<CheckpointSummary>();
+  await Promise.all(
+    live.map(async (c) => {
+      const resumed = resumedAt(c);
+      if (resumed === undefined || Date.parse(c.saved) > resumed) return;
+      const st = await fs.stat(c.path).catch(() => undefined);
+      // A time past now is another clock's, not a change: never trusted (as a saved time past now is not).
+      if (st && st.mtimeMs > resumed && st.mtimeMs <= now.getTime() + CLOCK_SKEW_MS) changed.add(c);
+    }),
+  );
+  const pending = live.filter((c) => {
+    const resumed = resumedAt(c);
+    return resumed === undefined || Date.parse(c.saved) > resumed || changed.has(c);
   });
   const keyed = pending.map((c) => {
     const t = trustedTime(c.saved, now);

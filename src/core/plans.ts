@@ -101,6 +101,21 @@ export function resolvePlanPath(plan: string, cwd: string, home?: string): strin
   return path.resolve(cwd, expandHome(plan.trim(), home));
 }
 
+/**
+ * A plan path as a checkpoint file holds it: under the home folder as `~/…` (the seed's form, so that a checkpoint
+ * pulled on another machine finds the plan in that machine's home), any other path as it is.
+ */
+export function portablePlanPath(plan: string, home: string): string {
+  const rel = home ? path.relative(home, plan) : '';
+  if (!home || !path.isAbsolute(plan) || rel === '' || rel.startsWith('..') || path.isAbsolute(rel)) return plan;
+  return `~/${rel.split(path.sep).join('/')}`;
+}
+
+/** A checkpoint with its plan path in the form a file holds (see {@link portablePlanPath}). */
+export function withPortablePlan<T extends { plan?: string }>(cp: T, home: string): T {
+  return cp.plan ? { ...cp, plan: portablePlanPath(cp.plan, home) } : cp;
+}
+
 /** The display name of a plan path: its file name without `.md`. */
 export function planName(planPath: string): string {
   return path.basename(planPath).replace(/\.md$/i, '');

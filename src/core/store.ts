@@ -7,11 +7,11 @@ import { formatLocalDate } from './dates';
 import { assertInside, assertNotSymlink, cleanStaleTempFiles, exists, identityOf, removeFile, sameIdentity, syncDir, writeFileAtomic, type FileIdentity } from './files';
 import { readGitState } from './git';
 import { LockLostError, preloadLock, withDirLock, type DirLock } from './lock';
-import { boldNames, formatBullet, removeFromIndex, upsertIndex, type IndexBullets, type IndexEdit } from './memoryIndex';
+import { formatBullet, removableNames, removeFromIndex, upsertIndex, type IndexBullets, type IndexEdit } from './memoryIndex';
 import { oneLine } from './escaping';
-import { assertLookupName, isLookupName, nameFromFileName, resolveName, validateName } from './names';
+import { AmbiguousNameError, assertLookupName, isLookupName, nameFromFileName, resolveName, validateName } from './names';
 import { recordResume } from './pending';
-import { readPlanProgress, resolvePlanPath } from './plans';
+import { readPlanProgress, resolvePlanPath, withPortablePlan } from './plans';
 import { recordLastCheckpoint } from './stateIndex';
 import { branchDiffers } from './git';
 import { NO_CHECKPOINTS } from './wording';
@@ -29,6 +29,7 @@ import {
   OrphanRemovedError,
   TRASH_DIR,
   type RestoredCheckpoint,
+  TwinNameError,
   type ResumeResult,
   type SaveInput,
   type SaveResult,
@@ -79,6 +80,17 @@ export class CheckpointStore extends CheckpointReader {
    * ours; when another writer took it over, the index is read again and merged under a new lock.
    */
   async save(input: SaveInput): Promise<SaveResult> {
+    try {
+      return await this.saveOnce(input);
+    } catch (err) {
+      // Another writer took a name the lookup reads as this one meanwhile: the save starts again, and the lookup now
+      // finds that checkpoint (overwritten with `force`, else refused as existing), as a later save would.
+      if (!(err instanceof TwinNameError)) throw err;
+      return this.saveOnce(input);
+    }
+  }
+
+  private async saveOnce(input: SaveInput): Promise<SaveResult> {
     const name = await this.saveName(input.name);
     const file = this.pathFor(name);
     // A save that would be refused is refused before git runs: no snapshot is made for it (the lock checks again).
@@ -111,6 +123,7 @@ export class CheckpointStore extends CheckpointReader {
       questions: input.questions ?? [],
       modifiedFiles: capModifiedFiles(git.modifiedFiles),
     };
+    if (input.blockers?.length) cp.blockers = input.blockers;
     if (input.auto) {
       cp.auto = true;
       if (input.auto.session) cp.session = input.auto.session;
@@ -135,7 +148,7 @@ export class CheckpointStore extends CheckpointReader {
           cp.planSteps = progress.steps;
         }
       }
-      const content = renderCheckpoint(cp);
+      const content = renderCheckpoint(withPortablePlan(cp, this.home));
       const bullet = formatBullet(cp);
       const large = sizeWarning(cp, content, git.modifiedFiles.length);
       if (large) warnings.push(large);
@@ -145,6 +158,7 @@ export class CheckpointStore extends CheckpointReader {
           if (existing && !input.force) throw await this.existsError(file, name);
         },
         index: (text, known) => upsertIndex(text, name, bullet, known),
+        asked: input.name,
       });
       if (written.edit.budgetWarning) warnings.push(written.edit.budgetWarning);
       const result: SaveResult = { checkpoint: cp, path: file, overwritten: written.overwritten, warnings };
@@ -177,6 +191,25 @@ export class CheckpointStore extends CheckpointReader {
     }
   }
 
+  /**
+   * Under the lock, before a checkpoint file is put in place: the one lookup (the read path's) of the name as asked
+   * must still lead to the file about to be written, or to none. Otherwise another writer (a concurrent save, combine
+   * or pull) wrote a name the lookup reads as this one meanwhile, such as `my_task` for `my-task`: twins would make
+   * every loose lookup of that name ambiguous.
+   */
+  private async assertNoTwin(file: string, asked: string): Promise<void> {
+    const name = nameFromFileName(path.basename(file))!;
+    if (!isLookupName(asked)) return;
+    let other: string | undefined;
+    try {
+      other = resolveName(asked, await this.knownNames());
+    } catch (err) {
+      if (!(err instanceof AmbiguousNameError)) throw err;
+      other = err.matches.find((m) => m !== name);
+    }
+    if (other !== undefined && other !== name) throw new TwinNameError(other, name);
+  }
+
   /** The refusal of a save over `file`, naming what it holds. */
   private async existsError(file: string, name: string): Promise<CheckpointExistsError> {
     return new CheckpointExistsError(await this.read(file, LIST_READ_BYTES).catch(() => undefined), file, name);
@@ -199,7 +232,7 @@ export class CheckpointStore extends CheckpointReader {
     const sources = (opts.trash ?? []).map((t) => ({ ...t, path: path.resolve(t.path) })).filter((t) => t.path !== file);
     const others = sources.map((t) => t.path);
     for (const p of others) assertInside(this.memoryDir, p);
-    const content = renderCheckpoint({ ...cp, name });
+    const content = renderCheckpoint(withPortablePlan({ ...cp, name }, this.home));
     const bullet = formatBullet({ ...cp, name });
     const trashedNames = others.map((p) => nameFromFileName(path.basename(p))).filter((n): n is string => n !== undefined);
     const written = await this.writeCheckpoint(file, {
@@ -222,6 +255,7 @@ export class CheckpointStore extends CheckpointReader {
           moves.push({ from: p, to: await this.trashFile(p, path.basename(p), made), created: made });
         }
       },
+      asked: cp.name,
       index: (text, known) => {
         const e = upsertIndex(text, name, bullet, known);
         return trashedNames.length ? { ...e, text: removeFromIndex(e.text, trashedNames, known) } : e;
@@ -248,6 +282,11 @@ export class CheckpointStore extends CheckpointReader {
       put: () => Promise<void>;
       retract?: () => Promise<void>;
       check?: (existing: boolean) => Promise<void>;
+      /**
+       * The name as asked (save, combine, pull): checked under the lock to lead to no other checkpoint. Not for a
+       * restore, which puts back a file that was there before.
+       */
+      asked?: string;
       then?: (lock: DirLock, moves: Move[]) => Promise<void>;
       index: (text: string | undefined, known: Set<string>) => IndexEdit;
     },
@@ -261,6 +300,7 @@ export class CheckpointStore extends CheckpointReader {
       const index = await this.readIndex();
       await this.assertReplaceable(this.indexPath);
       if (!done) {
+        if (steps.asked !== undefined) await this.assertNoTwin(file, steps.asked);
         const existing = await exists(file);
         await steps.check?.(existing);
         if (existing) await this.assertReplaceable(file);
@@ -512,7 +552,8 @@ export class CheckpointStore extends CheckpointReader {
    * changes; checks the lock is still ours right before the write.
    */
   private async writeIndex(lock: DirLock, read: string | undefined, change: (text: string | undefined, known: Set<string>) => IndexEdit | string): Promise<IndexEdit> {
-    const known = await this.knownNames();
+    const live = await this.knownNames();
+    const known = new Set([...live, ...(await this.trashedNames())]);
     // After a lost lock, another writer may have changed the file: merge into what is there now.
     const current = await this.readIndex();
     const base = current ?? read;
@@ -520,16 +561,16 @@ export class CheckpointStore extends CheckpointReader {
     let edit: IndexEdit = typeof changed === 'string' ? { text: changed } : changed;
     // No MEMORY.md and nothing to add to it: none is created.
     if (base === undefined && edit.text === '') return edit;
-    edit = { ...edit, text: await this.healIndex(edit.text, known, edit.bullets?.of === edit.text ? edit.bullets.read() : undefined) };
+    edit = { ...edit, text: await this.healIndex(edit.text, live, known, edit.bullets?.of === edit.text ? edit.bullets.read() : undefined) };
     if (edit.text === base) return edit;
     await lock.assertHeld();
     await writeFileAtomic(this.indexPath, edit.text);
     return edit;
   }
 
-  /** `text` with bullets added for checkpoint files that lack one and product bullets without a file removed. */
-  private healIndex(text: string, known: Set<string>, bullets?: IndexBullets): Promise<string> {
-    return healIndex(text, known, (name) => this.summarize(this.pathFor(name), { details: false }), bullets);
+  /** `text` with bullets added for checkpoint files that lack one and the lines of trashed checkpoints removed. */
+  private healIndex(text: string, live: Set<string>, known: Set<string>, bullets?: IndexBullets): Promise<string> {
+    return healIndex(text, live, known, (name) => this.summarize(this.pathFor(name), { details: false }), bullets);
   }
 
   /**
@@ -537,8 +578,10 @@ export class CheckpointStore extends CheckpointReader {
    * Returns the bullet's name, or undefined when there was none.
    */
   private async removeOrphan(rawName: string): Promise<string | undefined> {
-    // A bullet whose bold name is the checkpoint's belongs to it, whatever its shape; the same lookup finds it.
-    const orphanIn = (text: string | undefined): string | undefined => (text === undefined ? undefined : resolveName(rawName, boldNames(text)));
+    // A line is removed only when it can be told a checkpoint's: it names one in the trash (any shape), or it has
+    // the product's full shape; a person's `- **todo** buy milk` stays. The same lookup finds it.
+    const trashed = await this.trashedNames();
+    const orphanIn = (text: string | undefined): string | undefined => (text === undefined ? undefined : resolveName(rawName, removableNames(text, trashed)));
     // Look before taking the lock: the lock creates the directory, and a miss must write nothing.
     if (orphanIn(await this.readIndex()) === undefined) return undefined;
     return this.locked(async (lock) => {
@@ -588,8 +631,8 @@ export class CheckpointStore extends CheckpointReader {
       // MEMORY.md is read and checked first: when it cannot be updated, nothing is moved.
       const index = await this.readIndex();
       if (index !== undefined) await this.assertReplaceable(this.indexPath);
-      // Bullets of the user's own are never touched: only product-written ones and those naming a checkpoint file.
-      const known = await this.knownNames();
+      // Lines of the person's own are never touched: only those naming a checkpoint that exists or is in the trash.
+      const known = new Set([...(await this.knownNames()), ...(await this.trashedNames())]);
       const moved = await this.moveFilesToTrash(lock, names.map((name) => ({ name })));
       try {
         if (index !== undefined) {

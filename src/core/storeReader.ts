@@ -9,13 +9,13 @@ import { assertInside, exists, fileReads, isInside, readPrefix, readPrefixSync, 
 import { readBranch } from './git';
 import { readJsonCheckpoints, type JsonCheckpointFile } from './jsonCheckpoints';
 import { indexedNames, INDEX_FILE } from './memoryIndex';
-import { assertLookupName, fileNameFor, isLookupName, nameFromFileName, resolveName, sanitizeName, validateName } from './names';
+import { assertLookupName, fileNameFor, hasSeparator, isLookupName, nameFromFileName, resolveName, sanitizeName, validateName } from './names';
 import { homeFrom } from './paths';
 import { resolvePlanPath } from './plans';
 import { trashedCopy } from './trash';
 import { indexMismatch } from './indexRepair';
 import { newestFirst } from './order';
-import { CheckpointNotFoundError, LIST_READ_BYTES, SHOW_READ_BYTES, TRASH_DIR, type CheckpointSummary, type StoreOptions } from './storeTypes';
+import { CheckpointNotFoundError, LIST_READ_BYTES, SHOW_READ_BYTES, TRASH_DIR, UnreadableCheckpointError, type CheckpointSummary, type StoreOptions } from './storeTypes';
 
 /** Runs `fn` over `items` with at most `limit` at once (listing thousands of files must not exhaust descriptors). */
 async function mapPool<T, R>(items: T[], limit: number, fn: (item: T) => Promise<R>): Promise<R[]> {
@@ -49,7 +49,7 @@ export class CheckpointReader {
   /** The last MEMORY.md read, as bytes and text (see {@link CheckpointReader.readIndex}). */
   private lastIndex?: { bytes: Buffer; text: string };
   protected readonly gitTimeoutMs: number | undefined;
-  protected readonly home: string;
+  readonly home: string;
 
   constructor(opts: StoreOptions) {
     this.memoryDir = path.resolve(opts.memoryDir);
@@ -77,7 +77,7 @@ export class CheckpointReader {
    */
   pathFor(name: string): string {
     // A `/` or `\` in a typed name only ever maps through the product's rule: never a path of its own.
-    const p = path.join(this.memoryDir, fileNameFor(isLookupName(name) && !/[/\\]/.test(name) ? name : validateName(name)));
+    const p = path.join(this.memoryDir, fileNameFor(isLookupName(name) && !hasSeparator(name) ? name : validateName(name)));
     assertInside(this.memoryDir, p);
     return p;
   }
@@ -126,7 +126,13 @@ export class CheckpointReader {
   protected async readFull(file: string): Promise<{ checkpoint: Checkpoint; text: string; identity: FileIdentity }> {
     const name = fileNameOf(file);
     const { text, identity } = await readWhole(file, SHOW_READ_BYTES, { sync: this.syncReads });
-    return { checkpoint: this.withPlanPath(parseCheckpoint(text, name, new Date(identity.mtimeMs).toISOString())), text, identity };
+    let checkpoint: Checkpoint;
+    try {
+      checkpoint = parseCheckpoint(text, name, new Date(identity.mtimeMs).toISOString());
+    } catch (err) {
+      throw new UnreadableCheckpointError(errorMessage(err), file, text);
+    }
+    return { checkpoint: this.withPlanPath(checkpoint), text, identity };
   }
 
   /**
@@ -300,7 +306,8 @@ export class CheckpointReader {
     try {
       return await this.readFull(file);
     } catch (err) {
-      throw new CheckpointError(`Checkpoint ${file} is unreadable: ${errorMessage(err)}`);
+      const message = `Checkpoint ${file} is unreadable: ${errorMessage(err)}`;
+      throw err instanceof UnreadableCheckpointError ? new UnreadableCheckpointError(message, file, err.raw) : new CheckpointError(message);
     }
   }
 
@@ -331,6 +338,24 @@ export class CheckpointReader {
 
   protected async knownNames(): Promise<Set<string>> {
     return new Set((await this.fileNames()).map((f) => nameFromFileName(f)!));
+  }
+
+  /**
+   * The names of the checkpoints in the trash (any day): their index lines are still theirs, so that a line left
+   * behind by a resume or delete is told from a person's own line of the same shape.
+   */
+  protected async trashedNames(): Promise<Set<string>> {
+    const trash = path.join(this.memoryDir, TRASH_DIR);
+    const days = await fs.readdir(trash, { withFileTypes: true }).catch(() => [] as Dirent[]);
+    const names = new Set<string>();
+    for (const d of days) {
+      if (!d.isDirectory()) continue;
+      for (const f of await fs.readdir(path.join(trash, d.name)).catch(() => [] as string[])) {
+        const copy = trashedCopy(f);
+        if (copy) names.add(copy.name);
+      }
+    }
+    return names;
   }
 
   /**
@@ -451,6 +476,8 @@ function pickSummary(cp: CheckpointHeader): Omit<CheckpointSummary, 'path' | 'so
   if (cp.plan) s.plan = cp.plan;
   if (cp.planStep !== undefined) s.planStep = cp.planStep;
   if (cp.planSteps !== undefined) s.planSteps = cp.planSteps;
+  if (cp.auto) s.auto = true;
+  if (cp.frontMatterSkipped) s.frontMatterSkipped = cp.frontMatterSkipped;
   return s;
 }
 

@@ -4,6 +4,7 @@ import type { Checkpoint } from './checkpoint';
 import { formatLocalDateTime } from './dates';
 import { printable } from './names';
 import { didYouMean, nearest } from './suggest';
+import { oneLine } from './escaping';
 import type { SnapshotOptions } from './snapshot';
 import type { GitState } from './git';
 
@@ -22,6 +23,10 @@ export interface CheckpointSummary {
   plan?: string;
   planStep?: number;
   planSteps?: number;
+  /** Saved by a hook (front matter `auto: true`); a name alone never makes a checkpoint automatic. */
+  auto?: boolean;
+  /** Why the file's front matter was skipped: it was read by its body (see Checkpoint.frontMatterSkipped). */
+  frontMatterSkipped?: string;
   /** Why the file could not be read; the other fields are then best effort. */
   unreadable?: string;
   /** `json` for the read-only JSON checkpoints of plan-scoped procedures. */
@@ -37,6 +42,8 @@ export interface SaveInput {
   failed?: string[];
   decisions?: string[];
   questions?: string[];
+  /** What blocks the work (seed 003's `blockers`): the `## Blockers` section. */
+  blockers?: string[];
   /** Plan file path (absolute, or relative to the workspace folder). */
   plan?: string;
   force?: boolean;
@@ -137,6 +144,39 @@ export class CheckpointNotFoundError extends CheckpointError {
     super(`No ${what} named "${printable(asked)}" in ${where}.${didYouMean(asked, candidates, (n) => `"${printable(n, 64)}"`)}`);
     this.name = 'CheckpointNotFoundError';
     this.suggestions = nearest(asked, candidates);
+  }
+}
+
+/**
+ * A checkpoint file that was read but is no checkpoint (neither its front matter nor its body can be read): `raw` is
+ * what could be read of it, for the person to recover by hand (seed 000). The file is left as it is.
+ */
+export class UnreadableCheckpointError extends CheckpointError {
+  constructor(
+    message: string,
+    readonly file: string,
+    readonly raw: string,
+  ) {
+    super(message);
+    this.name = 'UnreadableCheckpointError';
+  }
+}
+
+/** The line that goes with a checkpoint file shown raw: how to recover it by hand. */
+export const manualRecovery = (file: string): string =>
+  `Manual recovery: the text above is what could be read of ${oneLine(file)}; copy what you need from it (the file is left as it is).`;
+
+/**
+ * Raised under the lock when the lookup of the name a save, combine or pull asked for now leads to another checkpoint
+ * (`other`), written meanwhile by another writer: writing `name` would make twins. Nothing was written.
+ */
+export class TwinNameError extends CheckpointError {
+  constructor(
+    readonly other: string,
+    readonly written: string,
+  ) {
+    super(`Checkpoint "${printable(other, 64)}" was written meanwhile, and "${printable(written, 64)}" would be read as the same name; nothing was written. Save as "${printable(other, 64)}" (to overwrite it) or choose another name.`);
+    this.name = 'TwinNameError';
   }
 }
 

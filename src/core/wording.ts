@@ -70,3 +70,8 @@ export function ignoredAutoMemoryNotice(resolved: ResolvedMemoryDir, home?: stri
     `and loads its default folder ${tildify(resolved.claude?.dir ?? '', home)} instead.`
   );
 }
+
+/** What list, show and the tree say of a checkpoint whose front matter was skipped (see Checkpoint.frontMatterSkipped). */
+export function frontMatterNote(reason: string): string {
+  return `front matter skipped (${reason}); read from its Markdown body`;
+}

@@ -7,6 +7,7 @@ import * as assert from 'node:assert/strict';
 import { existsSync, mkdirSync, realpathSync, writeFileSync } from 'node:fs';
 import * as path from 'node:path';
 import { claudeTargets, connectClaude, hookProgram } from '../../src/core/claudeSettings';
+import { formatLocalDateTime } from '../../src/core/dates';
 import { shellQuote } from '../../src/core/escaping';
 import { writeLaunchers } from '../../src/core/launcher';
 import { runClaude, type ClaudeSession } from '../support/claudeCode';
@@ -252,6 +253,32 @@ describe('The agent is a second writer of the memory folder', () => {
     const context = s.hookContext;
     assert.match(context, /"project-memory"/, `the SessionStart hook read another folder than save wrote (${saved.path}):\n${context || '(no hook context)'}`);
     assert.match(context, /Saved where the project keeps agent memory/);
+  });
+});
+
+describe('An agent\'s slips never lose a checkpoint', () => {
+  test('a checkpoint the agent wrote with a YAML slip reaches the new session: the hook reads it by its body', async () => {
+    const home = makeHome();
+    const project = repo();
+    const dir = await runCli(['dir'], { cwd: project, env: cliEnv(home) });
+    const mem = dir.out.trim();
+    mkdirSync(mem, { recursive: true });
+    // As the agent writes it: an unquoted ": " in the description (no YAML parser reads it), the index under its own
+    // heading and with a link bullet.
+    const saved = formatLocalDateTime(new Date());
+    writeFileSync(
+      path.join(mem, 'checkpoint-login.md'),
+      `---\nname: login\ndescription: Login: cookie not set\ntype: checkpoint\n---\n# Checkpoint: login\n\n- **Branch:** \`main\`\n- **Saved:** ${saved}\n\n## Left Off\n\nLogin: cookie not set after the OAuth callback.\n`,
+    );
+    writeFileSync(path.join(mem, 'MEMORY.md'), '# Project Memory\n\n### Active checkpoints\n- [login](checkpoint-login.md) — Login: cookie not set\n');
+    const launchers = await writeLaunchers(path.join(temp('checkpoint-claude-bin-'), 'bin'), { execPath: process.execPath, cliPath: CLI });
+    await connectClaude(claudeTargets('workspace', project, cliEnv(home)), hookProgram('workspace', shellQuote(launchers.posix)));
+    const s = await runClaude({ cwd: project, home, env: { PATH: `${launchers.dir}${path.delimiter}${process.env.PATH ?? ''}` } });
+    const context = s.hookContext;
+    assert.match(context, /"login"/, `the session was told nothing of the slipped checkpoint:\n${context || '(no hook context)'}`);
+    assert.match(context, /cookie not set after the OAuth callback/);
+    assert.equal(s.memory.length, 1, describeSession(s));
+    assert.match(s.memory[0].content, /^- \[login\]\(checkpoint-login\.md\)/m, 'its index line is in what Claude Code loads');
   });
 });
 

@@ -61,7 +61,8 @@ suite('Checkpoints view', { watchers: true }, (t) => {
   });
 
   it('shows an unreadable file as an item with the reason and an Open action (from the watcher)', async () => {
-    writeFileSync(path.join(t.dir, 'checkpoint-broken.md'), '---\nname: [unclosed\n---\n# Checkpoint: broken\n');
+    // No readable body either (a body alone would be read, the front matter skipped: see below).
+    writeFileSync(path.join(t.dir, 'checkpoint-broken.md'), '---\nname: [unclosed\n---\nnotes only\n');
     await waitFor(t.api.tree.onDidChangeTreeData, async () => (await find('broken')) !== undefined, 'the unreadable file to appear in the tree');
     const node = await find('broken');
     assert.ok(node);
@@ -75,6 +76,20 @@ suite('Checkpoints view', { watchers: true }, (t) => {
     assert.equal(item.command?.command, 'checkpoint.open');
     const opened = await vscode.commands.executeCommand<string>('checkpoint.open', node);
     assert.equal(opened, path.join(t.dir, 'checkpoint-broken.md'));
+  });
+
+  it('shows a checkpoint whose front matter does not parse, read by its body, with a note that says so', async () => {
+    writeFileSync(path.join(t.dir, 'checkpoint-slipped.md'), '---\ndescription: Login: cookie not set\n---\n# Checkpoint: slipped\n\n- **Branch:** `fix/login`\n\n## Left Off\n\nLogin: cookie not set.\n');
+    await waitFor(t.api.tree.onDidChangeTreeData, async () => (await find('slipped')) !== undefined, 'the slipped checkpoint to appear in the tree');
+    const item = t.api.tree.getTreeItem((await find('slipped'))!);
+    assert.match(String(item.contextValue), /checkpoint:item/, 'a checkpoint, resumable with a click');
+    assert.match(String(item.description), /^fix\/login · .* · front matter skipped$/);
+    // appendText escapes Markdown's characters with backslashes: compared without them.
+    assert.match((item.tooltip as vscode.MarkdownString).value.replaceAll('&nbsp;', ' ').replaceAll('\\', ''), /front matter skipped \(invalid front matter: .*\); read from its Markdown body/);
+    assert.match(String(item.accessibilityInformation?.label), /front matter skipped/);
+    assert.equal(readFileSync(path.join(t.dir, 'checkpoint-slipped.md'), 'utf8').startsWith('---\ndescription: Login: cookie not set\n'), true, 'never rewritten');
+    rmSync(path.join(t.dir, 'checkpoint-slipped.md'));
+    await waitFor(t.api.tree.onDidChangeTreeData, async () => (await find('slipped')) === undefined, 'the slipped checkpoint to leave the tree');
   });
 
   it('re-reads a checkpoint changed on disk and drops one deleted on disk', async () => {

@@ -15,7 +15,7 @@ const manifest = (): Manifest => JSON.parse(readFileSync(path.join(CORPUS_DIR, '
 /** The checkpoint names of the corpus, as their files spell them (`fix:-login`, `café-menu`, `My Feature`, …). */
 export const CORPUS_NAMES: string[] = Object.values(manifest().checkpoints);
 
-/** The MEMORY.md variants: `skill.md`, `v0.1.0.md`, `both.md`. */
+/** The MEMORY.md variants: `skill.md`, `v0.1.0.md`, `both.md`, `shapes.md`, `agent-shapes.md`. */
 export const CORPUS_INDEXES: string[] = manifest().indexes;
 
 /** The text of an index variant; `crlf`: with CRLF line endings; `bare`: without its final line break. */
@@ -57,7 +57,7 @@ export function installCorpus(memDir: string, home: string, opts: { index?: stri
  * follows the last resume line. An index write must keep both byte for byte.
  */
 export function outsideSections(text: string): { before: string; after: string } {
-  const heading = /^## (?:Active )?Checkpoints\r?$/m.exec(text);
+  const heading = SECTION_HEADING_RE.exec(text);
   if (!heading) return { before: text, after: '' };
   const resume = /^Resume any: .*(?:\r?\n)?/gm;
   let end = heading.index;
@@ -65,7 +65,10 @@ export function outsideSections(text: string): { before: string; after: string }
   return { before: text.slice(0, heading.index), after: text.slice(end) };
 }
 
-/** How many checkpoint sections (`## Active Checkpoints` / `## Checkpoints` headings) a MEMORY.md has. */
+/** A checkpoint section's heading as agents spell it: any case, level 2 or 3 (`### Active checkpoints`). */
+const SECTION_HEADING_RE = /^#{2,3} (?:Active )?Checkpoints\r?$/im;
+
+/** How many checkpoint sections (`## Active Checkpoints`, `## Checkpoints`, in any case at level 2 or 3) a MEMORY.md has. */
 export function sectionCount(text: string): number {
-  return (text.match(/^## (?:Active )?Checkpoints\r?$/gm) ?? []).length;
+  return (text.match(new RegExp(SECTION_HEADING_RE.source, 'gim')) ?? []).length;
 }

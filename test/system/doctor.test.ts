@@ -99,7 +99,7 @@ test('the plugin not installed and no hooks in any settings file: "no-hooks", wi
   save(w, 'unheard');
   const r = doctor(w);
   assertFirstProblem(r, 'no-hooks', /not enabled/);
-  assert.match(r.report.problems[0].fix, /\/plugin install checkpoint@checkpoint/);
+  assert.match(r.report.problems[0].fix, /claude plugin install checkpoint@checkpoint/);
   assert.deepEqual(r.report.hooks.sources, []);
 });
 

@@ -4,7 +4,7 @@ import { test } from 'node:test';
 import * as assert from 'node:assert/strict';
 import { execFileSync, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { chmodSync, existsSync, linkSync, mkdirSync, readFileSync, readdirSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, linkSync, mkdirSync, readFileSync, readdirSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import * as path from 'node:path';
 import {
   CLI_MODULE, checkpointText, finished, git, mapLimit, snapshotTree, workspace, type ProcessResult, type Workspace,
@@ -14,7 +14,7 @@ import { CheckpointError } from '../../src/core/errors';
 import { readBranch, switchBranch } from '../../src/core/git';
 import { readActivePlan } from '../../src/core/jsonCheckpoints';
 import { readPlanProgress, resolvePlansDir } from '../../src/core/plans';
-import { isLookupName, MAX_NAME_LENGTH } from '../../src/core/names';
+import { hasSeparator, isLookupName, MAX_NAME_LENGTH } from '../../src/core/names';
 
 interface World extends Workspace {
   /** A folder beside the workspace holding `secret.md`: nothing may ever be written or read there. */
@@ -66,12 +66,7 @@ export const USABLE_NAMES = [
   'nul-less\u0001\u0002ctrl',
   '🔥fire🔥',
   'x'.repeat(1000),
-  'CON',
-  'NUL',
-  'aux',
-  'COM1',
-  'LPT9',
-  'con.txt',
+  'CONSOLE',
   'trailing.',
   'trailing ',
   '.hidden',
@@ -80,9 +75,17 @@ export const USABLE_NAMES = [
   'İstanbul',
   '%2e%2e%2fencoded',
   'file:///etc/passwd',
+  // Letters of every script are kept (NFC).
+  '中文',
+  'Жж',
 ];
 /** Names that sanitize to nothing: refused with exit 1, nothing written. */
-export const REFUSED_NAMES = ['.', '..', '...', ' ', '/', '\\', '..\\..', './.', '🔥🚀', '\u0001\u0002', '中文', 'Жж', '.-.-', '\u202e'];
+export const REFUSED_NAMES = ['.', '..', '...', ' ', '/', '\\', '..\\..', './.', '🔥🚀', '\u0001\u0002', '.-.-', '\u202e', '\u200b\u200d'];
+/** Device names Windows reserves, whatever their extension: no save writes one. */
+const RESERVED_NAMES = ['CON', 'NUL', 'aux', 'COM1', 'LPT9', 'con.txt'];
+/** A checkpoint file name the product writes: no separator, control, space or character Windows refuses. */
+// eslint-disable-next-line no-control-regex -- the controls a file name must not hold
+const WRITTEN_FILE = /^checkpoint-[^\s/\\:*?"<>|\u0000-\u001f\u007f-\u009f]+(?:~\d+)?\.md$/;
 /** Names the command line reads as options: bad usage, exit 2. */
 const OPTION_NAMES = ['-x', '--evil', '-rf'];
 
@@ -100,9 +103,14 @@ test(`hostile names through the CLI (${USABLE_NAMES.length} usable, ${REFUSED_NA
       if (args[0] === 'resume' && name.trim() === '') assert.match(r.err, /No saved checkpoints found/);
       // A name that leads nowhere (a path separator, "..", a control character) is never looked up (SPEC).
       else if (args[0] !== 'save' && !isLookupName(name)) assert.match(r.err, /is not a checkpoint name: a name has no "\.\.", NUL or control character/);
-      else assert.match(r.err, /is not a usable checkpoint name: use letters, digits/);
+      else assert.match(r.err, /is not a usable checkpoint name: use letters or digits/);
       assert.doesNotMatch(r.err, CONTROL);
       assert.equal(r.out, '');
+    });
+    await mapLimit(RESERVED_NAMES, PARALLEL, async (name) => {
+      const r = await w.cli(['save', name, '--left-off', 'x']);
+      assert.equal(r.code, 1, `save ${name}`);
+      assert.match(r.err, /is a device name Windows reserves/);
     });
     await mapLimit(OPTION_NAMES, PARALLEL, async (name) => {
       const r = await w.cli(['save', name]);
@@ -117,7 +125,9 @@ test(`hostile names through the CLI (${USABLE_NAMES.length} usable, ${REFUSED_NA
       assert.equal(r.code, 0, `save ${JSON.stringify(name)}: ${r.err}`);
       const p = json(r).path as string;
       assert.equal(path.dirname(p), w.mem, JSON.stringify(name));
-      assert.match(path.basename(p), new RegExp(`^checkpoint-[a-z0-9._-]{1,${MAX_NAME_LENGTH}}\\.md$`));
+      assert.match(path.basename(p), WRITTEN_FILE);
+      assert.ok([...(json(r).name as string)].length <= MAX_NAME_LENGTH, 'at most 64 characters');
+      assert.doesNotMatch(json(r).name, /\.\./);
       assert.doesNotMatch(json(r).name, /^[.-]/);
       saved.add(json(r).name);
       // Shown by that name, unless it is one that is never looked up (a path separator, "..", a control character).
@@ -136,7 +146,7 @@ test(`hostile names through the CLI (${USABLE_NAMES.length} usable, ${REFUSED_NA
     }
     assert.deepEqual(snapshotTree(w.root, MEMORY_AND_SNAPSHOTS), before, 'nothing outside the memory directory changed');
     for (const day of readdirSync(path.join(w.mem, '.trash'))) {
-      for (const f of readdirSync(path.join(w.mem, '.trash', day))) assert.match(f, /^checkpoint-[a-z0-9._-]+(?:~\d+)?\.md$/);
+      for (const f of readdirSync(path.join(w.mem, '.trash', day))) assert.match(f, WRITTEN_FILE);
     }
   } finally {
     w.done();
@@ -148,18 +158,20 @@ test('hostile names through the core: saved inside the memory directory, or refu
   try {
     const before = snapshotTree(w.root, MEMORY_AND_SNAPSHOTS);
     const store = new CheckpointStore({ memoryDir: w.mem, cwd: w.repo });
-    for (const name of [...USABLE_NAMES, 'a\u0000b', 'nul\u0000\u0000']) {
+    for (const name of [...USABLE_NAMES, 'a\u0000b', 'nuls\u0000\u0000']) {
       const r = await store.save({ name, leftOff: 'x', force: true });
       assert.equal(path.dirname(r.path), w.mem);
       assert.equal(path.dirname(store.pathFor(name)), w.mem);
     }
+    for (const name of [...RESERVED_NAMES, 'nul\u0000\u0000']) await assert.rejects(store.save({ name, leftOff: 'x' }), /device name Windows reserves/);
     for (const name of [...REFUSED_NAMES, '', '\u0000']) {
       await assert.rejects(store.save({ name, leftOff: 'x' }), CheckpointError, JSON.stringify(name));
       await assert.rejects(store.delete(name), CheckpointError);
       await assert.rejects(store.resume(name), CheckpointError);
       // A name an agent may have written literally (`checkpoint-中文.md`) has its file inside; any other is refused.
       // A `/` maps only through the product's rule, which may leave nothing: then it is refused too.
-      if (isLookupName(name) && !/[/\\]/.test(name)) assert.equal(path.dirname(store.pathFor(name)), w.mem);
+      // (`\\` is a file name's character outside Windows: `checkpoint-\\.md` is an agent's file in the folder.)
+      if (isLookupName(name) && !hasSeparator(name)) assert.equal(path.dirname(store.pathFor(name)), w.mem);
       else assert.throws(() => store.pathFor(name), CheckpointError);
     }
     // Undo only ever moves a file from the memory directory's trash.
@@ -197,7 +209,7 @@ function codeFrontMatter(marker: string): Record<string, string> {
   };
 }
 
-test('---js / ---javascript (and other code) front matter never executes: list, show, resume, via the CLI and the core', async () => {
+test('---js / ---javascript (and other code) front matter never executes: skipped, the file read by its body; list, show, resume, via the CLI and the core', async () => {
   const w = world();
   const marker = path.join(w.outside, 'code-ran');
   try {
@@ -210,26 +222,28 @@ test('---js / ---javascript (and other code) front matter never executes: list, 
     assert.equal(list.code, 0, list.err);
     const items = json(list) as { name: string; unreadable: string | null; description: string }[];
     await mapLimit(Object.keys(evil), PARALLEL, async (name) => {
-      const item = items.find((i) => i.name === name);
-      assert.ok(item?.unreadable, `${name} listed as unreadable`);
+      const item = items.find((i) => i.name === name) as { unreadable?: string; description: string; frontMatterSkipped?: string } | undefined;
+      assert.ok(item && item.unreadable === undefined && item.frontMatterSkipped, `${name} listed, its front matter skipped`);
       assert.notEqual(item.description, 'pwned');
       const show = await w.cli(['show', name]);
-      assert.equal(show.code, 1, `show ${name}`);
-      assert.match(show.err, /unreadable/);
-      assert.equal((await w.cli(['resume', name, '--keep'])).code, 1, `resume ${name}`);
+      assert.equal(show.code, 0, `show ${name}`);
+      assert.match(show.err, /front matter skipped/);
+      assert.equal((await w.cli(['resume', name, '--keep'])).code, 0, `resume ${name}`);
     });
     for (const name of ['evil-js', 'evil-javascript', 'evil-upper', 'evil-spaced', 'evil-crlf', 'evil-bom', 'evil-coffee', 'evil-cson']) {
-      assert.match(items.find((i) => i.name === name)!.unreadable!, /never executed/, name);
+      assert.match((items.find((i) => i.name === name) as { frontMatterSkipped?: string }).frontMatterSkipped ?? '', /never executed/, name);
     }
-    const resume = await w.cli(['resume', '--keep', '--json']);
-    assert.equal(resume.code, 0, resume.err);
-    assert.equal(json(resume).name, 'good', 'resume without a name skips unreadable files');
 
     const store = new CheckpointStore({ memoryDir: w.mem, cwd: w.repo });
     await store.list();
     for (const name of Object.keys(evil)) {
-      await assert.rejects(store.show(name), CheckpointError);
-      await assert.rejects(store.resume(name), CheckpointError);
+      assert.ok((await store.show(name)).frontMatterSkipped, name);
+      assert.ok((await store.resume(name, { keep: true })).checkpoint.frontMatterSkipped, name);
+      // Without a body to read, it is unreadable, and no code runs either.
+      const bare = path.join(w.mem, `checkpoint-${name}-bare.md`);
+      writeFileSync(bare, evil[name].replace(/# Checkpoint: evil[^]*$/, 'notes\n'));
+      await assert.rejects(store.show(`${name}-bare`), CheckpointError);
+      rmSync(bare);
     }
     assert.equal((globalThis as { __checkpointPwned?: boolean }).__checkpointPwned, undefined, 'no code ran in this process');
     assert.equal(existsSync(marker), false, 'no code ran in any process');
@@ -239,20 +253,23 @@ test('---js / ---javascript (and other code) front matter never executes: list, 
   }
 });
 
-/** Files that are not checkpoints: each must be listed as unreadable and never be rewritten or moved. */
+/**
+ * Files that are not checkpoints: each must be listed as unreadable and never be rewritten or moved. (Front matter
+ * that does not parse above a checkpoint's body is skipped and the body read: these have no such body.)
+ */
 function unreadableFiles(): Record<string, Buffer> {
   const b = (s: string): Buffer => Buffer.from(s, 'utf8');
   const nested = ['a: &a [x, x, x, x, x, x, x, x, x]'];
   for (let i = 0; i < 8; i++) nested.push(`${String.fromCharCode(98 + i)}: &${String.fromCharCode(98 + i)} [${Array(9).fill(`*${String.fromCharCode(97 + i)}`).join(', ')}]`);
   return {
-    'yaml-unclosed-flow': b('---\nname: [unclosed\n---\n# Checkpoint: x\n'),
-    'yaml-bad-indent': b('---\nname: x\n  branch: : :\n---\n# Checkpoint: x\n'),
-    'yaml-list': b('---\n- a\n- b\n---\n# Checkpoint: x\n'),
-    'yaml-bad-date': b('---\nsaved: not a date\n---\n# Checkpoint: x\n'),
-    'yaml-negative-step': b('---\nplan: p.md\nplanStep: -3\nplanSteps: 2\n---\n# Checkpoint: x\n'),
-    'yaml-duplicate-key': b('---\nname: a\nname: b\n---\n# Checkpoint: x\n'),
+    'yaml-unclosed-flow': b('---\nname: [unclosed\n---\nnotes\n'),
+    'yaml-bad-indent': b('---\nname: x\n  branch: : :\n---\nnotes\n'),
+    'yaml-list': b('---\n- a\n- b\n---\nnotes\n'),
+    'yaml-bad-date': b('---\nsaved: not a date\n---\nnotes\n'),
+    'yaml-negative-step': b('---\nplan: p.md\nplanStep: -3\nplanSteps: 2\n---\nnotes\n'),
+    'yaml-duplicate-key': b('---\nname: a\nname: b\n---\nnotes\n'),
     // "Billion laughs": 9^9 strings if expanded; as a description it must fail fast, not expand.
-    'yaml-alias-bomb': b(`---\n${nested.join('\n')}\ndescription: *i\n---\n# Checkpoint: x\n`),
+    'yaml-alias-bomb': b(`---\n${nested.join('\n')}\ndescription: *i\n---\nnotes\n`),
     'not-a-checkpoint': b('Just some notes, no front matter and no "# Checkpoint:" heading.\n'),
     'empty': Buffer.alloc(0),
     'binary-random': Buffer.concat([randomBytes(2048), Buffer.from([0]), randomBytes(2048)]),
@@ -667,7 +684,8 @@ test(`branch names when switching: ${BAD_BRANCHES.length} invalid ones refused w
     // A hostile checkpoint file carries an option-like branch: resume reports the mismatch, switching refuses.
     const store = new CheckpointStore({ memoryDir: w.mem, cwd: w.repo });
     mkdirSync(w.mem);
-    writeFileSync(path.join(w.mem, 'checkpoint-evil.md'), checkpointText('evil').replace('branch: main', 'branch: "--orphan=evil"'));
+    // In the body too (where they differ, the body wins).
+    writeFileSync(path.join(w.mem, 'checkpoint-evil.md'), checkpointText('evil').replace('branch: main', 'branch: "--orphan=evil"').replace('- **Branch:** `main`', '- **Branch:** `--orphan=evil`'));
     const r = await store.resume('evil', { keep: true });
     assert.equal(r.branchMismatch, true);
     await assert.rejects(switchBranch(w.repo, r.checkpoint.branch), /not a valid branch name/);

@@ -5,7 +5,7 @@
 // fsynced after each rename into it.
 import { test } from 'node:test';
 import * as assert from 'node:assert/strict';
-import { promises as fsp, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { promises as fsp, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import * as path from 'node:path';
 import { attackWorld } from '../support/attackWorld';
 import { CheckpointStore } from '../../src/core/store';
@@ -14,7 +14,7 @@ import { indexedNames } from '../../src/core/memoryIndex';
 const checkpointText = (name: string, leftOff = `left off in ${name}`): string =>
   `---\nname: ${name}\ndescription: ${leftOff}\ntype: checkpoint\nbranch: main\nsaved: 2026-11-20T10:00:00.000Z\n---\n# Checkpoint: ${name}\n## Left Off\n${leftOff}\n`;
 
-test('a checkpoint file without a bullet (a save killed between its two writes) gets one at the next write; a product bullet without a file goes; a user bullet stays; list says so first', async () => {
+test('a checkpoint file without a bullet (a save killed between its two writes) gets one at the next write; a bullet whose file went to the trash goes; a line in a bullet\'s shape that names no checkpoint stays until the person names it; list says so first', async () => {
   const w = attackWorld();
   try {
     mkdirSync(w.mem);
@@ -30,16 +30,26 @@ test('a checkpoint file without a bullet (a save killed between its two writes) 
     assert.match(list.err, /MEMORY\.md lists gone without a checkpoint file/);
     assert.equal((await w.cli(['save', 'next', '--left-off', 'the next save'])).code, 0);
     const healed = readFileSync(index, 'utf8');
-    assert.deepEqual(indexedNames(healed).sort(), ['killed', 'next']);
+    assert.deepEqual(indexedNames(healed, new Set(['killed', 'next'])).sort(), ['killed', 'next']);
     assert.match(healed, /^- \*\*killed\*\* \(main, Nov 20\) — saved, then the process was killed$/m);
     assert.match(healed, /^- \*\*todo\*\* buy milk$/m, "the user's own bullet stays");
     assert.ok(healed.endsWith('\nMy notes.\n'));
+    // Neither here nor in the trash, it may be the person's own line: an unrelated save keeps it, naming it removes it.
+    assert.match(healed, /^- \*\*gone\*\* \(main, Nov 19\) — its file was deleted by hand$/m);
+    assert.equal((await w.cli(['delete', 'gone'])).code, 0);
+    assert.doesNotMatch(readFileSync(index, 'utf8'), /\*\*gone\*\*/);
     const again = await w.cli(['list']);
     assert.equal(again.err, '', 'no mismatch left');
     // Deleting heals too: a file written by hand meanwhile gets its bullet when another is deleted.
     writeFileSync(path.join(w.mem, 'checkpoint-hand.md'), checkpointText('hand'));
     assert.equal((await w.cli(['delete', 'next'])).code, 0);
     assert.deepEqual(indexedNames(readFileSync(index, 'utf8')).sort(), ['hand', 'killed']);
+    // A checkpoint whose file is in the trash (a resume killed before its index write): its line goes at the next write.
+    const day = path.join(w.mem, '.trash', '2026-11-20');
+    mkdirSync(day, { recursive: true });
+    renameSync(path.join(w.mem, 'checkpoint-hand.md'), path.join(day, 'checkpoint-hand.md'));
+    assert.equal((await w.cli(['save', 'last', '--left-off', 'another'])).code, 0);
+    assert.deepEqual(indexedNames(readFileSync(index, 'utf8')).sort(), ['killed', 'last']);
   } finally {
     w.done();
   }

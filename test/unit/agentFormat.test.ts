@@ -9,6 +9,7 @@ import { CheckpointError } from '../../src/core/errors';
 import { CheckpointStore } from '../../src/core/store';
 import { CORPUS_INDEXES, CORPUS_NAMES, corpusCheckpoint, installCorpus, outsideSections, sectionCount } from '../support/agentCorpus';
 import { runCliInProcess, tempDirs } from '../support/fixtures';
+import { terminalText } from '../../src/core/escaping';
 
 const temp = tempDirs();
 
@@ -51,7 +52,7 @@ function assertIndexKept(original: string, now: string, label: string): void {
 
 const FIX_LOGIN_PLAN = (home: string): string => path.join(home, '.claude', 'plans', 'fix-login.md');
 
-for (const indexName of ['skill.md', 'shapes.md']) test(`corpus through the CLI: list, show, resume, restore and delete every agent-written checkpoint by its own name (${indexName})`, async () => {
+for (const indexName of ['skill.md', 'shapes.md', 'agent-shapes.md']) test(`corpus through the CLI: list, show, resume, restore and delete every agent-written checkpoint by its own name (${indexName})`, async () => {
   const { home, ws, mem, index } = setup({ index: indexName });
   const list = await cli(['list', '--json', '--dir', mem], home, ws);
   assert.equal(list.code, 0, list.err);
@@ -65,7 +66,7 @@ for (const indexName of ['skill.md', 'shapes.md']) test(`corpus through the CLI:
   for (const name of CORPUS_NAMES) {
     const show = await cli(['show', name, '--raw', '--dir', mem], home, ws);
     assert.equal(show.code, 0, `show ${name}: ${show.err}`);
-    assert.equal(show.out, corpusCheckpoint(name).trimEnd() + '\n', `show --raw ${name} prints the file`);
+    assert.equal(show.out, terminalText(corpusCheckpoint(name)).trimEnd() + '\n', `show --raw ${name} prints the file`);
     const json = JSON.parse((await cli(['show', name, '--json', '--dir', mem], home, ws)).out) as { name: string; leftOff: string };
     assert.equal(json.name, name);
     assert.ok(json.leftOff.length > 0);
@@ -84,7 +85,7 @@ for (const indexName of ['skill.md', 'shapes.md']) test(`corpus through the CLI:
     previous = now;
   }
   // No bullet left: the whole section went (heading, bullets, resume line), nothing else.
-  assert.equal(readIndex(mem), index!.replace(/\n## Active Checkpoints\n[^]*?Resume any: .*\n/, ''));
+  assert.equal(readIndex(mem), index!.replace(/\n#{2,3} Active Checkpoints\n[^]*?Resume any: .*\n/i, ''));
 
   for (const name of CORPUS_NAMES) {
     const r = await cli(['restore', name, '--dir', mem], home, ws);
@@ -100,7 +101,7 @@ for (const indexName of ['skill.md', 'shapes.md']) test(`corpus through the CLI:
     assert.ok(!existsSync(path.join(mem, `checkpoint-${name}.md`)));
     assertIndexKept(before, readIndex(mem), `delete ${name}`);
   }
-  assert.equal(readIndex(mem), index!.replace(/\n## Active Checkpoints\n[^]*?Resume any: .*\n/, ''));
+  assert.equal(readIndex(mem), index!.replace(/\n#{2,3} Active Checkpoints\n[^]*?Resume any: .*\n/i, ''));
 });
 
 for (const variant of [
@@ -111,6 +112,8 @@ for (const variant of [
   { index: 'both.md', crlf: true, bare: true },
   { index: 'shapes.md' },
   { index: 'shapes.md', crlf: true },
+  { index: 'agent-shapes.md' },
+  { index: 'agent-shapes.md', crlf: true, bare: true },
 ]) {
   const label = `${variant.index}${variant.crlf ? ' CRLF' : ''}${variant.bare ? ' without a final newline' : ''}`;
   test(`corpus through the core (${label}): resume, restore, delete keep every byte outside the section and leave one section`, async () => {
@@ -139,6 +142,7 @@ for (const variant of [
       'v0.1.0.md': ['# Memory', '', 'Notes the user keeps above the section.', '', '## Later', '- **Build**: the user\'s own bold bullet, not a checkpoint.', ''],
       'both.md': ['# Project Memory', '', '## Conventions', '- Run `make check` before pushing.', ''],
       'shapes.md': ['# Project Memory', '', '## Conventions', '- Run `make check` before pushing.', ''],
+      'agent-shapes.md': ['# Project Memory', '', '## Conventions', '- Run `make check` before pushing.', ''],
     }[variant.index]!.join(eol);
     assert.equal(final, variant.bare ? expected.replace(/\r?\n$/, '') : expected);
     assert.equal(trashed(mem).length, CORPUS_NAMES.length, 'each deleted one is in the trash (the resumed copies were restored from it)');
@@ -153,7 +157,8 @@ test('saving next to an agent-written index: one section, the agent\'s bullets k
     const now = readIndex(mem);
     assert.equal(sectionCount(now), 1, which);
     assert.equal(now.split('Resume any:').length, 2, `${which}: one resume line`);
-    assert.match(now, /^## Active Checkpoints\n- \*\*ours\*\* /m);
+    // The section under the heading as the agent spelled it (`### Active checkpoints`): updated, never a second one.
+    assert.match(now, /^#{2,3} Active Checkpoints\n- \*\*ours\*\* /im);
     assert.deepEqual((await store.indexedNames()).sort(), ['ours', ...CORPUS_NAMES].sort());
     assertIndexKept(index!, now, which);
     assert.ok(now.includes('## Conventions') || which === 'v0.1.0.md');
@@ -243,15 +248,18 @@ test('resume without a name: the only Markdown checkpoint, whatever JSON history
   assert.match(none.err, /No saved checkpoints found\./);
 });
 
-test('a plan written as ~/… is one plan with its absolute form: saved expanded, read expanded, live step read', async () => {
+test('a plan written as ~/… is one plan with its absolute form: a plan under the home folder saved as ~/…, read expanded, live step read', async () => {
   const { home, ws, mem } = setup();
   const plan = FIX_LOGIN_PLAN(home);
   // The agent's form, quoted so no shell expands it.
   const saved = await cli(['save', 'tilde', '--plan', '~/.claude/plans/fix-login.md', '--left-off', 'x', '--dir', mem], home, ws);
   assert.equal(saved.code, 0, saved.err);
   assert.doesNotMatch(saved.err, /not found/);
-  assert.match(readFileSync(path.join(mem, 'checkpoint-tilde.md'), 'utf8'), new RegExp(`^plan: ${plan.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}$`, 'm'));
+  // Written as the seed writes it, `~/…`, so that a checkpoint pulled on another machine finds the plan there.
+  assert.match(readFileSync(path.join(mem, 'checkpoint-tilde.md'), 'utf8'), /^plan: ~\/\.claude\/plans\/fix-login\.md$/m);
+  assert.match(readFileSync(path.join(mem, 'checkpoint-tilde.md'), 'utf8'), /^- \*\*Plan:\*\* `~\/\.claude\/plans\/fix-login\.md`/m);
   assert.equal((await cli(['save', 'absolute', '--plan', plan, '--left-off', 'y', '--dir', mem], home, ws)).code, 0);
+  assert.match(readFileSync(path.join(mem, 'checkpoint-absolute.md'), 'utf8'), /^plan: ~\/\.claude\/plans\/fix-login\.md$/m);
   const items = JSON.parse((await cli(['list', '--json', '--dir', mem], home, ws)).out) as { name: string; plan: string | null; planStep: number | null }[];
   const byPlan = new Map<string, string[]>();
   for (const i of items) if (i.plan) byPlan.set(i.plan, [...(byPlan.get(i.plan) ?? []), i.name]);

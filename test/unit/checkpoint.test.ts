@@ -1,6 +1,7 @@
 import { test } from 'node:test';
 import * as assert from 'node:assert/strict';
 import { parseCheckpoint, renderCheckpoint, renderCheckpointBody, type Checkpoint } from '../../src/core/checkpoint';
+import { parseFrontMatter } from '../../src/core/frontMatter';
 import { CheckpointError } from '../../src/core/errors';
 
 const sample: Checkpoint = {
@@ -61,8 +62,12 @@ test('user text cannot inject headings or front matter', () => {
 test('hostile description and branch survive YAML quoting', () => {
   for (const s of ['yes', '123', '2025-01-01', '2026-11-25T21:40:00Z', '1e3', '0x1F', '12:30', 'a: b', '"quoted"', "it's", '#comment', 'null', '- dash', '@at', 'x\u2028y', 'tab\tin']) {
     const cp = { ...sample, description: s, branch: s };
-    const parsed = parseCheckpoint(renderCheckpoint(cp), 'x');
-    assert.equal(parsed.description, s);
+    const text = renderCheckpoint(cp);
+    // The front matter reads back as written (the body, which wins, says the same for the branch).
+    assert.equal(parseFrontMatter(text).data?.description, s);
+    assert.equal(parseFrontMatter(text).data?.branch, s);
+    const parsed = parseCheckpoint(text, 'x');
+    assert.equal(parsed.frontMatterSkipped, undefined);
     assert.equal(parsed.branch, s);
   }
 });
@@ -114,7 +119,7 @@ test('parses CRLF files', () => {
 test('a date in front matter may come back as a Date or a string', () => {
   const quoted = renderCheckpoint(sample).replace('saved: 2026-11-25T21:40:00.000Z', "saved: '2026-11-25T21:40:00.000Z'");
   assert.equal(parseCheckpoint(quoted, 'x').saved, sample.saved);
-  const dateOnly = renderCheckpoint(sample).replace('saved: 2026-11-25T21:40:00.000Z', 'saved: 2026-11-25');
+  const dateOnly = renderCheckpoint(sample).replace('saved: 2026-11-25T21:40:00.000Z', 'saved: 2026-11-25').replace(/^- \*\*Saved:\*\* .*\n/m, '');
   assert.equal(parseCheckpoint(dateOnly, 'x').saved, '2026-11-25T00:00:00.000Z');
 });
 
@@ -122,14 +127,19 @@ test('JavaScript front matter is never executed', () => {
   const g = globalThis as { pwned?: boolean };
   for (const lang of ['js', 'javascript', 'JS', 'coffee']) {
     const text = `---${lang}\n{ name: (globalThis.pwned = true, "x") }\n---\n# Checkpoint: x\n## Left Off\nhi\n`;
-    assert.throws(() => parseCheckpoint(text, 'x'), CheckpointError);
+    // Skipped, never run: the file is read by its body.
+    const cp = parseCheckpoint(text, 'x');
+    assert.match(cp.frontMatterSkipped ?? '', /JavaScript/);
+    assert.equal(cp.leftOff, 'hi');
+    assert.throws(() => parseCheckpoint(text.replace('# Checkpoint: x\n## Left Off\nhi\n', ''), 'x'), CheckpointError);
   }
   assert.equal(g.pwned, undefined);
 });
 
-test('invalid front matter is an error with the reason', () => {
-  assert.throws(() => parseCheckpoint('---\nname: [unclosed\n---\n# Checkpoint: x\n', 'x'), /invalid front matter/);
-  assert.throws(() => parseCheckpoint('---\nplanStep: three\n---\n# Checkpoint: x\n', 'x'), /invalid front matter.*planStep/s);
+test('invalid front matter is skipped with the reason, and the file read by its body; with no body, an error with the reason', () => {
+  assert.match(parseCheckpoint('---\nname: [unclosed\n---\n# Checkpoint: x\n', 'x').frontMatterSkipped ?? '', /invalid front matter/);
+  assert.match(parseCheckpoint('---\nplanStep: three\n---\n# Checkpoint: x\n', 'x').frontMatterSkipped ?? '', /invalid front matter.*planStep/s);
+  assert.match(parseCheckpoint('---\nsaved: not a date\n---\n# Checkpoint: x\n', 'x').frontMatterSkipped ?? '', /not a date/);
   assert.throws(() => parseCheckpoint('---\nsaved: not a date\n---\n', 'x'), /not a date/);
   assert.throws(() => parseCheckpoint('---\n- a\n- b\n---\n', 'x'), /key: value/);
 });

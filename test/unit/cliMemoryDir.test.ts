@@ -62,7 +62,7 @@ test('checkpoint dir --json: autoMemoryDirectory from the project\'s .claude/set
   assert.ok(!existsSync(path.join(ws, 'notes')), 'nothing written into the relative folder');
 });
 
-test('auto memory off: the checkpoint is still saved in Claude\'s folder, and the CLI says Claude Code will not load it', async () => {
+test('auto memory off: the checkpoint is still saved in Claude\'s folder, and the CLI says once that Claude Code will not load it', async () => {
   const base = realpathSync(temp());
   const home = path.join(base, 'home');
   mkdirSync(path.join(home, '.claude'), { recursive: true });
@@ -74,6 +74,10 @@ test('auto memory off: the checkpoint is still saved in Claude\'s folder, and th
   assert.equal(save.code, 0, save.err);
   assert.ok(existsSync(path.join(expected, 'checkpoint-off.md')));
   assert.match(save.err, /auto memory is off \(autoMemoryEnabled is false in ~\/\.claude\/settings\.json\).*Claude Code will not load them/);
+  // Told once (README), not at every save.
+  const again = await cli(['save', 'off-again', '--left-off', 'here'], ws, home);
+  assert.equal(again.code, 0, again.err);
+  assert.doesNotMatch(again.err, /auto memory is off/);
   const dir = JSON.parse((await cli(['dir', '--json'], ws, home)).out);
   assert.equal(dir.claudeLoads, false);
   assert.match(dir.claude.autoMemoryOff, /autoMemoryEnabled is false/);

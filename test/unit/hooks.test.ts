@@ -1,3 +1,4 @@
+import { formatLocalDateTime } from '../../src/core/dates';
 import { after, test } from 'node:test';
 import * as assert from 'node:assert/strict';
 import { spawn, spawnSync } from 'node:child_process';
@@ -212,7 +213,9 @@ test('pre-compact: saves auto-<date-time> with branch, modified files and the la
   // Three minutes later (the file says so): a new one, and the session's older one goes to the trash.
   const mine = files.find((f) => readFileSync(path.join(dir, f), 'utf8').includes('session: s-pre-compact.auto.json'))!;
   const old = readFileSync(path.join(dir, mine), 'utf8');
-  writeFileSync(path.join(dir, mine), old.replace(/^saved: .*$/m, `saved: ${new Date(Date.now() - 3 * 60_000).toISOString()}`));
+  const earlier = new Date(Date.now() - 3 * 60_000);
+  // Front matter and body alike (where they differ, the body wins).
+  writeFileSync(path.join(dir, mine), old.replace(/^saved: .*$/m, `saved: ${earlier.toISOString()}`).replace(/^- \*\*Saved:\*\* .*$/m, `- **Saved:** ${formatLocalDateTime(earlier)}`));
   assert.equal(hook('pre-compact', input, { cwd: repo, env }).code, 0);
   const now = autos(dir);
   assert.equal(now.length, 2);

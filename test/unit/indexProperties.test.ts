@@ -36,11 +36,11 @@ const word = fc.constantFrom('Memory', 'Notes', 'Project', 'Other', 'Decisions',
 
 const heading: fc.Arbitrary<Block> = fc
   .tuple(fc.integer({ min: 1, max: 3 }), word, fc.constantFrom('', ' ', '   '), fc.constantFrom('', ' #', ' ##'))
-  // A second "## (Active) Checkpoints" heading would be a second section; lower case is another heading.
+  // A second "## (Active) Checkpoints" heading, in any case at level 2 or 3, would be a second section.
   .map(([level, text, indent, close]) => ({
     kind: 'heading' as const,
     level,
-    lines: [`${indent}${'#'.repeat(level)} ${level === 2 && text.includes('Checkpoints') ? text.toLowerCase() : text}${close}`],
+    lines: [`${indent}${'#'.repeat(level)} ${level >= 2 && text.includes('Checkpoints') ? text.replace('Checkpoints', 'Checkpoint log') : text}${close}`],
   }));
 
 const paraLine = fc.oneof(
@@ -143,8 +143,8 @@ export const docArb: fc.Arbitrary<Doc> = fc
     lines.forEach((l, i) => {
       const eol = i === lines.length - 1 && !g.finalNewline ? '' : g.eol === 'mixed' ? (g.mixed[i % 64] ? '\r\n' : '\n') : g.eol;
       if (l.block?.kind === 'section' && sectionStart < 0) sectionStart = text.length;
-      // Without its resume line, the section runs to the next heading of level 1 or 2.
-      if (afterSection && sectionEnd < 0 && l.block?.kind === 'heading' && l.block.level! <= 2) sectionEnd = text.length;
+      // Without its resume line, the section runs to the next heading (of any level).
+      if (afterSection && sectionEnd < 0 && l.block?.kind === 'heading') sectionEnd = text.length;
       if (l.block?.kind === 'heading' && l.block.level === 1 && !doc.firstHeading) doc.firstHeading = { start: text.length, end: text.length + l.text.length + eol.length, bare: eol === '' };
       text += l.text + eol;
       if (l.block?.kind === 'section' && lines[i + 1]?.block !== l.block) {
@@ -164,8 +164,8 @@ const nameArb = fc.constantFrom(...NAMES, 'new-one');
 
 /**
  * What a document without a section looks like after a section was inserted and removed again: the same, but for
- * a blank line after the heading it went after when a line of text followed it directly. The
- * section stands between two blank lines (SPEC), and then nothing tells whether the second one was the user's.
+ * a blank line after the heading it went after when a line of text followed it directly. The section stands
+ * between two blank lines, and then nothing tells whether the second one was the user's.
  */
 function afterRoundTrip(d: Doc): string {
   const at = d.firstHeading && !d.firstHeading.bare ? d.firstHeading.end : -1;

@@ -141,6 +141,29 @@ test('resume without a name when there are several: a tool error that lists them
   }
 });
 
+test('an agent\'s slips through the tools: a checkpoint whose front matter does not parse is listed, shown and resumed by its body; resuming a name that is no checkpoint leaves the person\'s line of that name', async () => {
+  const dir = repo();
+  const mem = path.join(dir, '.claude', 'memory');
+  mkdirSync(mem, { recursive: true });
+  writeFileSync(path.join(mem, 'checkpoint-login.md'), '---\ndescription: Login: cookie not set\n---\n# Checkpoint: login\n\n- **Branch:** `main`\n\n## Left Off\n\nLogin: cookie not set after the callback.\n');
+  const index = '# Project Memory\n\n## Active Checkpoints\n- **login** (main, Nov 02) — Login: cookie not set\n- **todo** buy milk\n\nResume any: `continue` or `continue {name}`\n';
+  writeFileSync(path.join(mem, 'MEMORY.md'), index);
+  const { client } = await connect({ cwd: dir });
+  try {
+    assert.match(text(await client.callTool({ name: 'checkpoint_list', arguments: {} })), /login/);
+    assert.match(text(await client.callTool({ name: 'checkpoint_show', arguments: { name: 'login' } })), /cookie not set after the callback/);
+    const todo = await client.callTool({ name: 'checkpoint_resume', arguments: { name: 'todo' } });
+    assert.equal(isError(todo), true);
+    assert.equal(readFileSync(path.join(mem, 'MEMORY.md'), 'utf8'), index, 'the person\'s line stays');
+    const resumed = await client.callTool({ name: 'checkpoint_resume', arguments: { name: 'login' } });
+    assert.equal(isError(resumed), false, text(resumed));
+    assert.match(text(resumed), /cookie not set after the callback/);
+    assert.equal(readFileSync(path.join(mem, 'MEMORY.md'), 'utf8'), index.replace(/^- \*\*login\*\*.*\n/m, ''));
+  } finally {
+    await client.close();
+  }
+});
+
 test('bad arguments: a clear tool error, and nothing is written', async () => {
   const dir = repo();
   const mem = path.join(temp(), 'mem');

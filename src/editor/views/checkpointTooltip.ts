@@ -3,7 +3,7 @@ import { formatLocalDateTime } from '../../core/dates';
 import type { CheckpointSummary } from '../../core/store';
 import { branchDiffers } from '../../core/git';
 import { planName } from '../../core/plans';
-import { branchSentence, formatStep } from '../../core/wording';
+import { branchSentence, formatStep, frontMatterNote } from '../../core/wording';
 import { escapeMarkdown, inlineCode, tildify } from '../markdown';
 
 /** How many failed approaches a tooltip lists before "… and N more". */
@@ -36,6 +36,10 @@ export function checkpointTooltip(summary: CheckpointSummary, ctx: TooltipContex
   const cp = summary.checkpoint;
   md.appendMarkdown(`**${escapeMarkdown(summary.name)}** — saved ${escapeMarkdown(formatLocalDateTime(new Date(summary.saved)))}`);
   if (summary.source === 'json') md.appendMarkdown(' (JSON history checkpoint; resuming keeps it)');
+  if (summary.frontMatterSkipped) {
+    md.appendMarkdown('\n\n$(warning) ');
+    md.appendText(`${frontMatterNote(summary.frontMatterSkipped)}. The file is never rewritten or deleted automatically.`);
+  }
   md.appendMarkdown(`\n\n${branchMarkdown(summary.branch, ctx)}\n\n**Left off:** `);
   md.appendText(cp?.leftOff || summary.description || 'None');
   const failed = cp?.failed ?? [];

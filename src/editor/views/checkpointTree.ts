@@ -6,7 +6,7 @@ import { formatRelative } from '../../core/dates';
 import { errorMessage } from '../../core/errors';
 import type { CheckpointSummary } from '../../core/store';
 import { branchDiffers } from '../../core/git';
-import { branchAndTime, formatStep, unreadableReason } from '../../core/wording';
+import { branchAndTime, formatStep, frontMatterNote, unreadableReason } from '../../core/wording';
 import { planName, readPlanProgress } from '../../core/plans';
 import { afterResume } from '../settings';
 import { tildify } from '../markdown';
@@ -35,6 +35,7 @@ export function checkpointAccessibilityLabel(node: ItemNode): string {
   if (node.branchMismatch) parts.push(`warning: you are on another branch${node.currentBranch ? ` (${node.currentBranch})` : ''}`);
   else if (node.restricted && s.branch) parts.push('branch not checked in Restricted Mode');
   if (s.source === 'json') parts.push('history checkpoint, kept when resumed');
+  if (s.frontMatterSkipped) parts.push(frontMatterNote(s.frontMatterSkipped));
   return parts.join(', ');
 }
 
@@ -217,7 +218,7 @@ export class CheckpointTreeProvider implements vscode.TreeDataProvider<Checkpoin
       item.accessibilityInformation = { label: checkpointAccessibilityLabel(node) };
       return item;
     }
-    item.description = branchAndTime(s);
+    item.description = s.frontMatterSkipped ? `${branchAndTime(s)} · front matter skipped` : branchAndTime(s);
     item.iconPath = node.branchMismatch
       ? new vscode.ThemeIcon('warning', new vscode.ThemeColor('list.warningForeground'))
       : new vscode.ThemeIcon(s.source === 'json' ? 'history' : 'bookmark');
