@@ -1,6 +1,7 @@
 import { CheckpointError } from '../core/errors';
 import { formatLocalDateTime } from '../core/dates';
 import { resumeSummary } from '../core/resumeText';
+import { sinceSaved } from '../core/since';
 import { branchOrNone } from '../core/wording';
 import { AmbiguousCheckpointError, OrphanRemovedError } from '../core/store';
 import { defineCommand } from './command';
@@ -34,13 +35,15 @@ Without a name: the only checkpoint; with several, names them and exits 1.
       throw err;
     }
     for (const w of r.warnings ?? []) ctx.io.err(`Warning: ${w}`);
-    ctx.print(resumeSummary(r.checkpoint, r), {
+    const since = await sinceSaved(store, r.checkpoint, { currentBranch: r.currentBranch });
+    ctx.print(resumeSummary(r.checkpoint, { ...r, since }), {
       name: r.checkpoint.name,
       branch: r.checkpoint.branch,
       currentBranch: r.currentBranch,
       branchMismatch: r.branchMismatch,
       failedApproaches: r.checkpoint.failed,
       consumed: r.consumed,
+      since,
     });
   },
 });

@@ -1,4 +1,5 @@
 import { resumeSummary } from '../core/resumeText';
+import { sinceSaved } from '../core/since';
 import { defineCommand } from './command';
 
 export const showCommand = defineCommand({
@@ -10,9 +11,12 @@ Prints one checkpoint (with --json: every field and section).`,
   options: {},
   positionals: 'name',
   async run(ctx) {
-    const { text, ...cp } = await (await ctx.store()).show(ctx.name);
-    if (ctx.json) ctx.io.out(JSON.stringify({ ...cp, failedApproaches: cp.failed }, null, 2));
-    // The text that was read and parsed, whole (a file over the read limit is refused, never shown in part).
-    else ctx.io.out(text !== undefined ? text.trimEnd() : resumeSummary(cp, { currentBranch: '' }));
+    const store = await ctx.store();
+    const { text, ...cp } = await store.show(ctx.name);
+    const since = await sinceSaved(store, cp, { currentBranch: await store.currentBranch() });
+    if (ctx.json) ctx.io.out(JSON.stringify({ ...cp, failedApproaches: cp.failed, since }, null, 2));
+    // The text that was read and parsed, whole (a file over the read limit is refused, never shown in part), then
+    // what changed since, on a line of its own.
+    else ctx.io.out(`${text !== undefined ? text.trimEnd() : resumeSummary(cp, { currentBranch: '' })}\n\n${since.line}`);
   },
 });

@@ -35,7 +35,8 @@ async function mapPool<T, R>(items: T[], limit: number, fn: (item: T) => Promise
 export class CheckpointReader {
   readonly memoryDir: string;
   readonly cwd: string;
-  protected readonly allowGit: boolean;
+  /** False in Restricted Mode: git does not run. */
+  readonly allowGit: boolean;
   /** The clock (injected by tests). */
   readonly now: () => Date;
   protected readonly syncReads: boolean;

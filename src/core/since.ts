@@ -1,0 +1,283 @@
+// What changed in the repository since a checkpoint was saved: the commits on its branch since its HEAD, whether
+// that branch was merged into the current one or deleted, and the files changed since its code snapshot. Every
+// surface that resumes or shows a checkpoint states it in one line ({@link sinceLine}); `--json` carries the object.
+import { isObjectId, type Checkpoint } from './checkpoint';
+import { errorMessage } from './errors';
+import { oneLine } from './escaping';
+import { NO_HOOKS, runGit } from './git';
+import { GitTimeoutError } from './gitProcess';
+import { workTreeNow } from './snapshot';
+import { changesBetween } from './snapshotUse';
+
+/** The whole comparison gives up after this long and says "not checked": a resume never waits on a slow repository. */
+export const SINCE_TIME_LIMIT_MS = 2000;
+
+/** How many commit subjects and changed paths the line and the JSON name. */
+const SUBJECTS = 3;
+const PATHS = 5;
+
+/** Where the checkpoint's branch stands now. */
+export type SinceBranchState = 'current' | 'present' | 'deleted' | 'detached' | 'none';
+
+export interface Since {
+  /** `fresh`: nothing moved; `moved`: something did; `unknown`: nothing could be told; `not-checked`: too slow. */
+  state: 'fresh' | 'moved' | 'unknown' | 'not-checked';
+  /** The one line every surface shows. */
+  line: string;
+  /** The checkpoint's branch, as saved ('' none). */
+  branch: string;
+  /** `current`: it is the current branch; `present`: another that exists; `deleted`: no such branch any more. */
+  branchState?: SinceBranchState;
+  /** Its work is in the current branch (its tip, or for a deleted branch the checkpoint's HEAD, is an ancestor of HEAD). */
+  merged?: boolean;
+  /** Commits on the branch (on HEAD for a detached checkpoint) since the checkpoint's HEAD; absent when unknown. */
+  commits?: { count: number; subjects: string[]; rewritten: boolean };
+  /** Files that differ between the snapshot and the work tree now; absent when unknown. */
+  files?: { count: number; paths: string[]; modifiedAgain: string[] };
+  /** What could not be told, and why. */
+  unknown: string[];
+}
+
+/** What the comparison needs of a store. */
+export interface SinceSource {
+  readonly cwd: string;
+  readonly memoryDir: string;
+  /** False in Restricted Mode: git does not run. */
+  readonly allowGit: boolean;
+}
+
+/** A branch name as git would take it after `refs/heads/`: nothing a revision expression or a pattern reads. */
+function plainBranch(name: string): boolean {
+  // One pass, linear: the characters and sequences check-ref-format refuses, and those a revision expression reads.
+  return (
+    name !== '' &&
+    !name.startsWith('-') &&
+    !name.startsWith('/') &&
+    !name.endsWith('/') &&
+    !name.endsWith('.lock') &&
+    !name.includes('..') &&
+    !name.includes('@{') &&
+    !name.includes('//') &&
+    !/[\0-\x20\x7f~^:?*[\\]/.test(name)
+  );
+}
+
+const plural = (n: number, one: string, many = `${one}s`): string => `${n} ${n === 1 ? one : many}`;
+
+/**
+ * Compares a checkpoint with the repository now. Never throws: what cannot be told is said in `unknown`, and a
+ * comparison that would take longer than `timeLimitMs` is "not checked".
+ */
+export async function sinceSaved(source: SinceSource, cp: Checkpoint, opts: { currentBranch?: string; timeLimitMs?: number } = {}): Promise<Since> {
+  const since: Since = { state: 'unknown', line: '', branch: cp.branch, unknown: [] };
+  if (!source.allowGit) return finish(since, 'git does not run in Restricted Mode');
+  const limit = opts.timeLimitMs ?? SINCE_TIME_LIMIT_MS;
+  const deadline = Date.now() + limit;
+  const stop = new AbortController();
+  const timer = setTimeout(() => stop.abort(), limit);
+  timer.unref();
+  const git = (args: string[], failOnExitCode = false): Promise<string> =>
+    runGit(source.cwd, [...NO_HOOKS, ...args], { timeoutMs: Math.max(50, deadline - Date.now()), signal: stop.signal, failOnExitCode });
+  try {
+    await compare(since, cp, git, source, opts.currentBranch, () => Math.max(50, deadline - Date.now()));
+  } catch (err) {
+    if (err instanceof GitTimeoutError || stop.signal.aborted) {
+      since.state = 'not-checked';
+      since.commits = undefined;
+      since.files = undefined;
+      since.unknown = [`not checked: the repository did not answer within ${(limit / 1000).toFixed(1)} s`];
+      since.line = `Since saved: not checked (the repository did not answer within ${(limit / 1000).toFixed(1)} s).`;
+      return since;
+    }
+    return finish(since, oneLine(errorMessage(err)).slice(0, 200));
+  } finally {
+    clearTimeout(timer);
+  }
+  return finish(since);
+}
+
+type Git = (args: string[], failOnExitCode?: boolean) => Promise<string>;
+
+/** A git call that answers yes (exit 0) or no (exit 1); a time limit still throws. */
+async function yes(git: Git, args: string[]): Promise<boolean> {
+  try {
+    await git(args, true);
+    return true;
+  } catch (err) {
+    if (err instanceof GitTimeoutError) throw err;
+    return false;
+  }
+}
+
+async function compare(since: Since, cp: Checkpoint, git: Git, source: SinceSource, currentBranch: string | undefined, left: () => number): Promise<void> {
+  const detached = /^HEAD \(detached at [0-9a-f]+\)$/.test(cp.branch);
+  const named = !detached && plainBranch(cp.branch);
+  const ref = `refs/heads/${cp.branch}`;
+  // One round of independent reads; outside a repository each of them fails and the first says so.
+  const [top, head, tip, headKnown, snapshotKnown] = await Promise.all([
+    git(['rev-parse', '--show-toplevel']).then((s) => s.trim(), (err: unknown) => {
+      if (err instanceof GitTimeoutError) throw err;
+      return '';
+    }),
+    git(['rev-parse', '-q', '--verify', 'HEAD^{commit}']).then((s) => s.trim(), () => ''),
+    named ? git(['for-each-ref', '--format=%(objectname) %(refname)', ref]).then((s) => s.split('\n').find((l) => l.endsWith(` ${ref}`))?.split(' ')[0] ?? '', () => '') : Promise.resolve(''),
+    isObjectId(cp.head) ? yes(git, ['cat-file', '-e', `${cp.head}^{commit}`]) : Promise.resolve(false),
+    isObjectId(cp.snapshot) ? yes(git, ['cat-file', '-e', `${cp.snapshot}^{commit}`]) : Promise.resolve(false),
+  ]);
+  if (!top) {
+    since.unknown.push('not a git repository');
+    return;
+  }
+  const current = currentBranch ?? '';
+  if (!cp.branch) since.branchState = 'none';
+  else if (detached) since.branchState = 'detached';
+  else if (!tip) since.branchState = 'deleted';
+  else since.branchState = cp.branch === current ? 'current' : 'present';
+  const merged = async (): Promise<void> => {
+    if (since.branchState === 'present' && head) since.merged = await isAncestor(git, tip, head);
+    if (since.branchState === 'deleted' && headKnown && head) since.merged = await isAncestor(git, cp.head!, head);
+  };
+  await Promise.all([merged(), commitsSince(since, cp, git, { tip: detached ? head : tip, headKnown }), filesSince(since, cp, source, top, snapshotKnown, left)]);
+}
+
+/** True when commit `a` is an ancestor of (or is) `b`; both are object ids. */
+const isAncestor = (git: Git, a: string, b: string): Promise<boolean> => yes(git, ['merge-base', '--is-ancestor', '--end-of-options', a, b]);
+
+async function commitsSince(since: Since, cp: Checkpoint, git: Git, { tip, headKnown }: { tip: string; headKnown: boolean }): Promise<void> {
+  if (!isObjectId(cp.head)) {
+    since.unknown.push('it was saved without a HEAD commit, so commits since cannot be told');
+    return;
+  }
+  if (!headKnown) {
+    since.unknown.push(`its HEAD commit ${cp.head.slice(0, 12)} is not in this repository`);
+    return;
+  }
+  if (!tip) {
+    if (since.branchState !== 'deleted') since.unknown.push('it names no branch, so commits since cannot be told');
+    return;
+  }
+  const range = `${cp.head}..${tip}`;
+  const [count, subjects, contained] = await Promise.all([
+    git(['rev-list', '--count', '--end-of-options', range]).then((s) => Number(s.trim()) || 0),
+    git(['log', '--no-color', `--max-count=${SUBJECTS}`, '--format=%s', '--end-of-options', range]).then((s) => s.split('\n').filter((l) => l !== '')),
+    isAncestor(git, cp.head, tip),
+  ]);
+  since.commits = { count, subjects: subjects.map((s) => oneLine(s).slice(0, 120)), rewritten: !contained };
+}
+
+async function filesSince(since: Since, cp: Checkpoint, source: SinceSource, top: string, known: boolean, left: () => number): Promise<void> {
+  if (!isObjectId(cp.snapshot)) {
+    since.unknown.push(cp.snapshotSkipped ? `it has no code snapshot (${oneLine(cp.snapshotSkipped).slice(0, 120)})` : 'it has no code snapshot, so files changed since cannot be told');
+    return;
+  }
+  if (!known) {
+    since.unknown.push(`its snapshot ${cp.snapshot.slice(0, 12)} is no longer in this repository (pruned, or saved in another clone)`);
+    return;
+  }
+  const now = await workTreeNow(top, { memoryDir: source.memoryDir, timeLimitMs: left() }).catch((err: unknown) => {
+    if (err instanceof GitTimeoutError) throw err;
+    since.unknown.push(`the work tree could not be compared (${oneLine(errorMessage(err)).slice(0, 120)})`);
+    return undefined;
+  });
+  if (!now) return;
+  const changes = await changesBetween(top, cp.snapshot, now.tree, left());
+  const paths = changes.map((c) => c.path);
+  const changed = new Set(paths);
+  since.files = { count: paths.length, paths: paths.slice(0, PATHS), modifiedAgain: cp.modifiedFiles.filter((f) => changed.has(f)) };
+}
+
+/** Fills in `state` and `line` from what was found. */
+function finish(since: Since, problem?: string): Since {
+  if (problem) since.unknown.push(problem);
+  const facts: string[] = [];
+  const b = oneLine(since.branch);
+  const deleted = since.branchState === 'deleted';
+  if (since.merged) facts.push(`${b} has been merged into the current branch${deleted ? ' and deleted' : ''}`);
+  else if (deleted) facts.push(`${b} has been deleted`);
+  const c = since.commits;
+  if (c?.rewritten) facts.push(`${b || 'HEAD'} was rewritten (rebased or force-pushed): it no longer holds the checkpoint's HEAD`);
+  if (c?.count) facts.push(`${plural(c.count, 'new commit')} on ${since.branchState === 'detached' ? 'HEAD' : b} (${c.subjects.map((s) => `"${s}"`).join(', ')}${c.count > c.subjects.length ? ', …' : ''})`);
+  const f = since.files;
+  if (f?.count) {
+    const more = f.count > f.paths.length ? ` and ${f.count - f.paths.length} more` : '';
+    facts.push(`${plural(f.count, 'file')} changed since its snapshot (${f.paths.map(oneLine).join(', ')}${more})`);
+    if (f.modifiedAgain.length) facts.push(`of its Modified Files, ${f.modifiedAgain.slice(0, PATHS).map(oneLine).join(', ')}${f.modifiedAgain.length > PATHS ? ` and ${f.modifiedAgain.length - PATHS} more` : ''} changed again`);
+  }
+  const told = c !== undefined || f !== undefined || since.merged === true || deleted;
+  const cannot = since.unknown.length ? `; cannot tell: ${since.unknown.join('; ')}` : '';
+  if (facts.length) {
+    since.state = 'moved';
+    const counts = [c ? plural(c.count, 'commit') : undefined, f ? plural(f.count, 'file') : undefined].filter((x) => x !== undefined);
+    since.line = `Since saved: moved on${counts.length ? `: ${counts.join(', ')} since` : ''} — ${facts.join('; ')}${cannot}.`;
+  } else if (told) {
+    since.state = 'fresh';
+    since.line = `Since saved: fresh — ${[c ? `no new commit on ${since.branchState === 'detached' ? 'HEAD' : b}` : undefined, f ? 'no file changed since its snapshot' : undefined].filter(Boolean).join(', ') || 'nothing moved'}${cannot}.`;
+  } else {
+    since.state = 'unknown';
+    since.line = `Since saved: cannot tell what changed — ${since.unknown.join('; ') || 'nothing to compare'}.`;
+  }
+  return since;
+}
+
+/** Where a pending checkpoint's branch stands against the current one. */
+export type BranchPlace = 'current' | 'merged' | 'other';
+
+/** The branch ordering at a session start gives up after this long: the order found so far without git then stands. */
+export const BRANCH_ORDER_MS = 1000;
+
+/** How many checkpoints of deleted branches are read for their HEAD (to tell whether their work was merged). */
+const DELETED_READ = 5;
+
+/**
+ * Pending checkpoints in the order a new session offers them: those of the current branch first, then those whose
+ * branch is merged into it (a deleted branch counts when the checkpoint's HEAD is in the current branch), then the
+ * rest; within each, the order given. Each with its place. Without git, or when git is slow, every checkpoint of
+ * another branch is `other` (never the current branch's work).
+ */
+export async function orderByBranch<T extends { branch: string; path: string }>(
+  source: SinceSource & { read(file: string): Promise<Checkpoint> },
+  items: readonly T[],
+  currentBranch: string,
+  timeLimitMs = BRANCH_ORDER_MS,
+): Promise<{ item: T; place: BranchPlace }[]> {
+  const places = new Map<string, BranchPlace>();
+  const others = [...new Set(items.map((c) => c.branch))].filter((b) => b !== currentBranch && plainBranch(b));
+  if (source.allowGit && currentBranch && others.length) {
+    const stop = new AbortController();
+    const timer = setTimeout(() => stop.abort(), timeLimitMs);
+    timer.unref();
+    const git = (args: string[], failOnExitCode = false): Promise<string> =>
+      runGit(source.cwd, [...NO_HOOKS, ...args], { timeoutMs: timeLimitMs, signal: stop.signal, failOnExitCode });
+    try {
+      const refs = (out: string): Set<string> => new Set(out.split('\n').filter((l) => l !== ''));
+      const [all, merged] = await Promise.all([
+        git(['for-each-ref', '--format=%(refname)', 'refs/heads/']).then(refs),
+        git(['for-each-ref', '--format=%(refname)', '--merged=HEAD', 'refs/heads/']).then(refs),
+      ]);
+      for (const b of others) if (merged.has(`refs/heads/${b}`)) places.set(b, 'merged');
+      const deleted = items.filter((c) => others.includes(c.branch) && !all.has(`refs/heads/${c.branch}`)).slice(0, DELETED_READ);
+      await Promise.all(
+        deleted.map(async (c) => {
+          const head = (await source.read(c.path).catch(() => undefined))?.head;
+          if (isObjectId(head) && (await isAncestor(git, head, 'HEAD'))) places.set(`${c.branch}\0${c.path}`, 'merged');
+        }),
+      );
+    } catch {
+      // Slow or failing git: what was found so far stands; the rest are another branch's.
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+  const placeOf = (c: T): BranchPlace =>
+    c.branch !== '' && c.branch === currentBranch ? 'current' : (places.get(c.branch) ?? places.get(`${c.branch}\0${c.path}`) ?? 'other');
+  const rank: Record<BranchPlace, number> = { current: 0, merged: 1, other: 2 };
+  return items.map((item) => ({ item, place: placeOf(item) })).sort((a, b) => rank[a.place] - rank[b.place]);
+}
+
+/** "on feature/x", "on feature/x, merged into main", "on feature/x, not the current branch main": a pending one's branch. */
+export function branchPlaceText(branch: string, place: BranchPlace, currentBranch: string, line: (s: string) => string = oneLine): string {
+  if (!branch) return 'on no branch';
+  if (place === 'current' || !currentBranch) return `on ${line(branch)}`;
+  if (place === 'merged') return `on ${line(branch)}, merged into ${line(currentBranch)}`;
+  return `on ${line(branch)}, another branch than ${line(currentBranch)}`;
+}
