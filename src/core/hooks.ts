@@ -128,13 +128,14 @@ export function sessionStartText(
   const now = ctx.now ?? new Date();
   const branchLine = (b: string): string => agentLine(b, 120);
   const place = ctx.place ?? (branchDiffers(cp.branch, ctx.currentBranch) ? 'other' : 'current');
-  const branch = cp.branch ? ` ${branchPlaceText(cp.branch, place, ctx.currentBranch, branchLine).replace(/^on /, 'on branch ')}` : '';
+  // Another branch's is said on the line after: its branch, and whether its work is merged into the current one.
+  const branch = cp.branch ? ` on branch ${branchLine(cp.branch)}` : '';
   const lines: [string, number][] = [
     [`Pending checkpoint of earlier work in this project: "${agentLine(cp.name, 80)}", saved ${savedWhen(cp.saved, now)}${branch}${cp.auto ? ', automatically before the context was compacted' : ''}.`, 420],
   ];
   if (branchDiffers(cp.branch, ctx.currentBranch)) {
-    const whose = place === 'merged' ? 'its branch is merged into the current one' : 'it is not work of the current branch';
-    lines.push([`The current branch is ${branchLine(ctx.currentBranch)}, not ${branchLine(cp.branch)} (${whose}); \`git switch ${shellQuote(branchLine(cp.branch))}\` would switch, which is the user's call.`, 380]);
+    const merged = place === 'merged' ? ' (its branch is merged into the current one)' : '';
+    lines.push([`The current branch is ${branchLine(ctx.currentBranch)}, not ${branchLine(cp.branch)}${merged}; \`git switch ${shellQuote(branchLine(cp.branch))}\` would switch, which is the user's call.`, 380]);
   }
   if (ctx.since) lines.push([agentLine(ctx.since.line, 500), 500]);
   lines.push([`Left off: ${agentLine(cp.leftOff || cp.description || 'None', 600) || 'None'}`, 520]);
@@ -199,7 +200,9 @@ export async function sessionStartContext(store: CheckpointStore, opts: { resume
   const currentBranch = await readHeadBranch(store.cwd, store.reads);
   const [first, ...rest] = await orderByBranch(store, pending.checkpoints, currentBranch);
   const cp = await store.read(first.item.path);
-  const since = await sinceSaved(store, cp, { currentBranch, timeLimitMs: SESSION_SINCE_MS });
+  // The commits and the branch only: comparing the work tree with the snapshot scans the whole work tree, which an
+  // agent's every start does not wait for (`checkpoint show` and the resume compare it).
+  const since = await sinceSaved(store, cp, { currentBranch, timeLimitMs: SESSION_SINCE_MS, files: false });
   const command = ['checkpoint', 'resume', cp.name, ...(opts.resumeArgs ?? [])].map(shellQuote).join(' ');
   const others = rest.map(({ item, place }) => ({ name: item.name, saved: item.saved, branch: item.branch, place }));
   return sessionStartText(cp, { currentBranch, resumeCommand: command, now, others, place: first.place, since });

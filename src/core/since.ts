@@ -28,7 +28,10 @@ export interface Since {
   branch: string;
   /** `current`: it is the current branch; `present`: another that exists; `deleted`: no such branch any more. */
   branchState?: SinceBranchState;
-  /** Its work is in the current branch (its tip, or for a deleted branch the checkpoint's HEAD, is an ancestor of HEAD). */
+  /**
+   * Its work is in the current branch: its tip is an ancestor of HEAD (not HEAD's commit itself), or for a deleted
+   * branch the checkpoint's HEAD is in the current branch.
+   */
   merged?: boolean;
   /** Commits on the branch (on HEAD for a detached checkpoint) since the checkpoint's HEAD; absent when unknown. */
   commits?: { count: number; subjects: string[]; rewritten: boolean };
@@ -44,6 +47,8 @@ export interface SinceSource {
   readonly memoryDir: string;
   /** False in Restricted Mode: git does not run. */
   readonly allowGit: boolean;
+  /** Read with synchronous I/O (a one-shot process such as a hook). */
+  readonly syncReads?: boolean;
 }
 
 /** A branch name as git would take it after `refs/heads/`: nothing a revision expression or a pattern reads. */
@@ -68,7 +73,11 @@ const plural = (n: number, one: string, many = `${one}s`): string => `${n} ${n =
  * Compares a checkpoint with the repository now. Never throws: what cannot be told is said in `unknown`, and a
  * comparison that would take longer than `timeLimitMs` is "not checked".
  */
-export async function sinceSaved(source: SinceSource, cp: Checkpoint, opts: { currentBranch?: string; timeLimitMs?: number } = {}): Promise<Since> {
+export async function sinceSaved(
+  source: SinceSource,
+  cp: Checkpoint,
+  opts: { currentBranch?: string; timeLimitMs?: number; files?: boolean } = {},
+): Promise<Since> {
   const since: Since = { state: 'unknown', line: '', branch: cp.branch, unknown: [] };
   if (!source.allowGit) return finish(since, 'git does not run in Restricted Mode');
   const limit = opts.timeLimitMs ?? SINCE_TIME_LIMIT_MS;
@@ -79,7 +88,7 @@ export async function sinceSaved(source: SinceSource, cp: Checkpoint, opts: { cu
   const git = (args: string[], failOnExitCode = false): Promise<string> =>
     runGit(source.cwd, [...NO_HOOKS, ...args], { timeoutMs: Math.max(50, deadline - Date.now()), signal: stop.signal, failOnExitCode });
   try {
-    await compare(since, cp, git, source, opts.currentBranch, () => Math.max(50, deadline - Date.now()));
+    await compare(since, cp, git, source, { currentBranch: opts.currentBranch, files: opts.files ?? true }, () => Math.max(50, deadline - Date.now()));
   } catch (err) {
     if (err instanceof GitTimeoutError || stop.signal.aborted) {
       since.state = 'not-checked';
@@ -109,7 +118,7 @@ async function yes(git: Git, args: string[]): Promise<boolean> {
   }
 }
 
-async function compare(since: Since, cp: Checkpoint, git: Git, source: SinceSource, currentBranch: string | undefined, left: () => number): Promise<void> {
+async function compare(since: Since, cp: Checkpoint, git: Git, source: SinceSource, opts: { currentBranch?: string; files: boolean }, left: () => number): Promise<void> {
   const detached = /^HEAD \(detached at [0-9a-f]+\)$/.test(cp.branch);
   const named = !detached && plainBranch(cp.branch);
   const ref = `refs/heads/${cp.branch}`;
@@ -122,22 +131,24 @@ async function compare(since: Since, cp: Checkpoint, git: Git, source: SinceSour
     git(['rev-parse', '-q', '--verify', 'HEAD^{commit}']).then((s) => s.trim(), () => ''),
     named ? git(['for-each-ref', '--format=%(objectname) %(refname)', ref]).then((s) => s.split('\n').find((l) => l.endsWith(` ${ref}`))?.split(' ')[0] ?? '', () => '') : Promise.resolve(''),
     isObjectId(cp.head) ? yes(git, ['cat-file', '-e', `${cp.head}^{commit}`]) : Promise.resolve(false),
-    isObjectId(cp.snapshot) ? yes(git, ['cat-file', '-e', `${cp.snapshot}^{commit}`]) : Promise.resolve(false),
+    opts.files && isObjectId(cp.snapshot) ? yes(git, ['cat-file', '-e', `${cp.snapshot}^{commit}`]) : Promise.resolve(false),
   ]);
   if (!top) {
     since.unknown.push('not a git repository');
     return;
   }
-  const current = currentBranch ?? '';
+  const current = opts.currentBranch ?? '';
   if (!cp.branch) since.branchState = 'none';
   else if (detached) since.branchState = 'detached';
   else if (!tip) since.branchState = 'deleted';
   else since.branchState = cp.branch === current ? 'current' : 'present';
   const merged = async (): Promise<void> => {
-    if (since.branchState === 'present' && head) since.merged = await isAncestor(git, tip, head);
+    // A branch at HEAD's very commit holds no work of its own to have merged (a branch just created, say).
+    if (since.branchState === 'present' && head) since.merged = tip !== head && (await isAncestor(git, tip, head));
     if (since.branchState === 'deleted' && headKnown && head) since.merged = await isAncestor(git, cp.head!, head);
   };
-  await Promise.all([merged(), commitsSince(since, cp, git, { tip: detached ? head : tip, headKnown }), filesSince(since, cp, source, top, snapshotKnown, left)]);
+  const files = opts.files ? filesSince(since, cp, source, top, snapshotKnown, left) : Promise.resolve(since.unknown.push('which files changed since its snapshot (not compared at a session start; checkpoint show compares them)'));
+  await Promise.all([merged(), commitsSince(since, cp, git, { tip: detached ? head : tip, headKnown }), files]);
 }
 
 /** True when commit `a` is an ancestor of (or is) `b`; both are object ids. */
@@ -174,7 +185,7 @@ async function filesSince(since: Since, cp: Checkpoint, source: SinceSource, top
     since.unknown.push(`its snapshot ${cp.snapshot.slice(0, 12)} is no longer in this repository (pruned, or saved in another clone)`);
     return;
   }
-  const now = await workTreeNow(top, { memoryDir: source.memoryDir, timeLimitMs: left() }).catch((err: unknown) => {
+  const now = await workTreeNow(top, { memoryDir: source.memoryDir, timeLimitMs: left(), syncReads: source.syncReads }).catch((err: unknown) => {
     if (err instanceof GitTimeoutError) throw err;
     since.unknown.push(`the work tree could not be compared (${oneLine(errorMessage(err)).slice(0, 120)})`);
     return undefined;
@@ -252,7 +263,8 @@ export async function orderByBranch<T extends { branch: string; path: string }>(
       const refs = (out: string): Set<string> => new Set(out.split('\n').filter((l) => l !== ''));
       const [all, merged] = await Promise.all([
         git(['for-each-ref', '--format=%(refname)', 'refs/heads/']).then(refs),
-        git(['for-each-ref', '--format=%(refname)', '--merged=HEAD', 'refs/heads/']).then(refs),
+        // Not one at HEAD's very commit: a branch just created there holds no work of its own to have merged.
+        git(['for-each-ref', '--format=%(refname)', '--merged=HEAD', '--no-contains=HEAD', 'refs/heads/']).then(refs),
       ]);
       for (const b of others) if (merged.has(`refs/heads/${b}`)) places.set(b, 'merged');
       const deleted = items.filter((c) => others.includes(c.branch) && !all.has(`refs/heads/${c.branch}`)).slice(0, DELETED_READ);

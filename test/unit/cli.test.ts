@@ -50,8 +50,9 @@ test('save / list / show / resume / delete through the process, with --json shap
     assert.match(human.out, /Warning: You're on `main` but checkpoint was saved on `feature\/oauth`/);
     assert.match(human.out, /Previously failed: f1/);
 
-    const resumed = JSON.parse(cli(['resume', '--json', '--dir', mem], { cwd: repo }).out);
+    const { since, ...resumed } = JSON.parse(cli(['resume', '--json', '--dir', mem], { cwd: repo }).out);
     assert.deepEqual(resumed, { name: 'my-feature', branch: 'feature/oauth', currentBranch: 'main', branchMismatch: true, failedApproaches: ['f1'], consumed: true });
+    assert.equal(since.branch, 'feature/oauth');
     assert.equal(existsSync(saved.path), false);
     assert.equal(readdirSync(path.join(mem, '.trash')).length, 1);
 
