@@ -6,8 +6,7 @@ import { errorMessage } from './errors';
 import { oneLine } from './escaping';
 import { NO_HOOKS, runGit } from './git';
 import { GitTimeoutError } from './gitProcess';
-import { workTreeNow } from './snapshot';
-import { changesBetween } from './snapshotUse';
+import { memoryTest, splitZ } from './snapshot';
 
 /** The whole comparison gives up after this long and says "not checked": a resume never waits on a slow repository. */
 export const SINCE_TIME_LIMIT_MS = 2000;
@@ -85,10 +84,12 @@ export async function sinceSaved(
   const stop = new AbortController();
   const timer = setTimeout(() => stop.abort(), limit);
   timer.unref();
-  const git = (args: string[], failOnExitCode = false): Promise<string> =>
-    runGit(source.cwd, [...NO_HOOKS, ...args], { timeoutMs: Math.max(50, deadline - Date.now()), signal: stop.signal, failOnExitCode });
+  const gitAt =
+    (cwd: string): Git =>
+    (args, failOnExitCode = false, input = undefined) =>
+      runGit(cwd, [...NO_HOOKS, ...args], { timeoutMs: Math.max(50, deadline - Date.now()), signal: stop.signal, failOnExitCode, input });
   try {
-    await compare(since, cp, git, source, { currentBranch: opts.currentBranch, files: opts.files ?? true }, () => Math.max(50, deadline - Date.now()));
+    await compare(since, cp, gitAt, source, { currentBranch: opts.currentBranch, files: opts.files ?? true });
   } catch (err) {
     if (err instanceof GitTimeoutError || stop.signal.aborted) {
       since.state = 'not-checked';
@@ -105,7 +106,7 @@ export async function sinceSaved(
   return finish(since);
 }
 
-type Git = (args: string[], failOnExitCode?: boolean) => Promise<string>;
+type Git = (args: string[], failOnExitCode?: boolean, input?: string) => Promise<string>;
 
 /** A git call that answers yes (exit 0) or no (exit 1); a time limit still throws. */
 async function yes(git: Git, args: string[]): Promise<boolean> {
@@ -118,21 +119,35 @@ async function yes(git: Git, args: string[]): Promise<boolean> {
   }
 }
 
-async function compare(since: Since, cp: Checkpoint, git: Git, source: SinceSource, opts: { currentBranch?: string; files: boolean }, left: () => number): Promise<void> {
+async function compare(since: Since, cp: Checkpoint, gitAt: (cwd: string) => Git, source: SinceSource, opts: { currentBranch?: string; files: boolean }): Promise<void> {
+  const git = gitAt(source.cwd);
   const detached = /^HEAD \(detached at [0-9a-f]+\)$/.test(cp.branch);
   const named = !detached && plainBranch(cp.branch);
   const ref = `refs/heads/${cp.branch}`;
-  // One round of independent reads; outside a repository each of them fails and the first says so.
-  const [top, head, tip, headKnown, snapshotKnown] = await Promise.all([
+  // One round of two processes: the top folder (outside a repository: none), and every object the comparison starts
+  // from, looked up on stdin (HEAD, the checkpoint's HEAD and snapshot, its branch's tip; a missing one is "missing").
+  const names = ['HEAD', isObjectId(cp.head) ? `${cp.head}^{commit}` : '', opts.files && isObjectId(cp.snapshot) ? `${cp.snapshot}^{commit}` : '', named ? ref : ''];
+  const asked = names.filter((n) => n !== '');
+  const [top, found] = await Promise.all([
     git(['rev-parse', '--show-toplevel']).then((s) => s.trim(), (err: unknown) => {
       if (err instanceof GitTimeoutError) throw err;
       return '';
     }),
-    git(['rev-parse', '-q', '--verify', 'HEAD^{commit}']).then((s) => s.trim(), () => ''),
-    named ? git(['for-each-ref', '--format=%(objectname) %(refname)', ref]).then((s) => s.split('\n').find((l) => l.endsWith(` ${ref}`))?.split(' ')[0] ?? '', () => '') : Promise.resolve(''),
-    isObjectId(cp.head) ? yes(git, ['cat-file', '-e', `${cp.head}^{commit}`]) : Promise.resolve(false),
-    opts.files && isObjectId(cp.snapshot) ? yes(git, ['cat-file', '-e', `${cp.snapshot}^{commit}`]) : Promise.resolve(false),
+    git(['cat-file', '--batch-check=%(objectname) %(objecttype)'], false, asked.map((n) => `${n}\n`).join('')).then(
+      (out) => {
+        const lines = out.split('\n');
+        return new Map(asked.map((n, i) => [n, /^([0-9a-f]{40,64}) commit$/.exec(lines[i] ?? '')?.[1] ?? '']));
+      },
+      (err: unknown) => {
+        if (err instanceof GitTimeoutError) throw err;
+        return new Map<string, string>();
+      },
+    ),
   ]);
+  const head = found.get('HEAD') ?? '';
+  const tip = named ? (found.get(ref) ?? '') : '';
+  const headKnown = names[1] !== '' && (found.get(names[1]) ?? '') !== '';
+  const snapshotKnown = names[2] !== '' && (found.get(names[2]) ?? '') !== '';
   if (!top) {
     since.unknown.push('not a git repository');
     return;
@@ -147,7 +162,7 @@ async function compare(since: Since, cp: Checkpoint, git: Git, source: SinceSour
     if (since.branchState === 'present' && head) since.merged = tip !== head && (await isAncestor(git, tip, head));
     if (since.branchState === 'deleted' && headKnown && head) since.merged = await isAncestor(git, cp.head!, head);
   };
-  const files = opts.files ? filesSince(since, cp, source, top, snapshotKnown, left) : Promise.resolve(since.unknown.push('which files changed since its snapshot (not compared at a session start; checkpoint show compares them)'));
+  const files = opts.files ? filesSince(since, cp, source, gitAt(top), top, snapshotKnown) : Promise.resolve(since.unknown.push('which files changed since its snapshot (not compared at a session start; checkpoint show compares them)'));
   await Promise.all([merged(), commitsSince(since, cp, git, { tip: detached ? head : tip, headKnown }), files]);
 }
 
@@ -167,16 +182,21 @@ async function commitsSince(since: Since, cp: Checkpoint, git: Git, { tip, headK
     if (since.branchState !== 'deleted') since.unknown.push('it names no branch, so commits since cannot be told');
     return;
   }
-  const range = `${cp.head}..${tip}`;
-  const [count, subjects, contained] = await Promise.all([
-    git(['rev-list', '--count', '--end-of-options', range]).then((s) => Number(s.trim()) || 0),
-    git(['log', '--no-color', `--max-count=${SUBJECTS}`, '--format=%s', '--end-of-options', range]).then((s) => s.split('\n').filter((l) => l !== '')),
-    isAncestor(git, cp.head, tip),
+  // `<head>...<tip>` counted left and right: commits only the checkpoint's HEAD has (any: the branch was rewritten),
+  // and commits only the tip has (the new ones).
+  const [counts, subjects] = await Promise.all([
+    git(['rev-list', '--left-right', '--count', '--end-of-options', `${cp.head}...${tip}`]).then((s) => s.trim().split(/\s+/).map(Number)),
+    git(['log', '--no-color', `--max-count=${SUBJECTS}`, '--format=%s', '--end-of-options', `${cp.head}..${tip}`]).then((s) => s.split('\n').filter((l) => l !== '')),
   ]);
-  since.commits = { count, subjects: subjects.map((s) => oneLine(s).slice(0, 120)), rewritten: !contained };
+  since.commits = { count: counts[1] || 0, subjects: subjects.map((s) => oneLine(s).slice(0, 120)), rewritten: (counts[0] || 0) > 0 };
 }
 
-async function filesSince(since: Since, cp: Checkpoint, source: SinceSource, top: string, known: boolean, left: () => number): Promise<void> {
+/**
+ * The files that differ between the snapshot and the work tree now, as a snapshot of now would hold it (tracked
+ * files, and untracked ones not ignored), without writing one: `git diff` against the snapshot covers what the index
+ * tracks, the untracked files are listed apart, and those the snapshot held untracked too are compared by content.
+ */
+async function filesSince(since: Since, cp: Checkpoint, source: SinceSource, git: Git, top: string, known: boolean): Promise<void> {
   if (!isObjectId(cp.snapshot)) {
     since.unknown.push(cp.snapshotSkipped ? `it has no code snapshot (${oneLine(cp.snapshotSkipped).slice(0, 120)})` : 'it has no code snapshot, so files changed since cannot be told');
     return;
@@ -185,15 +205,42 @@ async function filesSince(since: Since, cp: Checkpoint, source: SinceSource, top
     since.unknown.push(`its snapshot ${cp.snapshot.slice(0, 12)} is no longer in this repository (pruned, or saved in another clone)`);
     return;
   }
-  const now = await workTreeNow(top, { memoryDir: source.memoryDir, timeLimitMs: left(), syncReads: source.syncReads }).catch((err: unknown) => {
-    if (err instanceof GitTimeoutError) throw err;
-    since.unknown.push(`the work tree could not be compared (${oneLine(errorMessage(err)).slice(0, 120)})`);
-    return undefined;
-  });
-  if (!now) return;
-  const changes = await changesBetween(top, cp.snapshot, now.tree, left());
-  const paths = changes.map((c) => c.path);
-  const changed = new Set(paths);
+  const snapshot = cp.snapshot;
+  // No external diff program and no textconv filter runs: the repository's config could name any command.
+  const [diff, others] = await Promise.all([
+    git(['diff', '--no-ext-diff', '--no-textconv', '--no-color', '--no-renames', '--name-status', '-z', snapshot, '--']),
+    git(['ls-files', '--others', '--exclude-standard', '--full-name', '-z']),
+  ]);
+  const inMemory = memoryTest(top, source.memoryDir);
+  const leftOut = new Set(cp.snapshotLeftOut ?? []);
+  const untracked = new Set(splitZ(others).filter((p) => !inMemory(p) && !leftOut.has(p)));
+  const changed = new Set<string>();
+  // A path the snapshot holds but the index does not shows as deleted: untracked then, and maybe untracked still.
+  const both: string[] = [];
+  const parts = splitZ(diff);
+  for (let i = 0; i + 1 < parts.length; i += 2) {
+    const p = parts[i + 1];
+    if (inMemory(p)) continue;
+    if (parts[i] === 'D' && untracked.has(p)) both.push(p);
+    else changed.add(p);
+  }
+  const inSnapshot = new Set(both);
+  for (const p of untracked) if (!inSnapshot.has(p)) changed.add(p);
+  if (both.length) {
+    // Content against content: each file hashed as `git add` would, and its blob in the snapshot.
+    const plain = both.filter((p) => !/[\n\r]/.test(p));
+    for (const p of both) if (!plain.includes(p)) changed.add(p);
+    const [now, then] = await Promise.all([
+      git(['hash-object', '--stdin-paths'], false, plain.map((p) => `${p}\n`).join('')),
+      git(['cat-file', '--batch-check=%(objectname)'], false, plain.map((p) => `${snapshot}:${p}\n`).join('')),
+    ]);
+    const a = now.split('\n');
+    const b = then.split('\n');
+    plain.forEach((p, i) => {
+      if (!a[i] || a[i] !== b[i]) changed.add(p);
+    });
+  }
+  const paths = [...changed].sort();
   since.files = { count: paths.length, paths: paths.slice(0, PATHS), modifiedAgain: cp.modifiedFiles.filter((f) => changed.has(f)) };
 }
 
