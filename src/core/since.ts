@@ -128,11 +128,14 @@ async function compare(since: Since, cp: Checkpoint, gitAt: (cwd: string) => Git
   // from, looked up on stdin (HEAD, the checkpoint's HEAD and snapshot, its branch's tip; a missing one is "missing").
   const names = ['HEAD', isObjectId(cp.head) ? `${cp.head}^{commit}` : '', opts.files && isObjectId(cp.snapshot) ? `${cp.snapshot}^{commit}` : '', named ? ref : ''];
   const asked = names.filter((n) => n !== '');
-  const [top, found] = await Promise.all([
-    git(['rev-parse', '--show-toplevel']).then((s) => s.trim(), (err: unknown) => {
-      if (err instanceof GitTimeoutError) throw err;
-      return '';
-    }),
+  // Without the files, the top folder is not needed: cat-file failing says "not a repository" as well.
+  const [topFound, found] = await Promise.all([
+    opts.files
+      ? git(['rev-parse', '--show-toplevel']).then((s) => s.trim(), (err: unknown) => {
+          if (err instanceof GitTimeoutError) throw err;
+          return '';
+        })
+      : Promise.resolve(undefined),
     git(['cat-file', '--batch-check=%(objectname) %(objecttype)'], false, asked.map((n) => `${n}\n`).join('')).then(
       (out) => {
         const lines = out.split('\n');
@@ -140,18 +143,19 @@ async function compare(since: Since, cp: Checkpoint, gitAt: (cwd: string) => Git
       },
       (err: unknown) => {
         if (err instanceof GitTimeoutError) throw err;
-        return new Map<string, string>();
+        return undefined;
       },
     ),
   ]);
+  const top = topFound ?? (found ? source.cwd : '');
+  if (!top || !found) {
+    since.unknown.push('not a git repository');
+    return;
+  }
   const head = found.get('HEAD') ?? '';
   const tip = named ? (found.get(ref) ?? '') : '';
   const headKnown = names[1] !== '' && (found.get(names[1]) ?? '') !== '';
   const snapshotKnown = names[2] !== '' && (found.get(names[2]) ?? '') !== '';
-  if (!top) {
-    since.unknown.push('not a git repository');
-    return;
-  }
   const current = opts.currentBranch ?? '';
   if (!cp.branch) since.branchState = 'none';
   else if (detached) since.branchState = 'detached';
