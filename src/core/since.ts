@@ -255,7 +255,7 @@ function finish(since: Since, problem?: string): Since {
   const b = oneLine(since.branch);
   const deleted = since.branchState === 'deleted';
   if (since.merged) facts.push(`${b} has been merged into the current branch${deleted ? ' and deleted' : ''}`);
-  else if (deleted) facts.push(`${b} has been deleted`);
+  else if (deleted) facts.push(`${b} is no longer a branch here (deleted, or never in this clone)`);
   const c = since.commits;
   if (c?.rewritten) facts.push(`${b || 'HEAD'} was rewritten (rebased or force-pushed): it no longer holds the checkpoint's HEAD`);
   if (c?.count) facts.push(`${plural(c.count, 'new commit')} on ${since.branchState === 'detached' ? 'HEAD' : b} (${c.subjects.map((s) => `"${s}"`).join(', ')}${c.count > c.subjects.length ? ', …' : ''})`);
