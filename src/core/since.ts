@@ -166,24 +166,30 @@ async function compare(since: Since, cp: Checkpoint, gitAt: (cwd: string) => Git
     if (since.branchState === 'present' && head) since.merged = tip !== head && (await isAncestor(git, tip, head));
     if (since.branchState === 'deleted' && headKnown && head) since.merged = await isAncestor(git, cp.head!, head);
   };
-  const files = opts.files ? filesSince(since, cp, source, gitAt(top), top, snapshotKnown) : Promise.resolve(since.unknown.push('which files changed since its snapshot (not compared at a session start; checkpoint show compares them)'));
-  await Promise.all([merged(), commitsSince(since, cp, git, { tip: detached ? head : tip, headKnown }), files]);
+  // What each part cannot tell, said in a fixed order (commits, then files) whichever answers first.
+  const noCommits: string[] = [];
+  const noFiles: string[] = [];
+  const files = opts.files
+    ? filesSince(since, cp, source, gitAt(top), top, snapshotKnown, noFiles)
+    : Promise.resolve(noFiles.push('which files changed since its snapshot (not compared at a session start; checkpoint show compares them)'));
+  await Promise.all([merged(), commitsSince(since, cp, git, { tip: detached ? head : tip, headKnown }, noCommits), files]);
+  since.unknown.push(...noCommits, ...noFiles);
 }
 
 /** True when commit `a` is an ancestor of (or is) `b`; both are object ids. */
 const isAncestor = (git: Git, a: string, b: string): Promise<boolean> => yes(git, ['merge-base', '--is-ancestor', '--end-of-options', a, b]);
 
-async function commitsSince(since: Since, cp: Checkpoint, git: Git, { tip, headKnown }: { tip: string; headKnown: boolean }): Promise<void> {
+async function commitsSince(since: Since, cp: Checkpoint, git: Git, { tip, headKnown }: { tip: string; headKnown: boolean }, unknown: string[]): Promise<void> {
   if (!isObjectId(cp.head)) {
-    since.unknown.push('it was saved without a HEAD commit, so commits since cannot be told');
+    unknown.push('it was saved without a HEAD commit, so commits since cannot be told');
     return;
   }
   if (!headKnown) {
-    since.unknown.push(`its HEAD commit ${cp.head.slice(0, 12)} is not in this repository`);
+    unknown.push(`its HEAD commit ${cp.head.slice(0, 12)} is not in this repository`);
     return;
   }
   if (!tip) {
-    if (since.branchState !== 'deleted') since.unknown.push('it names no branch, so commits since cannot be told');
+    if (since.branchState !== 'deleted') unknown.push('it names no branch, so commits since cannot be told');
     return;
   }
   // `<head>...<tip>` counted left and right: commits only the checkpoint's HEAD has (any: the branch was rewritten),
@@ -200,13 +206,13 @@ async function commitsSince(since: Since, cp: Checkpoint, git: Git, { tip, headK
  * files, and untracked ones not ignored), without writing one: `git diff` against the snapshot covers what the index
  * tracks, the untracked files are listed apart, and those the snapshot held untracked too are compared by content.
  */
-async function filesSince(since: Since, cp: Checkpoint, source: SinceSource, git: Git, top: string, known: boolean): Promise<void> {
+async function filesSince(since: Since, cp: Checkpoint, source: SinceSource, git: Git, top: string, known: boolean, unknown: string[]): Promise<void> {
   if (!isObjectId(cp.snapshot)) {
-    since.unknown.push(cp.snapshotSkipped ? `it has no code snapshot (${oneLine(cp.snapshotSkipped).slice(0, 120)})` : 'it has no code snapshot, so files changed since cannot be told');
+    unknown.push(cp.snapshotSkipped ? `it has no code snapshot (${oneLine(cp.snapshotSkipped).slice(0, 120)})` : 'it has no code snapshot, so files changed since cannot be told');
     return;
   }
   if (!known) {
-    since.unknown.push(`its snapshot ${cp.snapshot.slice(0, 12)} is no longer in this repository (pruned, or saved in another clone)`);
+    unknown.push(`its snapshot ${cp.snapshot.slice(0, 12)} is no longer in this repository (pruned, or saved in another clone)`);
     return;
   }
   const snapshot = cp.snapshot;
