@@ -139,7 +139,11 @@ async function compare(since: Since, cp: Checkpoint, gitAt: (cwd: string) => Git
     git(['cat-file', '--batch-check=%(objectname) %(objecttype)'], false, asked.map((n) => `${n}\n`).join('')).then(
       (out) => {
         const lines = out.split('\n');
-        return new Map(asked.map((n, i) => [n, /^([0-9a-f]{40,64}) commit$/.exec(lines[i] ?? '')?.[1] ?? '']));
+        const commitOf = (line = ''): string => {
+          const [id, type] = line.split(' ');
+          return type === 'commit' && isObjectId(id) ? id : '';
+        };
+        return new Map(asked.map((n, i) => [n, commitOf(lines[i])]));
       },
       (err: unknown) => {
         if (err instanceof GitTimeoutError) throw err;
