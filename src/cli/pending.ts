@@ -1,4 +1,5 @@
 import { findPending } from '../core/pending';
+import { orderByBranch } from '../core/since';
 import { defineCommand } from './command';
 import { listJson, listLine } from './list';
 
@@ -8,13 +9,16 @@ export const pendingCommand = defineCommand({
   help: `Usage: checkpoint pending [options]
 
 Prints the checkpoints a new session should offer to resume: every live checkpoint not resumed since it was last
-saved, the one to offer first at the top (the newest day first; within a day, those saved on purpose before the
-automatic auto-… ones; then newest first). Exit 0 either way; --json: a list (as in list, with "auto"), [] when none.`,
+saved, the one to offer first at the top: those of the current branch, then those of a branch merged into it,
+then the rest; within each, the newest day first (within a day, those saved on purpose before the automatic auto-…
+ones; then newest first). Exit 0 either way; --json: a list (as in list, with "auto"), [] when none.`,
   options: {},
   positionals: 0,
   async run(ctx) {
     const store = await ctx.store();
-    const pending = await findPending(store);
+    const found = await findPending(store);
+    // The order a new session offers them in (the session-start hook's).
+    const pending = { ...found, checkpoints: (await orderByBranch(store, found.checkpoints, await store.currentBranch())).map((p) => p.item) };
     if (pending.problem) ctx.io.err(`Warning: ${pending.problem}; which checkpoints were resumed is not known.`);
     if (!ctx.json) {
       ctx.io.out(pending.checkpoints.length ? pending.checkpoints.map(listLine).join('\n') : 'No pending checkpoint.');

@@ -225,6 +225,10 @@ test('the session start names the current branch’s pending checkpoint first, t
   assert.ok(also, context);
   assert.match(also, /"on-merged" \(saved .*, on merged-topic, merged into main\), "on-elsewhere" \(saved .*, on elsewhere, another branch than main\)/);
 
+  // `checkpoint pending` lists them in the order a new session offers them.
+  const pending = (JSON.parse((await w.cli(['pending', '--json'])).out) as { name: string }[]).map((p) => p.name);
+  assert.deepEqual(pending, ['on-main', 'on-merged', 'on-elsewhere']);
+
   // The list keeps its order (newest first) and its branch mark.
   const list = (await w.cli(['list'])).out;
   assert.ok(list.indexOf('on-elsewhere') < list.indexOf('on-merged') && list.indexOf('on-merged') < list.indexOf('on-main'), list);
