@@ -1,7 +1,7 @@
 import { CheckpointError } from '../core/errors';
 import { formatLocalDateTime } from '../core/dates';
 import { resumeSummary } from '../core/resumeText';
-import { sinceSaved } from '../core/since';
+import { sameSince, sinceSaved } from '../core/since';
 import { branchOrNone } from '../core/wording';
 import { AmbiguousCheckpointError, OrphanRemovedError } from '../core/store';
 import { defineCommand } from './command';
@@ -19,6 +19,15 @@ Without a name: the only checkpoint; with several, names them and exits 1.
   positionals: 1,
   async run(ctx) {
     const store = await ctx.store();
+    // A named checkpoint's comparison with the repository runs while it is resumed, from the file as it is now; it
+    // is used when the checkpoint resumed is that same version (else it runs again).
+    const asked = ctx.positionals[0];
+    const early = asked
+      ? store.show(asked).then(
+          (cp) => ({ cp, since: sinceSaved(store, cp, { currentBranch: store.currentBranch() }) }),
+          () => undefined,
+        )
+      : undefined;
     let r;
     try {
       r = await store.resume(ctx.positionals[0], { keep: ctx.values.keep === true });
@@ -35,7 +44,8 @@ Without a name: the only checkpoint; with several, names them and exits 1.
       throw err;
     }
     for (const w of r.warnings ?? []) ctx.io.err(`Warning: ${w}`);
-    const since = await sinceSaved(store, r.checkpoint, { currentBranch: r.currentBranch });
+    const ready = await early;
+    const since = await (ready && sameSince(ready.cp, r.checkpoint) ? ready.since : sinceSaved(store, r.checkpoint, { currentBranch: r.currentBranch }));
     ctx.print(resumeSummary(r.checkpoint, { ...r, since }), {
       name: r.checkpoint.name,
       branch: r.checkpoint.branch,

@@ -75,7 +75,7 @@ const plural = (n: number, one: string, many = `${one}s`): string => `${n} ${n =
 export async function sinceSaved(
   source: SinceSource,
   cp: Checkpoint,
-  opts: { currentBranch?: string; timeLimitMs?: number; files?: boolean } = {},
+  opts: { currentBranch?: string | Promise<string>; timeLimitMs?: number; files?: boolean } = {},
 ): Promise<Since> {
   const since: Since = { state: 'unknown', line: '', branch: cp.branch, unknown: [] };
   if (!source.allowGit) return finish(since, 'git does not run in Restricted Mode');
@@ -108,6 +108,12 @@ export async function sinceSaved(
 
 type Git = (args: string[], failOnExitCode?: boolean, input?: string) => Promise<string>;
 
+/** Whether a comparison made from `a` holds for `b`: the fields it reads are the same. */
+export function sameSince(a: Checkpoint, b: Checkpoint): boolean {
+  const key = (c: Checkpoint): string => JSON.stringify([c.branch, c.head, c.snapshot, c.snapshotSkipped, c.snapshotLeftOut, c.modifiedFiles]);
+  return key(a) === key(b);
+}
+
 /** A git call that answers yes (exit 0) or no (exit 1); a time limit still throws. */
 async function yes(git: Git, args: string[]): Promise<boolean> {
   try {
@@ -119,7 +125,7 @@ async function yes(git: Git, args: string[]): Promise<boolean> {
   }
 }
 
-async function compare(since: Since, cp: Checkpoint, gitAt: (cwd: string) => Git, source: SinceSource, opts: { currentBranch?: string; files: boolean }): Promise<void> {
+async function compare(since: Since, cp: Checkpoint, gitAt: (cwd: string) => Git, source: SinceSource, opts: { currentBranch?: string | Promise<string>; files: boolean }): Promise<void> {
   const git = gitAt(source.cwd);
   const detached = /^HEAD \(detached at [0-9a-f]+\)$/.test(cp.branch);
   const named = !detached && plainBranch(cp.branch);
@@ -160,7 +166,7 @@ async function compare(since: Since, cp: Checkpoint, gitAt: (cwd: string) => Git
   const tip = named ? (found.get(ref) ?? '') : '';
   const headKnown = names[1] !== '' && (found.get(names[1]) ?? '') !== '';
   const snapshotKnown = names[2] !== '' && (found.get(names[2]) ?? '') !== '';
-  const current = opts.currentBranch ?? '';
+  const current = (await opts.currentBranch) ?? '';
   if (!cp.branch) since.branchState = 'none';
   else if (detached) since.branchState = 'detached';
   else if (!tip) since.branchState = 'deleted';
@@ -220,38 +226,40 @@ async function filesSince(since: Since, cp: Checkpoint, source: SinceSource, git
     return;
   }
   const snapshot = cp.snapshot;
-  // No external diff program and no textconv filter runs: the repository's config could name any command.
-  const [diff, others] = await Promise.all([
-    git(['diff', '--no-ext-diff', '--no-textconv', '--no-color', '--no-renames', '--name-status', '-z', snapshot, '--']),
+  // The snapshot's tree against the index and, for an entry whose file's stat no longer matches the index, against
+  // the file itself (its id then shows as zeros: the file is hashed below). No diff program or filter of the
+  // repository's config runs; the index is not refreshed (nothing is written).
+  const [raw, others] = await Promise.all([
+    git(['diff-index', '--raw', '-z', '--no-renames', '--ignore-submodules=none', snapshot, '--']),
     git(['ls-files', '--others', '--exclude-standard', '--full-name', '-z']),
   ]);
   const inMemory = memoryTest(top, source.memoryDir);
   const leftOut = new Set(cp.snapshotLeftOut ?? []);
   const untracked = new Set(splitZ(others).filter((p) => !inMemory(p) && !leftOut.has(p)));
   const changed = new Set<string>();
-  // A path the snapshot holds but the index does not shows as deleted: untracked then, and maybe untracked still.
-  const both: string[] = [];
-  const parts = splitZ(diff);
+  // Files to hash, with the blob the snapshot holds for each: stat-dirty ones, and those untracked then and now (the
+  // snapshot holds them, the index does not: they show as deleted).
+  const check: { path: string; blob: string }[] = [];
+  const inSnapshot = new Set<string>();
+  const parts = splitZ(raw);
   for (let i = 0; i + 1 < parts.length; i += 2) {
+    const [mode1, mode2, blob, now, status] = parts[i].slice(1).split(' ');
     const p = parts[i + 1];
     if (inMemory(p)) continue;
-    if (parts[i] === 'D' && untracked.has(p)) both.push(p);
+    if (status === 'D') inSnapshot.add(p);
+    const regular = mode1 === '100644' || mode1 === '100755';
+    if (status === 'D' && untracked.has(p) && regular) check.push({ path: p, blob });
+    else if (status === 'M' && mode1 === mode2 && regular && /^0+$/.test(now)) check.push({ path: p, blob });
     else changed.add(p);
   }
-  const inSnapshot = new Set(both);
   for (const p of untracked) if (!inSnapshot.has(p)) changed.add(p);
-  if (both.length) {
-    // Content against content: each file hashed as `git add` would, and its blob in the snapshot.
-    const plain = both.filter((p) => !/[\n\r]/.test(p));
-    for (const p of both) if (!plain.includes(p)) changed.add(p);
-    const [now, then] = await Promise.all([
-      git(['hash-object', '--stdin-paths'], false, plain.map((p) => `${p}\n`).join('')),
-      git(['cat-file', '--batch-check=%(objectname)'], false, plain.map((p) => `${snapshot}:${p}\n`).join('')),
-    ]);
-    const a = now.split('\n');
-    const b = then.split('\n');
-    plain.forEach((p, i) => {
-      if (!a[i] || a[i] !== b[i]) changed.add(p);
+  const plain = check.filter((c) => !/[\n\r]/.test(c.path));
+  for (const c of check) if (/[\n\r]/.test(c.path)) changed.add(c.path);
+  if (plain.length) {
+    // Each file hashed as `git add` would.
+    const ids = (await git(['hash-object', '--stdin-paths'], false, plain.map((c) => `${c.path}\n`).join(''))).split('\n');
+    plain.forEach((c, i) => {
+      if (ids[i] !== c.blob) changed.add(c.path);
     });
   }
   const paths = [...changed].sort();
