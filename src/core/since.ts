@@ -134,6 +134,17 @@ async function compare(since: Since, cp: Checkpoint, gitAt: (cwd: string) => Git
   // from, looked up on stdin (HEAD, the checkpoint's HEAD and snapshot, its branch's tip; a missing one is "missing").
   const names = ['HEAD', isObjectId(cp.head) ? `${cp.head}^{commit}` : '', opts.files && isObjectId(cp.snapshot) ? `${cp.snapshot}^{commit}` : '', named ? ref : ''];
   const asked = names.filter((n) => n !== '');
+  // The comparisons themselves start now too, on what they would be given (a missing object makes one fail, and
+  // what it said is then not used): one round of processes, not two.
+  const tipRev = detached ? 'HEAD' : named ? ref : '';
+  const ahead = isObjectId(cp.head) && tipRev ? cp.head : '';
+  const snap = opts.files && isObjectId(cp.snapshot) ? cp.snapshot : '';
+  const started: Started = {
+    counts: ahead ? settled(git(['rev-list', '--left-right', '--count', '--end-of-options', `${ahead}...${tipRev}`])) : undefined,
+    subjects: ahead ? settled(git(['log', '--no-color', `--max-count=${SUBJECTS}`, '--format=%s', '--end-of-options', `${ahead}..${tipRev}`])) : undefined,
+    raw: snap ? settled(git(['diff-index', '--raw', '-z', '--no-renames', '--ignore-submodules=none', snap, '--'])) : undefined,
+    others: snap ? settled(git(['ls-files', '--others', '--exclude-standard', '--full-name', '-z'])) : undefined,
+  };
   // Without the files, the top folder is not needed: cat-file failing says "not a repository" as well.
   const [topFound, found] = await Promise.all([
     opts.files
@@ -159,6 +170,7 @@ async function compare(since: Since, cp: Checkpoint, gitAt: (cwd: string) => Git
   ]);
   const top = topFound ?? (found ? source.cwd : '');
   if (!top || !found) {
+    await Promise.all(Object.values(started));
     since.unknown.push('not a git repository');
     return;
   }
@@ -180,16 +192,36 @@ async function compare(since: Since, cp: Checkpoint, gitAt: (cwd: string) => Git
   const noCommits: string[] = [];
   const noFiles: string[] = [];
   const files = opts.files
-    ? filesSince(since, cp, source, gitAt(top), top, snapshotKnown, noFiles)
+    ? filesSince(since, cp, source, gitAt(top), top, snapshotKnown, noFiles, started)
     : Promise.resolve(noFiles.push('which files changed since its snapshot (not compared at a session start; checkpoint show compares them)'));
-  await Promise.all([merged(), commitsSince(since, cp, git, { tip: detached ? head : tip, headKnown }, noCommits), files]);
+  await Promise.all([merged(), commitsSince(since, cp, { tip: detached ? head : tip, headKnown }, noCommits, started), files]);
   since.unknown.push(...noCommits, ...noFiles);
+}
+
+/** A git call's output, or why it failed, as a value (so that a call started early never rejects unheard). */
+type Settled = Promise<{ out: string } | { failed: unknown }>;
+const settled = (p: Promise<string>): Settled => p.then((out) => ({ out }), (failed: unknown) => ({ failed }));
+
+/** The calls {@link compare} starts with its first round. */
+interface Started {
+  counts?: Settled;
+  subjects?: Settled;
+  raw?: Settled;
+  others?: Settled;
+}
+
+/** The output of a call started early; a time limit throws, another failure is the reason given. */
+async function outputOf(call: Settled | undefined, why: string): Promise<string> {
+  const r = await call;
+  if (r && 'out' in r) return r.out;
+  if (r?.failed instanceof GitTimeoutError) throw r.failed;
+  throw new Error(r ? errorMessage(r.failed).split('\n')[0] : why);
 }
 
 /** True when commit `a` is an ancestor of (or is) `b`; both are object ids. */
 const isAncestor = (git: Git, a: string, b: string): Promise<boolean> => yes(git, ['merge-base', '--is-ancestor', '--end-of-options', a, b]);
 
-async function commitsSince(since: Since, cp: Checkpoint, git: Git, { tip, headKnown }: { tip: string; headKnown: boolean }, unknown: string[]): Promise<void> {
+async function commitsSince(since: Since, cp: Checkpoint, { tip, headKnown }: { tip: string; headKnown: boolean }, unknown: string[], started: Started): Promise<void> {
   if (!isObjectId(cp.head)) {
     unknown.push('it was saved without a HEAD commit, so commits since cannot be told');
     return;
@@ -205,8 +237,8 @@ async function commitsSince(since: Since, cp: Checkpoint, git: Git, { tip, headK
   // `<head>...<tip>` counted left and right: commits only the checkpoint's HEAD has (any: the branch was rewritten),
   // and commits only the tip has (the new ones).
   const [counts, subjects] = await Promise.all([
-    git(['rev-list', '--left-right', '--count', '--end-of-options', `${cp.head}...${tip}`]).then((s) => s.trim().split(/\s+/).map(Number)),
-    git(['log', '--no-color', `--max-count=${SUBJECTS}`, '--format=%s', '--end-of-options', `${cp.head}..${tip}`]).then((s) => s.split('\n').filter((l) => l !== '')),
+    outputOf(started.counts, 'not counted').then((s) => s.trim().split(/\s+/).map(Number)),
+    outputOf(started.subjects, 'not listed').then((s) => s.split('\n').filter((l) => l !== '')),
   ]);
   since.commits = { count: counts[1] || 0, subjects: subjects.map((s) => oneLine(s).slice(0, 120)), rewritten: (counts[0] || 0) > 0 };
 }
@@ -216,7 +248,7 @@ async function commitsSince(since: Since, cp: Checkpoint, git: Git, { tip, headK
  * files, and untracked ones not ignored), without writing one: `git diff` against the snapshot covers what the index
  * tracks, the untracked files are listed apart, and those the snapshot held untracked too are compared by content.
  */
-async function filesSince(since: Since, cp: Checkpoint, source: SinceSource, git: Git, top: string, known: boolean, unknown: string[]): Promise<void> {
+async function filesSince(since: Since, cp: Checkpoint, source: SinceSource, git: Git, top: string, known: boolean, unknown: string[], started: Started): Promise<void> {
   if (!isObjectId(cp.snapshot)) {
     unknown.push(cp.snapshotSkipped ? `it has no code snapshot (${oneLine(cp.snapshotSkipped).slice(0, 120)})` : 'it has no code snapshot, so files changed since cannot be told');
     return;
@@ -225,14 +257,10 @@ async function filesSince(since: Since, cp: Checkpoint, source: SinceSource, git
     unknown.push(`its snapshot ${cp.snapshot.slice(0, 12)} is no longer in this repository (pruned, or saved in another clone)`);
     return;
   }
-  const snapshot = cp.snapshot;
   // The snapshot's tree against the index and, for an entry whose file's stat no longer matches the index, against
-  // the file itself (its id then shows as zeros: the file is hashed below). No diff program or filter of the
-  // repository's config runs; the index is not refreshed (nothing is written).
-  const [raw, others] = await Promise.all([
-    git(['diff-index', '--raw', '-z', '--no-renames', '--ignore-submodules=none', snapshot, '--']),
-    git(['ls-files', '--others', '--exclude-standard', '--full-name', '-z']),
-  ]);
+  // the file itself (its id then shows as zeros: the file is hashed below), started in the first round. No diff
+  // program or filter of the repository's config runs; the index is not refreshed (nothing is written).
+  const [raw, others] = await Promise.all([outputOf(started.raw, 'not compared'), outputOf(started.others, 'not listed')]);
   const inMemory = memoryTest(top, source.memoryDir);
   const leftOut = new Set(cp.snapshotLeftOut ?? []);
   const untracked = new Set(splitZ(others).filter((p) => !inMemory(p) && !leftOut.has(p)));
