@@ -185,6 +185,24 @@ test('a snapshot pruned by gc: files since cannot be told, commits still are', a
   assert.match(s.line, /cannot tell: its snapshot/);
 });
 
+test('a repository that does not answer in time: "not checked", and the resume is not held up', async () => {
+  const w = ws();
+  write(w.repo, 'slow.txt', 'one\n');
+  await save(w, 'slow');
+  // A clean filter that hangs (as a large LFS file or a network filter can): hashing the changed file waits on it.
+  git(w.repo, 'config', 'filter.hang.clean', 'sleep 30; cat');
+  write(w.repo, '.gitattributes', 'slow.txt filter=hang\n');
+  write(w.repo, 'slow.txt', 'two\n');
+  const t0 = Date.now();
+  const r = await w.cli(['resume', '--keep', '--json', 'slow']);
+  const took = Date.now() - t0;
+  assert.equal(r.code, 0, r.err);
+  const s = (JSON.parse(r.out) as { since: SinceJson }).since;
+  assert.equal(s.state, 'not-checked', s.line);
+  assert.match(s.line, /^Since saved: not checked \(the repository did not answer within 2\.0 s\)\.$/);
+  assert.ok(took < 15_000, `the resume took ${took} ms`);
+});
+
 test('no git: says what it cannot tell', async () => {
   const w = ws();
   const plain = path.join(w.root, 'plain');
