@@ -46,8 +46,6 @@ export interface SinceSource {
   readonly memoryDir: string;
   /** False in Restricted Mode: git does not run. */
   readonly allowGit: boolean;
-  /** Read with synchronous I/O (a one-shot process such as a hook). */
-  readonly syncReads?: boolean;
 }
 
 /** A branch name as git would take it after `refs/heads/`: nothing a revision expression or a pattern reads. */

@@ -1,4 +1,4 @@
-import { closeSync, fstatSync, lstatSync, openSync, promises as fs, readFileSync, readSync, realpathSync, renameSync, writeFileSync, type Stats } from 'node:fs';
+import { closeSync, fstatSync, lstatSync, openSync, promises as fs, readFileSync, readSync, realpathSync, type Stats } from 'node:fs';
 import path = require('node:path');
 import { isObjectId } from './checkpoint';
 import { isLikelySecret } from './secrets';
@@ -615,12 +615,6 @@ async function writeWorkTree(
     const noted = (renamedSum !== undefined ? Promise.resolve(renamedSum) : checksum(own)).then(async (sum) => {
       const written: SnapshotIndexNote = { user: userSum, own: sum, paths: candidates.take };
       const noteTmp = `${noteFile}.${process.pid}.tmp`;
-      // A one-shot process (syncReads) writes it inline too: a session start never loads the thread pool's fs.
-      if (opts.syncReads) {
-        writeFileSync(noteTmp, JSON.stringify(written));
-        renameSync(noteTmp, noteFile);
-        return;
-      }
       await fs.writeFile(noteTmp, JSON.stringify(written));
       await fs.rename(noteTmp, noteFile);
     });
@@ -748,7 +742,7 @@ function keepUpdate(ref: string, commit: string, old: string): string {
  */
 export async function workTreeNow(
   cwd: string,
-  opts: { limitBytes?: number; fileLimitBytes?: number; timeLimitMs?: number; memoryDir?: string; syncReads?: boolean } = {},
+  opts: { limitBytes?: number; fileLimitBytes?: number; timeLimitMs?: number; memoryDir?: string } = {},
 ): Promise<{ top: string; tree: string; skipped: string[] }> {
   // The save's limits: what a save would refuse never enters the repository through a compare either.
   const wt = await writeWorkTree(cwd, {
@@ -756,7 +750,6 @@ export async function workTreeNow(
     fileLimitBytes: opts.fileLimitBytes ?? DEFAULT_FILE_LIMIT_BYTES,
     timeLimitMs: opts.timeLimitMs ?? SNAPSHOT_TIME_LIMIT_MS,
     memoryDir: opts.memoryDir,
-    syncReads: opts.syncReads,
   });
   if (!wt.tree) throw new CheckpointError(`Cannot compare with the work tree now: ${wt.tooLarge ?? 'git wrote no tree of it'}`);
   await wt.noted;

@@ -40,9 +40,9 @@ export interface SnapshotChange {
 }
 
 /** The files that differ between two commits or trees (`from` '': the empty tree), paths relative to the top. */
-export async function changesBetween(top: string, from: string, to: string, timeoutMs = SNAPSHOT_TIME_LIMIT_MS): Promise<SnapshotChange[]> {
+export async function changesBetween(top: string, from: string, to: string): Promise<SnapshotChange[]> {
   const args = from ? ['diff-tree', '-r', '--no-renames', '--name-status', '-z', from, to] : ['ls-tree', '-r', '-z', '--name-only', to];
-  const parts = splitZ(await runGit(top, args, { timeoutMs }));
+  const parts = splitZ(await runGit(top, args, { timeoutMs: SNAPSHOT_TIME_LIMIT_MS }));
   if (!from) return parts.map((p) => ({ status: 'A', path: p }));
   const changes: SnapshotChange[] = [];
   for (let i = 0; i + 1 < parts.length; i += 2) {

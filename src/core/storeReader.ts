@@ -39,8 +39,7 @@ export class CheckpointReader {
   readonly allowGit: boolean;
   /** The clock (injected by tests). */
   readonly now: () => Date;
-  /** Reads with synchronous I/O (a one-shot process such as a hook; never in the extension host). */
-  readonly syncReads: boolean;
+  protected readonly syncReads: boolean;
   /** The last MEMORY.md read, as bytes and text (see {@link CheckpointReader.readIndex}). */
   private lastIndex?: { bytes: Buffer; text: string };
   protected readonly gitTimeoutMs: number | undefined;
