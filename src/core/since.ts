@@ -138,8 +138,9 @@ async function compare(since: Since, cp: Checkpoint, gitAt: (cwd: string) => Git
   const ahead = isObjectId(cp.head) && tipRev ? cp.head : '';
   const snap = opts.files && isObjectId(cp.snapshot) ? cp.snapshot : '';
   const started: Started = {
-    counts: ahead ? settled(git(['rev-list', '--left-right', '--count', '--end-of-options', `${ahead}...${tipRev}`])) : undefined,
-    subjects: ahead ? settled(git(['log', '--no-color', `--max-count=${SUBJECTS}`, '--format=%s', '--end-of-options', `${ahead}..${tipRev}`])) : undefined,
+    // `<head>...<tip>`, each commit marked with its side: `<` only the checkpoint's HEAD has it (the branch was
+    // rewritten), `>` only the tip (a new one), newest first.
+    commits: ahead ? settled(git(['log', '--no-color', '--left-right', '--format=%m%s', '--end-of-options', `${ahead}...${tipRev}`])) : undefined,
     raw: snap ? settled(git(['diff-index', '--raw', '-z', '--no-renames', '--ignore-submodules=none', snap, '--'])) : undefined,
     others: snap ? settled(git(['ls-files', '--others', '--exclude-standard', '--full-name', '-z'])) : undefined,
   };
@@ -202,8 +203,7 @@ const settled = (p: Promise<string>): Settled => p.then((out) => ({ out }), (fai
 
 /** The calls {@link compare} starts with its first round. */
 interface Started {
-  counts?: Settled;
-  subjects?: Settled;
+  commits?: Settled;
   raw?: Settled;
   others?: Settled;
 }
@@ -232,13 +232,13 @@ async function commitsSince(since: Since, cp: Checkpoint, { tip, headKnown }: { 
     if (since.branchState !== 'deleted') unknown.push('it names no branch, so commits since cannot be told');
     return;
   }
-  // `<head>...<tip>` counted left and right: commits only the checkpoint's HEAD has (any: the branch was rewritten),
-  // and commits only the tip has (the new ones).
-  const [counts, subjects] = await Promise.all([
-    outputOf(started.counts, 'not counted').then((s) => s.trim().split(/\s+/).map(Number)),
-    outputOf(started.subjects, 'not listed').then((s) => s.split('\n').filter((l) => l !== '')),
-  ]);
-  since.commits = { count: counts[1] || 0, subjects: subjects.map((s) => oneLine(s).slice(0, 120)), rewritten: (counts[0] || 0) > 0 };
+  const lines = (await outputOf(started.commits, 'not listed')).split('\n');
+  const added = lines.filter((l) => l.startsWith('>'));
+  since.commits = {
+    count: added.length,
+    subjects: added.slice(0, SUBJECTS).map((l) => oneLine(l.slice(1)).slice(0, 120)),
+    rewritten: lines.some((l) => l.startsWith('<')),
+  };
 }
 
 /**
