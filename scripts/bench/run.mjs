@@ -3,7 +3,7 @@
 // (alternating which goes first) after a warm-up, prints a table and writes docs/PERFORMANCE.md.
 // Exits 0 even when a budget is missed: misses are printed as MISS and recorded in the report.
 //
-// Usage: node scripts/bench/run.mjs [--runs N] [--only save,snapshot,snapshot-peer,mcp,list,session-start,upsert,lock,bundle,activate,tree]
+// Usage: node scripts/bench/run.mjs [--runs N] [--only save,snapshot,snapshot-peer,mcp,list,session-start,resume-since,session-start-branches,upsert,lock,bundle,activate,tree]
 //                               [--no-build] [--no-vscode] [--vscode-runs N] [--no-write] [--keep] [--before REV]
 // --before REV also builds the CLI of git revision REV (git archive, into the temp folder) and runs it in the same
 // interleaved loops, for before/after rows.
@@ -579,6 +579,55 @@ if (want('session-start')) {
   );
   ratioRow('hook session-start (CLI, 20 checkpoints)', 'node: read stdin + MEMORY.md + the newest checkpoint, print the JSON', res, BUDGETS.sessionStart.ratio);
   beforeRow('hook session-start (CLI, 20 checkpoints)', 'node: read stdin + MEMORY.md + the newest checkpoint, print the JSON', res, BUDGETS.sessionStart.ratio);
+}
+
+// ---- what changed since, and the branch order, against the CLI without them (--before REV) -------------------
+// "Resume with what changed since" against "resume without it": the same `resume --keep` of the CLI of --before REV
+// (a revision before them, e.g. the 0.2.0 release) in the same interleaved loop; likewise the session start, whose
+// context now puts the current branch's pending checkpoints first and states the commits since.
+if (want('resume-since') || want('session-start-branches')) {
+  if (!beforeCli) log('resume-since, session-start-branches: skipped (they need --before REV, a revision without "what changed since")');
+}
+if (want('resume-since') && beforeCli) {
+  for (const files of [3000, 30000]) {
+    log(`resume-since: generating a git repository of ${files.toLocaleString('en')} files`);
+    const repo = makeGitRepo(join(tmp, `since-repo-${files}`), { files, modified: 200 });
+    const mem = join(tmp, `since-memory-${files}`);
+    const saved = spawnSync(node, [cli, 'save', 'bench', '--left-off', 'where the bench stopped', '--dir', mem], { cwd: repo, encoding: 'utf8' });
+    if (saved.status !== 0) throw new Error(`save failed: ${saved.stderr}`);
+    // Work moved on: two commits and a file changed again since the save.
+    for (let i = 0; i < 2; i++) {
+      writeFileSync(join(repo, `moved-${i}.txt`), `moved ${i}\n`);
+      spawnSync('git', ['-c', 'user.name=Bench', '-c', 'user.email=bench@example.invalid', '-c', 'commit.gpgsign=false', 'add', `moved-${i}.txt`], { cwd: repo });
+      spawnSync('git', ['-c', 'user.name=Bench', '-c', 'user.email=bench@example.invalid', '-c', 'commit.gpgsign=false', 'commit', '-q', '-m', `moved ${i}`], { cwd: repo });
+    }
+    const args = [cli, 'resume', 'bench', '--keep', '--json', '--dir', mem];
+    const check = JSON.parse(spawnSync(node, args, { cwd: repo, encoding: 'utf8' }).stdout);
+    if (check.since?.state !== 'moved' || check.since.commits?.count !== 2) throw new Error(`resume did not say what changed since: ${JSON.stringify(check.since)}`);
+    log(`resume-since (${files} files): ${RUNS} interleaved runs`);
+    const res = await interleave(
+      () => timeProcess([node, [beforeCli, ...args.slice(1)], { cwd: repo }]),
+      () => timeProcess([node, args, { cwd: repo }]),
+    );
+    const n = files.toLocaleString('en');
+    ratioRow(`resume --keep with what changed since (CLI, ${n} files)`, `resume --keep without it (${beforeRev})`, res, 1.5);
+  }
+}
+if (want('session-start-branches') && beforeCli) {
+  const dir = join(tmp, 'branches-memory');
+  makeCheckpointDir(dir, core, 20);
+  const repo = makeGitRepo(join(tmp, 'branches-repo'), { files: 20, modified: 2 });
+  let sessions = 0;
+  const inputFor = () => JSON.stringify({ session_id: `bench-branches-${process.pid}-${sessions++}`, transcript_path: join(tmp, 'none.jsonl'), cwd: repo, hook_event_name: 'SessionStart', source: 'startup' });
+  const args = [cli, 'hook', 'session-start', '--dir', dir];
+  const context = JSON.parse(spawnSync(node, args, { cwd: repo, input: inputFor(), encoding: 'utf8' }).stdout || '{}').hookSpecificOutput?.additionalContext;
+  if (!context?.includes('Since saved: ')) throw new Error(`hook session-start did not say what changed since: ${context}`);
+  log(`session-start-branches: ${RUNS} interleaved runs`);
+  const res = await interleave(
+    () => timeProcess([node, [beforeCli, ...args.slice(1)], { cwd: repo, input: inputFor() }]),
+    () => timeProcess([node, args, { cwd: repo, input: inputFor() }]),
+  );
+  ratioRow('hook session-start with the branch order and what changed since (CLI, 20 checkpoints)', `hook session-start without them (${beforeRev})`, res, 1.2);
 }
 
 // ---- MEMORY.md upsert -----------------------------------------------------------------------------------------

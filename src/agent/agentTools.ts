@@ -8,6 +8,7 @@ import { CheckpointError } from '../core/errors';
 import { oneLine, shellQuote } from '../core/escaping';
 import { printable } from '../core/names';
 import { resumeSummary } from '../core/resumeText';
+import { sinceSaved, type SinceSource } from '../core/since';
 import type * as ToolSchemas from './toolSchemas';
 import {
   AmbiguousCheckpointError,
@@ -24,7 +25,7 @@ import {
 // language-model tools. Each door only supplies the folder's checkpoints ({@link ToolTarget}) and its transport.
 
 /** What a tool works on: one folder's checkpoints (the core's CheckpointStore, or the editor's folder object). */
-export interface ToolTarget {
+export interface ToolTarget extends SinceSource {
   readonly memoryDir: string;
   save(input: SaveInput): Promise<SaveResult>;
   list(): Promise<CheckpointSummary[]>;
@@ -145,7 +146,9 @@ export const showTool = describeTool('checkpoint_show', {
   effect: 'reads',
   run: async (target, input) => {
     const cp = await target.show(input.name);
-    return `${resumeSummary(cp, { currentBranch: await target.currentBranch() })}\n\nFile: ${oneLine(cp.path)}`;
+    const currentBranch = await target.currentBranch();
+    const since = await sinceSaved(target, cp, { currentBranch });
+    return `${resumeSummary(cp, { currentBranch, since })}\n\nFile: ${oneLine(cp.path)}`;
   },
 });
 
@@ -172,7 +175,8 @@ export const resumeTool = describeTool('checkpoint_resume', {
       throw err;
     }
     const cp = r.checkpoint;
-    const lines = [resumeSummary(cp, r), ''];
+    const since = await sinceSaved(target, cp, { currentBranch: r.currentBranch });
+    const lines = [resumeSummary(cp, { ...r, since }), ''];
     if (cp.failed.length) lines.push('Do not retry the previously failed approaches above.');
     if (r.consumed) lines.push(`The checkpoint was consumed: moved to ${oneLine(r.trashPath ?? '')} (restore it with: checkpoint restore ${shellQuote(cp.name)}).`);
     else lines.push(`The checkpoint was kept: ${oneLine(r.path)}`);

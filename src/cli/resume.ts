@@ -1,6 +1,7 @@
 import { CheckpointError } from '../core/errors';
 import { formatLocalDateTime } from '../core/dates';
 import { resumeSummary } from '../core/resumeText';
+import { sameSince, sinceSaved } from '../core/since';
 import { branchOrNone } from '../core/wording';
 import { AmbiguousCheckpointError, OrphanRemovedError } from '../core/store';
 import { defineCommand } from './command';
@@ -26,6 +27,15 @@ Example:
   positionals: 1,
   async run(ctx) {
     const store = await ctx.store();
+    // A named checkpoint's comparison with the repository runs while it is resumed, from the file as it is now; it
+    // is used when the checkpoint resumed is that same version (else it runs again).
+    const asked = ctx.positionals[0];
+    const early = asked
+      ? store.show(asked).then(
+          (cp) => ({ cp, since: sinceSaved(store, cp, { currentBranch: store.currentBranch() }) }),
+          () => undefined,
+        )
+      : undefined;
     let r;
     try {
       r = await store.resume(ctx.positionals[0], { keep: ctx.values.keep === true });
@@ -44,13 +54,16 @@ Example:
     }
     for (const w of r.warnings ?? []) ctx.warn(w);
     const cp = r.checkpoint;
+    const ready = await early;
+    const since = await (ready && sameSince(ready.cp, cp) ? ready.since : sinceSaved(store, cp, { currentBranch: r.currentBranch }));
     const moved = r.consumed && r.trashPath ? `\n\nMoved to the trash: ${r.trashPath}\nTo undo: ${cliLine(['restore', cp.name], ctx.values.dir)}` : '';
-    ctx.print(resumeSummary(cp, r) + moved, {
+    ctx.print(resumeSummary(cp, { ...r, since }) + moved, {
       ...checkpointJson(cp, r.path),
       currentBranch: r.currentBranch,
       branchMismatch: r.branchMismatch,
       consumed: r.consumed,
       trashPath: r.trashPath ?? null,
+      since,
     });
   },
 });

@@ -4,6 +4,7 @@ import { checkpointJson } from './output';
 import { manualRecovery, UnreadableCheckpointError } from '../core/store';
 import { oneLine, terminalText } from '../core/escaping';
 import { frontMatterNote } from '../core/wording';
+import { sinceSaved } from '../core/since';
 
 export const showCommand = defineCommand({
   synopsis: 'show <name>',
@@ -11,11 +12,11 @@ export const showCommand = defineCommand({
   help: `Usage: checkpoint show <name> [--raw] [options]
 
 Prints one checkpoint as resume prints it (Left Off, Done, failed approaches, decisions, open questions, modified
-files, the plan step), without consuming it.
+files, the plan step, what changed in the repository since it was saved), without consuming it.
   --raw   the checkpoint's file as it is
 With --json: the checkpoint: { "name", "path", "branch", "saved", "description", "plan", "planStep", "planSteps",
 "leftOff", "done", "failedApproaches", "decisions", "questions", "blockers", "modifiedFiles", "sources", "auto",
-"session", "head", "snapshot", "snapshotSkipped", "snapshotLeftOut", "warnings" }.
+"session", "head", "snapshot", "snapshotSkipped", "snapshotLeftOut", "frontMatterSkipped", "since", "warnings" }.
 
 Example:
   checkpoint show oauth --raw`,
@@ -36,7 +37,9 @@ Example:
       ctx.io.out(text.trimEnd());
       return;
     }
-    ctx.print(ctx.json ? '' : resumeSummary(cp, { currentBranch: await store.currentBranch() }), checkpointJson(cp, path));
+    const currentBranch = await store.currentBranch();
+    const since = await sinceSaved(store, cp, { currentBranch });
+    ctx.print(ctx.json ? '' : resumeSummary(cp, { currentBranch, since }), { ...checkpointJson(cp, path), since });
   },
 });
 

@@ -1,5 +1,4 @@
 import { parseCheckpoint, renderCheckpoint, type Checkpoint } from './checkpoint';
-import { withPortablePlan } from './plans';
 import { TwinNameError } from './storeTypes';
 import { isLikelySecret } from './secrets';
 import { CheckpointError, errorMessage } from './errors';
@@ -8,6 +7,8 @@ import { fileNameFor, printable, sanitizeName, validateName } from './names';
 import { SHOW_READ_BYTES, type CheckpointStore } from './store';
 import { checkedRef, commitTree, FILES_REFS, GIT_QUICK_MS, hasCommit, keepSnapshot, memoryTest, runGit, SNAPSHOT_REFS } from './snapshot';
 import { repoTop } from './snapshotUse';
+import { expandHome, homeFrom, tildify } from './paths';
+import path = require('node:path');
 
 // The hand-off to another machine through the repository's own git remote: checkpoint files travel as commits on
 // refs/checkpoints/files/<name>, their snapshots on refs/checkpoints/snapshots/<name> (two namespaces, so no
@@ -77,7 +78,8 @@ export async function pushCheckpoints(store: CheckpointStore, names: string[], r
     const found = await store.find(name);
     if (!found || found.source !== 'markdown') throw new CheckpointError(`No checkpoint named "${name}" in ${store.memoryDir}.`);
     const cp = await store.show(name);
-    const text = renderCheckpoint(withPortablePlan({ ...cp, name }, store.home));
+    // The plan travels relative to the repository (or `~/` in the home folder), and lands as a path of the clone.
+    const text = renderCheckpoint({ ...cp, name, plan: portablePlan(cp.plan, await topOf(store.cwd), store.home) });
     refspecs.push(`+${await fileCommit(cwd, name, text)}:${await checkedRef(cwd, FILES_REFS, name)}`);
     const entry: { name: string; snapshot?: string } = { name };
     const unshared = cp.snapshot && (await hasCommit(cwd, cp.snapshot)) ? await unsharedFiles(store, cp.snapshot) : [];
@@ -112,6 +114,36 @@ async function unsharedFiles(store: CheckpointStore, snapshot: string): Promise<
   const out = await runGit(top, ['diff-tree', '-r', '--root', '--no-commit-id', '--no-renames', '--name-only', '--diff-filter=d', '-z', snapshot], { timeoutMs: GIT_QUICK_MS });
   const inMemory = memoryTest(top, store.memoryDir);
   return out.split('\0').filter((p) => p !== '' && (isLikelySecret(p) || inMemory(p)));
+}
+
+/** The repository's top folder, once per process and folder. */
+const tops = new Map<string, Promise<string | undefined>>();
+const topOf = (cwd: string): Promise<string | undefined> => {
+  let top = tops.get(cwd);
+  if (!top) tops.set(cwd, (top = repoTop(cwd).catch(() => undefined)));
+  return top;
+};
+
+/**
+ * A plan path as it travels to another clone: relative to the repository's top folder (`/`-separated) when it lies
+ * in it, `~/…` when it lies in the home folder, else as it is.
+ */
+export function portablePlan(plan: string | undefined, top: string | undefined, home: string): string | undefined {
+  if (!plan || !path.isAbsolute(plan)) return plan;
+  const rel = top ? path.relative(top, plan) : '';
+  if (top && rel && !rel.startsWith('..') && !path.isAbsolute(rel)) return rel.split(path.sep).join('/');
+  return tildify(plan, home);
+}
+
+/** A plan path that travelled ({@link portablePlan}) as a path of this clone: under its top folder, or its home. */
+export function localPlan(plan: string | undefined, top: string | undefined, home: string): string | undefined {
+  if (!plan) return plan;
+  if (plan === '~' || plan.startsWith('~/')) return expandHome(plan, home);
+  if (path.isAbsolute(plan) || !top) return plan;
+  const local = path.resolve(top, plan);
+  const rel = path.relative(top, local);
+  // `../` out of the repository is not a path the sender wrote: it stays as it came.
+  return rel.startsWith('..') || path.isAbsolute(rel) ? plan : local;
 }
 
 export interface PullResult {
@@ -161,6 +193,7 @@ export async function pullCheckpoints(store: CheckpointStore, remoteName?: strin
       let cp: Checkpoint;
       try {
         cp = await readPushedFile(cwd, sha, name);
+        cp.plan = localPlan(cp.plan, await topOf(cwd), homeFrom());
       } catch (err) {
         result.skipped.push({ name, reason: errorMessage(err) });
         continue;

@@ -11,6 +11,7 @@ import { readHeadBranch } from './gitDir';
 import { readGitState } from './git';
 import { nameFromFileName } from './names';
 import { AUTO_PREFIX, findPending, trustedTime } from './pending';
+import { branchPlaceText, orderByBranch, sinceSaved, type BranchPlace } from './since';
 import { resolveActivePlanFile } from './stateIndex';
 import { CheckpointExistsError, LIST_READ_BYTES, type CheckpointStore } from './store';
 import { lastUserIntent } from './transcript';
@@ -116,16 +117,30 @@ function savedWhen(saved: string, now: Date): string {
  */
 export function sessionStartText(
   cp: Checkpoint,
-  ctx: { currentBranch: string; resumeCommand: string; now?: Date; others?: { name: string; saved: string }[] },
+  ctx: {
+    currentBranch: string;
+    resumeCommand: string;
+    now?: Date;
+    others?: { name: string; saved: string; branch?: string; place?: BranchPlace }[];
+    /** Where its branch stands against the current one (see orderByBranch). */
+    place?: BranchPlace;
+    /** What changed in the repository since it was saved (see since.ts). */
+    since?: { line: string };
+  },
 ): string {
   const now = ctx.now ?? new Date();
-  const branch = cp.branch ? ` on branch ${agentLine(cp.branch, 120)}` : '';
+  const branchLine = (b: string): string => agentLine(b, 120);
+  const place = ctx.place ?? (branchDiffers(cp.branch, ctx.currentBranch) ? 'other' : 'current');
+  // Another branch's is said on the line after: its branch, and whether its work is merged into the current one.
+  const branch = cp.branch ? ` on branch ${branchLine(cp.branch)}` : '';
   const lines: [string, number][] = [
-    [`Pending checkpoint of earlier work in this project: "${agentLine(cp.name, 80)}", saved ${savedWhen(cp.saved, now)}${branch}${cp.auto ? ', automatically before the context was compacted' : ''}.`, 360],
+    [`Pending checkpoint of earlier work in this project: "${agentLine(cp.name, 80)}", saved ${savedWhen(cp.saved, now)}${branch}${cp.auto ? ', automatically before the context was compacted' : ''}.`, 420],
   ];
   if (branchDiffers(cp.branch, ctx.currentBranch)) {
-    lines.push([`The current branch is ${agentLine(ctx.currentBranch, 120)}, not ${agentLine(cp.branch, 120)}; \`git switch ${shellQuote(agentLine(cp.branch, 120))}\` would switch, which is the user's call.`, 330]);
+    const merged = place === 'merged' ? ' (its branch is merged into the current one)' : '';
+    lines.push([`The current branch is ${branchLine(ctx.currentBranch)}, not ${branchLine(cp.branch)}${merged}; \`git switch ${shellQuote(branchLine(cp.branch))}\` would switch, which is the user's call.`, 380]);
   }
+  if (ctx.since) lines.push([agentLine(ctx.since.line, 500), 500]);
   lines.push([`Left off: ${agentLine(cp.leftOff || cp.description || 'None', 600) || 'None'}`, 520]);
   if (cp.failed.length) lines.push([`Approaches that failed before: ${cp.failed.map((f) => agentLine(f, 200)).join(' | ')}`, 500]);
   if (cp.plan) {
@@ -135,7 +150,8 @@ export function sessionStartText(
   lines.push([`\`${ctx.resumeCommand}\` prints the whole checkpoint and moves it to the trash (\`checkpoint restore\` brings it back).`, 300]);
   const others = (ctx.others ?? []).slice(0, MORE_PENDING);
   if (others.length) {
-    lines.push([`Also pending: ${others.map((o) => `"${agentLine(o.name, 80)}" (saved ${savedWhen(o.saved, now)})`).join(', ')}; \`checkpoint pending\` lists them all.`, 600]);
+    const where = (o: (typeof others)[number]): string => (o.branch === undefined ? '' : `, ${branchPlaceText(o.branch, o.place ?? 'other', ctx.currentBranch, (b) => agentLine(b, 60))}`);
+    lines.push([`Also pending: ${others.map((o) => `"${agentLine(o.name, 80)}" (saved ${savedWhen(o.saved, now)}${where(o)})`).join(', ')}; \`checkpoint pending\` lists them all.`, 700]);
   }
   const text = lines.map(([l, max]) => fitBytes(l, max)).join('\n');
   return fitBytes(text, CONTEXT_MAX_BYTES);
@@ -181,13 +197,22 @@ async function jsonHistoryText(store: CheckpointStore, now: Date): Promise<strin
 export async function sessionStartContext(store: CheckpointStore, opts: { resumeArgs?: string[]; now?: Date } = {}): Promise<string | undefined> {
   const now = opts.now ?? store.now();
   const pending = await findPending(store, now);
-  const first = pending.checkpoints[0];
-  if (!first) return jsonHistoryText(store, now);
-  // Git is not run: reading HEAD is enough for the branch, and this runs at every agent start.
-  const [cp, currentBranch] = await Promise.all([store.read(first.path), readHeadBranch(store.cwd, store.reads)]);
+  if (!pending.checkpoints.length) return jsonHistoryText(store, now);
+  // The branch is read from HEAD without git (this runs at every agent start); git tells which branches are merged
+  // into it only when a pending checkpoint is of another branch.
+  const currentBranch = await readHeadBranch(store.cwd, store.reads);
+  const [first, ...rest] = await orderByBranch(store, pending.checkpoints, currentBranch);
+  const cp = await store.read(first.item.path);
+  // The commits and the branch only: comparing the work tree with the snapshot scans the whole work tree, which an
+  // agent's every start does not wait for (`checkpoint show` and the resume compare it).
+  const since = await sinceSaved(store, cp, { currentBranch, timeLimitMs: SESSION_SINCE_MS, files: false });
   const command = ['checkpoint', 'resume', cp.name, ...(opts.resumeArgs ?? [])].map(shellQuote).join(' ');
-  return sessionStartText(cp, { currentBranch, resumeCommand: command, now, others: pending.checkpoints.slice(1) });
+  const others = rest.map(({ item, place }) => ({ name: item.name, saved: item.saved, branch: item.branch, place }));
+  return sessionStartText(cp, { currentBranch, resumeCommand: command, now, others, place: first.place, since });
 }
+
+/** What changed since the first pending checkpoint was saved is "not checked" past this at a session start. */
+const SESSION_SINCE_MS = 1000;
 
 /** Within this time a session start already answered with the same context is not answered again. */
 const ANSWERED_MS = 60_000;

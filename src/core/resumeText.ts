@@ -37,10 +37,11 @@ function leftOffLines(leftOff: string): string[] {
 const items = (list: string[]): string[] => list.map((d) => `- ${oneLine(d)}`);
 
 /** The summary printed (CLI) or shown (editor) when resuming. */
-export function resumeSummary(cp: Checkpoint, ctx: { currentBranch: string }): string {
+export function resumeSummary(cp: Checkpoint, ctx: { currentBranch: string; since?: { line: string } }): string {
   const lines = [`Checkpoint "${oneLine(cp.name)}" — saved ${formatLocalDateTime(new Date(cp.saved))} on ${oneLine(cp.branch) || 'no branch'}`];
   const warn = branchWarning(cp.branch, ctx.currentBranch);
   if (warn) lines.push(warn);
+  if (ctx.since) lines.push(oneLine(ctx.since.line));
   const plan = planLine(cp);
   if (plan) lines.push(plan);
   lines.push('', 'Left off:', ...leftOffLines(cp.leftOff));
@@ -86,7 +87,7 @@ const NOTICE_FAILED = 3;
 export function resumeNotice(
   cp: Checkpoint,
   r: { consumed: boolean; branchMismatch: boolean; currentBranch: string },
-  opts: { restricted: boolean; switchedTo?: string },
+  opts: { restricted: boolean; switchedTo?: string; since?: { line: string } },
 ): string {
   const parts = [`Resumed "${printable(cp.name, 64)}": ${printable(cp.description, 120)}.`];
   if (opts.switchedTo) parts.unshift(`Switched to ${printable(opts.switchedTo, 64)}.`);
@@ -99,6 +100,7 @@ export function resumeNotice(
     const more = cp.failed.length - named.length;
     parts.push(`Previously failed: ${named.join('; ')}${more > 0 ? ` (and ${more} more: see the checkpoint)` : ''}.`);
   }
+  if (opts.since) parts.push(printable(opts.since.line, 400));
   return parts.join(' ');
 }
 

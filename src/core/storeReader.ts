@@ -42,7 +42,8 @@ export interface TrashedCopy {
 export class CheckpointReader {
   readonly memoryDir: string;
   readonly cwd: string;
-  protected readonly allowGit: boolean;
+  /** False in Restricted Mode: git does not run. */
+  readonly allowGit: boolean;
   /** The clock (injected by tests). */
   readonly now: () => Date;
   protected readonly syncReads: boolean;

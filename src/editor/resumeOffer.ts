@@ -4,6 +4,7 @@ import { formatRelative } from '../core/dates';
 import { errorMessage } from '../core/errors';
 import { agentLine } from '../core/escaping';
 import { findPending } from '../core/pending';
+import { branchPlaceText, orderByBranch } from '../core/since';
 import type { Services } from './services';
 
 const OFFERED_KEY = 'checkpoint.offeredResumes';
@@ -34,21 +35,27 @@ export class ResumeOffer {
 
   private async offer(folder: vscode.WorkspaceFolder): Promise<void> {
     if (!vscode.workspace.getConfiguration('checkpoint', folder).get<boolean>('offerResumeOnOpen', true)) return;
-    const store = await this.s.model.folder(folder).store();
-    const pending = (await findPending(store)).checkpoints;
+    const checkpoints = this.s.model.folder(folder);
+    const store = await checkpoints.store();
+    // The current branch's first, then those merged into it, then the rest (the session-start hook's order).
+    const currentBranch = await checkpoints.currentBranch();
+    const placed = await orderByBranch(store, (await findPending(store)).checkpoints, currentBranch);
+    const pending = placed.map((p) => p.item);
+    const where = (p: (typeof pending)[number], max: number): string =>
+      branchPlaceText(p.branch, placed.find((x) => x.item === p)?.place ?? 'other', currentBranch, (b) => agentLine(b, max));
     // The first pending checkpoint not offered before; none when that is one this window saved (or resumed) itself.
-    const own = this.s.model.folder(folder).recorded();
+    const own = checkpoints.recorded();
     const key = (p: { name: string; saved: string }): string => `${store.memoryDir}\u0000${p.name}\u0000${p.saved}`;
     const offered = this.memento.get<string[]>(OFFERED_KEY, []);
     const c = pending.find((p) => !offered.includes(key(p)));
     if (!c || (own && own.name === c.name && own.saved === c.saved)) return;
     await this.memento.update(OFFERED_KEY, [...offered, key(c)].slice(-MAX_REMEMBERED));
-    const where = this.s.model.folders().length > 1 ? ` in ${folder.name}` : '';
+    const inFolder = this.s.model.folders().length > 1 ? ` in ${folder.name}` : '';
     // The first pending checkpoint by name, and up to two more (the session-start hook names the same ones).
     const rest = pending.filter((p) => p !== c);
-    const others = rest.slice(0, 2).map((o) => `'${agentLine(o.name, 40)}'`);
+    const others = rest.slice(0, 2).map((o) => `'${agentLine(o.name, 40)}' ${where(o, 40)}`);
     const more = others.length ? ` (also pending: ${others.join(', ')}${rest.length > 2 ? ` and ${rest.length - 2} more` : ''})` : '';
-    const message = `Resume '${agentLine(c.name, 64)}'${where} — saved ${formatRelative(c.saved)}${c.branch ? ` on ${agentLine(c.branch, 80)}` : ''}${more}`;
+    const message = `Resume '${agentLine(c.name, 64)}'${inFolder} — saved ${formatRelative(c.saved)}${c.branch ? ` ${where(c, 80)}` : ''}${more}`;
     this.shown.push(message);
     this.s.log.info(`Offered to resume ${c.path}`);
     const choose = pending.length > 1 ? ['Choose…'] : [];

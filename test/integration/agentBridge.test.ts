@@ -201,6 +201,22 @@ suite('Claude Code and the command line', {}, (t) => {
     assert.match(also, / and \d+ more$/, 'the rest counted');
   });
 
+  it("the start-up offer names the current branch's pending checkpoint before a newer one of another, unmerged branch, with its branch", async () => {
+    const current = await t.api.model.folder(t.folder).currentBranch();
+    assert.ok(current, 'the workspace is on a branch');
+    // Only the two below are pending.
+    assert.equal(runCliSync(['delete', '--all', '--dir', t.dir, '--cwd', t.cwd], { env: process.env }).code, 0);
+    const here = runCliSync(['save', 'offer-here', '--left-off', 'on this branch', '--dir', t.dir, '--cwd', t.cwd], { env: process.env });
+    assert.equal(here.code, 0, here.err);
+    // Saved later, on a branch this repository does not have.
+    atomicWrite(path.join(t.dir, 'checkpoint-offer-elsewhere.md'), checkpointText('offer-elsewhere', 'on another branch', { branch: 'feature/not-here', saved: new Date(Date.now() + 1000) }));
+    const before = t.api.resumeOffer.shown.length;
+    await t.api.resumeOffer.run();
+    const shown = t.api.resumeOffer.shown[before];
+    assert.match(shown, new RegExp(`^Resume 'offer-here'( in \\S+)? — saved just now on ${current.replace(/[/.]/g, '\\$&')} \\(also pending: `), shown);
+    assert.ok(shown.endsWith(`(also pending: 'offer-elsewhere' on feature/not-here, another branch than ${current})`), shown);
+  });
+
   return {
     teardown() {
       rmSync(settingsFile(), { force: true });

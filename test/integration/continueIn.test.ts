@@ -46,7 +46,9 @@ suite('Continue in… after a resume', { workbench: true, timeout: 120_000 }, (t
     const r = await resume('cont-one');
     assert.ok(r?.consumed);
     const toast = await inWorkbench({ action: 'notification', text: 'Resumed "cont-one"' });
-    assert.match(toast.text, /^Resumed "cont-one": Wiring the callback\. Moved to trash\. Previously failed: polling — too slow; cookies — SameSite\.$/);
+    // Then what changed in the repository since it was saved, in the same notification.
+    assert.match(toast.text, /^Resumed "cont-one": Wiring the callback\. Moved to trash\. Previously failed: polling — too slow; cookies — SameSite\. Since saved: (fresh|moved on)\b.*\.$/);
+    assert.equal((await inWorkbench({ action: 'count', text: 'Since saved:' })).count, 1, 'no separate toast for what changed since');
     assert.equal(toast.count, 1, 'one notification');
     assert.equal((await inWorkbench({ action: 'count', text: 'Previously failed' })).count, 1, 'no separate toast per failed approach');
     assert.ok(!toast.buttons?.includes(CLAUDE), `offered: ${toast.buttons?.join(', ')}`);
@@ -64,7 +66,10 @@ suite('Continue in… after a resume', { workbench: true, timeout: 120_000 }, (t
     const r = await vscode.commands.executeCommand<ResumeResult | undefined>('checkpoint.resume', { name: 'cont-branch', folder: t.folder.uri.fsPath, keep: true, onOtherBranch: 'here' });
     assert.equal(r?.branchMismatch, true);
     const toast = await inWorkbench({ action: 'notification', text: 'Resumed "cont-branch"' });
-    assert.match(toast.text, /^Resumed "cont-branch": Elsewhere\. Saved on feature\/elsewhere; you are on main\. Previously failed: x — y\.$/);
+    assert.match(
+      toast.text,
+      /^Resumed "cont-branch": Elsewhere\. Saved on feature\/elsewhere; you are on main\. Previously failed: x — y\. Since saved: moved on — feature\/elsewhere is no longer a branch here \(deleted, or never in this clone\); cannot tell: it was saved without a HEAD commit, so commits since cannot be told; it has no code snapshot, so files changed since cannot be told\.$/,
+    );
     assert.equal((await inWorkbench({ action: 'count', text: 'feature/elsewhere' })).count, 1, 'no separate branch toast');
     assert.ok(!toast.buttons?.some((b) => b.startsWith('Switch to')), `answered before the resume: ${toast.buttons?.join(', ')}`);
     assert.ok(!toast.buttons?.includes('Undo'), 'kept: nothing to undo');

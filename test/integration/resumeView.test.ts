@@ -52,6 +52,8 @@ suite('Resume as a first-time user sees it', { workbench: true, timeout: 120_000
       assert.notEqual(doc.uri.fsPath, r.trashPath, 'shown from the trash, where the file is gone after Undo');
       assert.match(text, /^# Checkpoint: view-me$/m);
       assert.match(text, /^- \*\*Saved:\*\* \d{4}-\d\d-\d\d \d\d:\d\d$/m, 'the local time, not raw UTC');
+      // What changed in the repository since it was saved, under its branch and time.
+      assert.match(text, /^- \*\*Since saved:\*\* (fresh|moved on)\b/m, text);
       assert.match(text, /## Failed Approaches\n- Tried X — broke Y/);
       assert.doesNotMatch(text, /\b(?:snapshot|head):/);
     }

@@ -60,9 +60,11 @@ test('front matter that does not parse (an unquoted ": ", a tab, a control byte)
   const before = Object.fromEntries(slipped.map((n) => [n, read(w.mem, n)]));
 
   // A new session is told about the slipped checkpoint (0.2.0: nothing).
+  // The current branch's first (tabbed, on main, by its body), then the others with the branch their body names.
   const context = w.sessionStart();
-  assert.match(context, /login/);
-  assert.match(context, /cookie not set after the callback/);
+  assert.match(context, /"tabbed", saved .* on branch main/);
+  assert.match(context, /Left off: The agent indented a key with a space and a tab/);
+  assert.match(context, /"login" \(saved [^)]*\), on fix\/login-cookie, another branch than main\)/);
   assert.ok(slipped.every((n) => pending(w).includes(n)), 'pending');
 
   const list = w.cli('list');
@@ -203,7 +205,12 @@ test('a body edited by hand wins over stale front matter, and a file changed aft
   edit(/^- \*\*Branch:\*\* .*$/m, '- **Branch:** `feature/elsewhere`');
   const mine = (JSON.parse(w.cli('show', 'mine', '--json').out) as { branch: string; description: string });
   assert.deepEqual([mine.branch, mine.description], ['feature/elsewhere', 'second thought, written by the agent']);
-  assert.match(w.sessionStart(), /second thought, written by the agent/);
+  // The session start reads the body's too: on the body's branch it is that branch's checkpoint, offered first.
+  spawnSync('git', ['checkout', '-q', '-b', 'feature/elsewhere'], { cwd: w.repo, timeout: 30_000 });
+  const onItsBranch = w.sessionStart();
+  assert.match(onItsBranch, /^Pending checkpoint of earlier work in this project: "mine", .* on branch feature\/elsewhere\./);
+  assert.match(onItsBranch, /second thought, written by the agent/);
+  spawnSync('git', ['checkout', '-q', 'main'], { cwd: w.repo, timeout: 30_000 });
 
   assert.equal(w.cli('resume', 'mine', '--keep').code, 0);
   assert.ok(!pending(w).includes('mine'));

@@ -36,7 +36,7 @@ test('save / list / show / resume / delete through the process, with --json shap
     const saved = JSON.parse(save.out);
     assert.deepEqual(
       Object.keys(saved).sort(),
-      ['auto', 'blockers', 'branch', 'commit', 'commitError', 'decisions', 'description', 'done', 'failedApproaches', 'head', 'leftOff', 'modifiedFiles', 'name', 'path', 'plan', 'planStep', 'planSteps', 'questions', 'saved', 'session', 'snapshot', 'snapshotLeftOut', 'snapshotSkipped', 'sources', 'trashPath', 'warnings'],
+      ['auto', 'blockers', 'branch', 'commit', 'commitError', 'decisions', 'description', 'done', 'failedApproaches', 'frontMatterSkipped', 'head', 'leftOff', 'modifiedFiles', 'name', 'path', 'plan', 'planStep', 'planSteps', 'questions', 'saved', 'session', 'snapshot', 'snapshotLeftOut', 'snapshotSkipped', 'sources', 'trashPath', 'warnings'],
     );
     assert.equal(saved.branch, 'feature/oauth');
     assert.deepEqual(saved.modifiedFiles, ['a.ts']);
@@ -48,7 +48,7 @@ test('save / list / show / resume / delete through the process, with --json shap
     assert.equal(again.out, '');
 
     const list = JSON.parse(cli(['list', '--json', '--dir', mem], { cwd: repo }).out);
-    assert.deepEqual(list, [{ name: 'my-feature', path: saved.path, branch: 'feature/oauth', saved: saved.saved, description: 'Wiring callback', plan: null, planStep: null, planSteps: null, unreadable: null }]);
+    assert.deepEqual(list, [{ name: 'my-feature', path: saved.path, branch: 'feature/oauth', saved: saved.saved, description: 'Wiring callback', plan: null, planStep: null, planSteps: null, unreadable: null, frontMatterSkipped: null }]);
 
     const show = JSON.parse(cli(['show', 'my-feature', '--json', '--dir', mem], { cwd: repo }).out);
     assert.deepEqual([show.done, show.failedApproaches, show.decisions, show.questions], [['d1', 'd2'], ['f1'], ['dec'], ['q?']]);
@@ -60,9 +60,11 @@ test('save / list / show / resume / delete through the process, with --json shap
     assert.match(human.out, /Previously failed: f1/);
 
     const resumed = JSON.parse(cli(['resume', '--json', '--dir', mem], { cwd: repo }).out);
-    const { trashPath, ...rest } = resumed;
-    assert.deepEqual(rest, { ...show, currentBranch: 'main', branchMismatch: true, consumed: true });
+    const { trashPath, since, ...rest } = resumed;
+    const { since: _shownSince, ...shown } = show;
+    assert.deepEqual(rest, { ...shown, currentBranch: 'main', branchMismatch: true, consumed: true });
     assert.match(trashPath, /\.trash/);
+    assert.equal(since.branch, 'feature/oauth');
     assert.equal(existsSync(saved.path), false);
     assert.equal(readdirSync(path.join(mem, '.trash')).length, 1);
 

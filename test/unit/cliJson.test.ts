@@ -82,6 +82,6 @@ test('every command with --json prints one object of the schema\'s shape for it,
   const top = runCliSync(['--help'], { env }).out;
   const listed = [...top.matchAll(/^ {2}([a-z]+)\b/gm)].map((m) => m[1]).filter((c) => !['hook', 'mcp', 'completion'].includes(c));
   assert.deepEqual(listed.filter((c) => !(c in defs)), [], 'every command that prints JSON has its shape in the schema');
-  const shared = ['warnings', 'summary', 'checkpoint', 'restoredCheckpoint', 'error'];
+  const shared = ['warnings', 'summary', 'checkpoint', 'restoredCheckpoint', 'error', 'since'];
   assert.deepEqual([...covered].sort(), Object.keys(defs).filter((k) => !shared.includes(k)).sort());
 });

@@ -54,6 +54,11 @@ test('the resume notification: one message with the branch warning and the faile
     resumeNotice(cp({}), { consumed: true, branchMismatch: false, currentBranch: 'feature/oauth' }, { restricted: false, switchedTo: 'feature/oauth' }),
     'Switched to feature/oauth. Resumed "oauth": Wiring the callback. Moved to trash.',
   );
+  // What changed since it was saved: last, in the same message, one line.
+  assert.equal(
+    resumeNotice(cp({}), { consumed: false, branchMismatch: false, currentBranch: 'feature/oauth' }, { restricted: false, since: { line: 'Since saved: fresh — no new commit.' } }),
+    'Resumed "oauth": Wiring the callback. Since saved: fresh — no new commit.',
+  );
   assert.match(resumeNotice(cp({}), { consumed: true, branchMismatch: false, currentBranch: '' }, { restricted: true }), /Saved on feature\/oauth; the current branch is unknown: git does not run in Restricted Mode\.$/);
   // eslint-disable-next-line no-control-regex -- the test looks for an escape character that must not be there
   assert.doesNotMatch(resumeNotice(cp({ name: 'a\nb', failed: ['x\u001b[2Jy'] }), { consumed: false, branchMismatch: false, currentBranch: 'feature/oauth' }, { restricted: false }), /[\n\u001b]/);

@@ -102,6 +102,8 @@ test('save, list, show and resume through the tools: branch, plan step, failed a
     const show = text(await client.callTool({ name: 'checkpoint_show', arguments: { name: 'oauth-callback' } }));
     assert.match(show, /Warning: You're on `main` but checkpoint was saved on `feature\/oauth`/);
     assert.match(show, /Previously failed: Storing tokens in cookies/);
+    // What changed in the repository since, one line under the branch warning.
+    assert.match(show, /Switch with: git checkout feature\/oauth\nSince saved: (fresh|moved on)\b[^\n]*\n/);
     assert.ok(existsSync(file), 'show does not consume');
 
     const resumed = await client.callTool({ name: 'checkpoint_resume', arguments: { name: 'oauth-callback' } });
@@ -110,6 +112,7 @@ test('save, list, show and resume through the tools: branch, plan step, failed a
     assert.match(r, /Left off:\nWiring the OAuth callback; token refresh still failing/);
     assert.match(r, /Warning: You're on `main` but checkpoint was saved on `feature\/oauth`\. Switch with: git checkout feature\/oauth/);
     assert.match(r, /Plan: .*plan\.md \(step 2 of 3\)/);
+    assert.match(r, /^Since saved: (fresh|moved on)\b/m);
     assert.match(r, /⚠ Previously failed: Storing tokens in cookies — blocked by SameSite/);
     assert.match(r, /Modified files \(\d+\):\n(- .*\n)*- callback\.ts/);
     assert.match(r, /consumed: moved to .*\.trash/);

@@ -36,7 +36,7 @@ test('checkpoint pending: nothing (exit 0), then every checkpoint not resumed si
   const list = (await pending()) as Record<string, unknown>[];
   assert.deepEqual(list.map((c) => c.name), ['newer', 'older']);
   const p = list[0];
-  assert.deepEqual(Object.keys(p).sort(), ['auto', 'branch', 'description', 'name', 'path', 'plan', 'planStep', 'planSteps', 'saved', 'unreadable']);
+  assert.deepEqual(Object.keys(p).sort(), ['auto', 'branch', 'description', 'frontMatterSkipped', 'name', 'path', 'plan', 'planStep', 'planSteps', 'saved', 'unreadable']);
   assert.deepEqual([p.name, p.branch, p.description, p.auto], ['newer', 'main', 'b', false]);
   assert.match((await cli(['pending', '--dir', mem], { cwd: repo, env })).out, /^\* newer {2}main {2}just now {2}b\n {2}older {2}main {2}just now {2}a$/m);
   // Resuming one (kept) takes only that one off the list: resuming one never hides another (seed 000's sentinels).

@@ -3,6 +3,7 @@ import vscode = require('vscode');
 import { CheckpointError, errorMessage } from '../../core/errors';
 import { exists } from '../../core/files';
 import { resumeNotice, resumePrompt, resumeSummary } from '../../core/resumeText';
+import { sinceSaved } from '../../core/since';
 import { printable } from '../../core/names';
 import { OrphanRemovedError, type ResumeResult } from '../../core/store';
 import { branchDiffers } from '../../core/git';
@@ -49,9 +50,10 @@ export async function resumeCommand(s: Services, arg: unknown): Promise<ResumeRe
   }
   const cp = r.checkpoint;
   const location = r.trashPath ?? r.path;
-  s.log.info(`Resumed ${r.path}${r.consumed ? ` (moved to ${r.trashPath})` : ''}\n${resumeSummary(cp, r)}`);
+  const since = await sinceSaved(await s.model.folder(folder).store(), cp, { currentBranch: r.currentBranch });
+  s.log.info(`Resumed ${r.path}${r.consumed ? ` (moved to ${r.trashPath})` : ''}\n${resumeSummary(cp, { ...r, since })}`);
 
-  const [offers] = await Promise.all([continueOffers(), openCheckpointAndPlan(s, folder, r)]);
+  const [offers] = await Promise.all([continueOffers(), openCheckpointAndPlan(s, folder, r, since.line)]);
 
   // One notification (VS Code's guideline): the branch warning and the failed approaches are in its message, and
   // the checkpoint is open beside it with everything.
@@ -65,7 +67,7 @@ export async function resumeCommand(s: Services, arg: unknown): Promise<ResumeRe
     ...(switchAction ? [switchAction] : []),
     ...(r.consumed ? ['Undo'] : []),
   ];
-  const message = resumeNotice(cp, r, { restricted: !s.model.trusted, switchedTo });
+  const message = resumeNotice(cp, r, { restricted: !s.model.trusted, switchedTo, since });
   const warn = r.branchMismatch || cp.failed.length > 0;
   const shown = warn ? vscode.window.showWarningMessage(message, ...actions) : vscode.window.showInformationMessage(message, ...actions);
   void shown.then(async (choice) => {
@@ -118,7 +120,7 @@ async function askOnOtherBranch(
  * the plan): a Markdown checkpoint rendered without its front matter, from a document that stays right after the file
  * moved to the trash; a JSON one as its file (never consumed). Failures are logged.
  */
-async function openCheckpointAndPlan(s: Services, folder: vscode.WorkspaceFolder, r: ResumeResult): Promise<void> {
+async function openCheckpointAndPlan(s: Services, folder: vscode.WorkspaceFolder, r: ResumeResult, since: string): Promise<void> {
   const plan = r.checkpoint.plan;
   let planOpened = false;
   try {
@@ -130,7 +132,7 @@ async function openCheckpointAndPlan(s: Services, folder: vscode.WorkspaceFolder
     s.log.warn(`Could not open the plan ${plan}: ${errorMessage(err)}`);
   }
   try {
-    if (r.source === 'markdown') await s.checkpointView.show(folder, r.path, r.checkpoint, planOpened);
+    if (r.source === 'markdown') await s.checkpointView.show(folder, r.path, r.checkpoint, planOpened, since);
     else await vscode.window.showTextDocument(vscode.Uri.file(r.path), { preview: true, viewColumn: planOpened ? vscode.ViewColumn.Beside : undefined });
   } catch (err) {
     s.log.warn(`Could not show checkpoint ${r.path}: ${errorMessage(err)}`);

@@ -21,6 +21,8 @@ export async function folderToolTarget(s: Services, cwd: string | undefined): Pr
   const store = await checkpoints.store();
   return {
     memoryDir: store.memoryDir,
+    cwd: store.cwd,
+    allowGit: store.allowGit,
     list: () => checkpoints.index.list(),
     show: (name) => store.show(name),
     currentBranch: () => checkpoints.currentBranch(),

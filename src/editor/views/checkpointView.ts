@@ -3,6 +3,7 @@ import vscode = require('vscode');
 import { renderCheckpointBody, type Checkpoint } from '../../core/checkpoint';
 import { errorMessage } from '../../core/errors';
 import { oneLine } from '../../core/escaping';
+import { escapeMarkdown } from '../markdown';
 import type { WorkspaceModel } from '../workspaceModel';
 
 /**
@@ -50,11 +51,15 @@ export class CheckpointView implements vscode.Disposable {
     });
   }
 
-  /** Shows a checkpoint rendered (Markdown preview, else its text read-only), beside the active editor when `beside`. */
-  async show(folder: vscode.WorkspaceFolder, file: string, cp: Checkpoint, beside: boolean): Promise<void> {
+  /**
+   * Shows a checkpoint rendered (Markdown preview, else its text read-only), beside the active editor when `beside`;
+   * `since`: what changed in the repository since it was saved (see since.ts), a line under its branch and time.
+   */
+  async show(folder: vscode.WorkspaceFolder, file: string, cp: Checkpoint, beside: boolean, since?: string): Promise<void> {
     const uri = viewUri(folder, file, cp.name);
     const key = uri.toString();
-    const text = renderCheckpointBody(cp);
+    const body = renderCheckpointBody(cp);
+    const text = since ? body.replace('\n## Left Off', `\n- **Since saved:** ${escapeMarkdown(since.replace(/^Since saved: /, ''))}\n## Left Off`) : body;
     const before = this.shown.get(key);
     this.shown.set(key, text);
     if (before !== undefined && before !== text) this.changed.fire(uri); // an open view of an earlier version updates

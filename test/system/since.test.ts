@@ -1,0 +1,253 @@
+// What changed since a checkpoint was saved, and the branch order of pending checkpoints, through the built CLI
+// against real git repositories: new commits, a rebase, a force-push taken in, a merged and a deleted branch, a
+// detached HEAD, a snapshot pruned by gc, no git at all, and the session-start context.
+import { after, test } from 'node:test';
+import * as assert from 'node:assert/strict';
+import { mkdirSync, writeFileSync } from 'node:fs';
+import * as path from 'node:path';
+import { git, remotePair, removeDir, runCli, tempDir, workspace, type Workspace } from '../support/fixtures';
+
+const made: Workspace[] = [];
+after(() => made.forEach((w) => w.done()));
+
+function ws(): Workspace {
+  const w = workspace();
+  made.push(w);
+  return w;
+}
+
+function write(root: string, rel: string, text: string): void {
+  mkdirSync(path.dirname(path.join(root, rel)), { recursive: true });
+  writeFileSync(path.join(root, rel), text);
+}
+
+function commit(repo: string, rel: string, text: string, subject: string): void {
+  write(repo, rel, text);
+  git(repo, 'add', '--', rel);
+  git(repo, 'commit', '-q', '-m', subject);
+}
+
+interface SinceJson {
+  state: string;
+  line: string;
+  branch: string;
+  branchState?: string;
+  merged?: boolean;
+  commits?: { count: number; subjects: string[]; rewritten: boolean };
+  files?: { count: number; paths: string[]; modifiedAgain: string[] };
+  unknown: string[];
+}
+
+async function save(w: Workspace, name: string): Promise<void> {
+  const r = await w.cli(['save', name, '--left-off', `working on ${name}`]);
+  assert.equal(r.code, 0, r.err);
+}
+
+/** `resume --keep --json`'s since object, checked against the human line of `resume --keep`. */
+async function since(w: Workspace, name: string): Promise<SinceJson> {
+  const r = await w.cli(['resume', '--keep', '--json', name]);
+  assert.equal(r.code, 0, r.err);
+  const s = (JSON.parse(r.out) as { since: SinceJson }).since;
+  const human = await w.cli(['resume', '--keep', name]);
+  assert.ok(human.out.split('\n').includes(s.line), human.out);
+  return s;
+}
+
+test('fresh when nothing moved; moved on with commits, files and the Modified Files that changed again', async () => {
+  const w = ws();
+  git(w.repo, 'checkout', '-q', '-b', 'feature');
+  write(w.repo, 'a.ts', 'one\n');
+  write(w.repo, 'b.ts', 'one\n');
+  await save(w, 'work');
+  const fresh = await since(w, 'work');
+  assert.equal(fresh.state, 'fresh', fresh.line);
+  assert.match(fresh.line, /^Since saved: fresh/);
+  assert.deepEqual(fresh.commits, { count: 0, subjects: [], rewritten: false });
+  assert.equal(fresh.files?.count, 0);
+
+  git(w.repo, 'add', '-A');
+  git(w.repo, 'commit', '-q', '-m', 'first step');
+  for (let i = 2; i <= 5; i++) commit(w.repo, `c${i}.ts`, `${i}\n`, `step ${i}`);
+  write(w.repo, 'a.ts', 'two\n');
+  const moved = await since(w, 'work');
+  assert.equal(moved.state, 'moved');
+  assert.equal(moved.commits?.count, 5);
+  assert.deepEqual(moved.commits?.subjects, ['step 5', 'step 4', 'step 3']);
+  assert.equal(moved.commits?.rewritten, false);
+  // a.ts changed again; b.ts is as the snapshot had it; c2…c5 are new.
+  assert.equal(moved.files?.count, 5);
+  assert.deepEqual(moved.files?.modifiedAgain, ['a.ts']);
+  assert.match(moved.line, /^Since saved: moved on: 5 commits, 5 files since — /);
+  // `show` says it too: on stderr (stdout is the file), and in its JSON.
+  const show = await w.cli(['show', 'work']);
+  assert.equal(show.err.trim(), moved.line);
+  assert.match(show.out, /^---\n/);
+  assert.equal((JSON.parse((await w.cli(['show', '--json', 'work'])).out) as { since: SinceJson }).since.line, moved.line);
+});
+
+test('a rebase and a force-push taken in: the branch no longer holds the checkpoint’s HEAD', async () => {
+  const w = ws();
+  git(w.repo, 'checkout', '-q', '-b', 'topic');
+  commit(w.repo, 't.ts', 't\n', 'topic work');
+  await save(w, 'rebased');
+  git(w.repo, 'checkout', '-q', 'main');
+  commit(w.repo, 'm.ts', 'm\n', 'main moved');
+  git(w.repo, 'checkout', '-q', 'topic');
+  git(w.repo, 'rebase', '-q', 'main');
+  const s = await since(w, 'rebased');
+  assert.equal(s.commits?.rewritten, true, s.line);
+  assert.match(s.line, /topic was rewritten \(rebased or force-pushed\)/);
+  assert.equal(s.state, 'moved');
+
+  // Another clone rewrites the branch and force-pushes; this one takes it in.
+  const root = tempDir('checkpoint-since-remote-');
+  try {
+    const { a, b } = remotePair(root);
+    git(a, 'checkout', '-q', '-b', 'shared');
+    commit(a, 's.ts', 's\n', 'shared work');
+    git(a, 'push', '-q', 'origin', 'shared');
+    const mem = path.join(root, 'mem');
+    const r = await runCli(['save', '--dir', mem, '--cwd', a, 'pushed', '--left-off', 'x'], { env: w.env });
+    assert.equal(r.code, 0, r.err);
+    git(b, 'fetch', '-q', 'origin');
+    git(b, 'checkout', '-q', 'shared');
+    git(b, 'commit', '-q', '--amend', '-m', 'shared work, reworded');
+    git(b, 'push', '-q', '--force', 'origin', 'shared');
+    git(a, 'fetch', '-q', 'origin');
+    git(a, 'reset', '-q', '--hard', 'origin/shared');
+    const out = await runCli(['resume', '--dir', mem, '--cwd', a, '--keep', '--json', 'pushed'], { env: w.env });
+    const f = (JSON.parse(out.out) as { since: SinceJson }).since;
+    assert.equal(f.commits?.rewritten, true, f.line);
+    assert.deepEqual(f.commits?.subjects, ['shared work, reworded']);
+  } finally {
+    removeDir(root);
+  }
+});
+
+test('a branch merged into the current one, then deleted', async () => {
+  const w = ws();
+  git(w.repo, 'checkout', '-q', '-b', 'feat');
+  commit(w.repo, 'f.ts', 'f\n', 'feature');
+  await save(w, 'feat-work');
+  git(w.repo, 'checkout', '-q', 'main');
+  commit(w.repo, 'other.ts', 'o\n', 'main goes on');
+  git(w.repo, 'merge', '-q', '--no-edit', 'feat');
+  const merged = await since(w, 'feat-work');
+  assert.equal(merged.merged, true, merged.line);
+  assert.equal(merged.branchState, 'present');
+  assert.match(merged.line, /feat has been merged into the current branch/);
+
+  git(w.repo, 'branch', '-q', '-d', 'feat');
+  const deleted = await since(w, 'feat-work');
+  assert.equal(deleted.branchState, 'deleted', deleted.line);
+  assert.equal(deleted.merged, true);
+  assert.match(deleted.line, /feat has been merged into the current branch and deleted/);
+});
+
+test('a deleted branch never merged', async () => {
+  const w = ws();
+  git(w.repo, 'checkout', '-q', '-b', 'dropped');
+  commit(w.repo, 'd.ts', 'd\n', 'dropped work');
+  await save(w, 'dropped-work');
+  git(w.repo, 'checkout', '-q', 'main');
+  git(w.repo, 'branch', '-q', '-D', 'dropped');
+  const s = await since(w, 'dropped-work');
+  assert.equal(s.branchState, 'deleted');
+  assert.notEqual(s.merged, true);
+  assert.match(s.line, /dropped is no longer a branch here \(deleted, or never in this clone\)/);
+});
+
+test('a detached HEAD: commits since are counted on HEAD', async () => {
+  const w = ws();
+  git(w.repo, 'checkout', '-q', '--detach');
+  await save(w, 'detached');
+  commit(w.repo, 'x.ts', 'x\n', 'on a detached head');
+  const s = await since(w, 'detached');
+  assert.equal(s.branchState, 'detached');
+  assert.deepEqual(s.commits, { count: 1, subjects: ['on a detached head'], rewritten: false });
+  assert.match(s.line, /1 new commit on HEAD \("on a detached head"\)/);
+});
+
+test('a snapshot pruned by gc: files since cannot be told, commits still are', async () => {
+  const w = ws();
+  write(w.repo, 'wip.ts', 'uncommitted\n');
+  await save(w, 'pruned');
+  const cp = JSON.parse((await w.cli(['show', '--json', 'pruned'])).out) as { snapshot: string };
+  assert.ok(cp.snapshot);
+  for (const ref of git(w.repo, 'for-each-ref', '--format=%(refname)', 'refs/checkpoints/').split('\n').filter(Boolean)) git(w.repo, 'update-ref', '-d', ref);
+  git(w.repo, 'reflog', 'expire', '--expire=now', '--all');
+  git(w.repo, 'gc', '-q', '--prune=now');
+  assert.throws(() => git(w.repo, 'cat-file', '-e', cp.snapshot));
+  const s = await since(w, 'pruned');
+  assert.equal(s.files, undefined);
+  assert.ok(s.unknown.some((u) => u.includes(`snapshot ${cp.snapshot.slice(0, 12)} is no longer in this repository`)), s.line);
+  assert.deepEqual(s.commits, { count: 0, subjects: [], rewritten: false });
+  assert.match(s.line, /cannot tell: its snapshot/);
+});
+
+test('a repository that does not answer in time: "not checked", and the resume is not held up', async () => {
+  const w = ws();
+  write(w.repo, 'slow.txt', 'one\n');
+  await save(w, 'slow');
+  // A clean filter that hangs (as a large LFS file or a network filter can): hashing the changed file waits on it.
+  git(w.repo, 'config', 'filter.hang.clean', 'sleep 30; cat');
+  write(w.repo, '.gitattributes', 'slow.txt filter=hang\n');
+  write(w.repo, 'slow.txt', 'two\n');
+  const t0 = Date.now();
+  const r = await w.cli(['resume', '--keep', '--json', 'slow']);
+  const took = Date.now() - t0;
+  assert.equal(r.code, 0, r.err);
+  const s = (JSON.parse(r.out) as { since: SinceJson }).since;
+  assert.equal(s.state, 'not-checked', s.line);
+  assert.match(s.line, /^Since saved: not checked \(the repository did not answer within 2\.0 s\)\.$/);
+  assert.ok(took < 15_000, `the resume took ${took} ms`);
+});
+
+test('no git: says what it cannot tell', async () => {
+  const w = ws();
+  const plain = path.join(w.root, 'plain');
+  mkdirSync(plain);
+  const run = (args: string[]): ReturnType<typeof runCli> => runCli([args[0], '--dir', w.mem, '--cwd', plain, ...args.slice(1)], { env: w.env });
+  assert.equal((await run(['save', 'nogit', '--left-off', 'x'])).code, 0);
+  const r = await run(['resume', '--keep', '--json', 'nogit']);
+  const s = (JSON.parse(r.out) as { since: SinceJson }).since;
+  assert.equal(s.state, 'unknown');
+  assert.equal(s.line, 'Since saved: cannot tell what changed — not a git repository.');
+  assert.ok((await run(['resume', '--keep', 'nogit'])).out.includes(s.line));
+});
+
+test('the session start names the current branch’s pending checkpoint first, then a merged one, then another branch’s, each with its branch', async () => {
+  const w = ws();
+  await save(w, 'on-main');
+  git(w.repo, 'checkout', '-q', '-b', 'merged-topic');
+  commit(w.repo, 'm.ts', 'm\n', 'merged topic');
+  await save(w, 'on-merged');
+  git(w.repo, 'checkout', '-q', 'main');
+  git(w.repo, 'merge', '-q', '--no-ff', '--no-edit', 'merged-topic');
+  git(w.repo, 'checkout', '-q', '-b', 'elsewhere');
+  commit(w.repo, 'e.ts', 'e\n', 'unmerged work');
+  await save(w, 'on-elsewhere');
+  git(w.repo, 'checkout', '-q', 'main');
+  commit(w.repo, 'n.ts', 'n\n', 'after the merge');
+
+  const input = JSON.stringify({ session_id: 's1', cwd: w.repo, hook_event_name: 'SessionStart', source: 'startup' });
+  const { spawnSync } = await import('node:child_process');
+  const { CLI } = await import('../support/fixtures');
+  const r = spawnSync(process.execPath, [CLI, 'hook', 'session-start', '--dir', w.mem], { cwd: w.repo, env: w.env, input, encoding: 'utf8' });
+  assert.equal(r.status, 0, r.stderr);
+  const context = (JSON.parse(r.stdout) as { hookSpecificOutput: { additionalContext: string } }).hookSpecificOutput.additionalContext;
+  const lines = context.split('\n');
+  assert.match(lines[0], /^Pending checkpoint of earlier work in this project: "on-main", .* on branch main\.$/);
+  assert.match(context, /^Since saved: moved on: 3 commits since — 3 new commits on main \("after the merge", "Merge branch 'merged-topic'", "merged topic"\); cannot tell: which files changed since its snapshot \(not compared at a session start; checkpoint show compares them\)\.$/m);
+  const also = lines.find((l) => l.startsWith('Also pending: '));
+  assert.ok(also, context);
+  assert.match(also, /"on-merged" \(saved .*, on merged-topic, merged into main\), "on-elsewhere" \(saved .*, on elsewhere, another branch than main\)/);
+
+  // `checkpoint pending` lists them in the order a new session offers them.
+  const pending = (JSON.parse((await w.cli(['pending', '--json'])).out) as { name: string }[]).map((p) => p.name);
+  assert.deepEqual(pending, ['on-main', 'on-merged', 'on-elsewhere']);
+
+  // The list keeps its order (newest first) and its branch mark.
+  const list = (await w.cli(['list'])).out;
+  assert.ok(list.indexOf('on-elsewhere') < list.indexOf('on-merged') && list.indexOf('on-merged') < list.indexOf('on-main'), list);
+});
