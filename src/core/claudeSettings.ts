@@ -1,7 +1,7 @@
 import { promises as fs } from 'node:fs';
 import path = require('node:path');
-import { CheckpointError } from './errors';
-import { isInside, writeFileAtomic } from './files';
+import { CheckpointError, errorMessage } from './errors';
+import { isInside, readSmallFile, writeFileAtomic } from './files';
 import { duplicateKey, editJson, hasComments, parseJsonObject, type JsonPath } from './jsonEdit';
 import { claudeConfigDir, homeFrom } from './paths';
 import { SKILL_TEXT } from './skill';
@@ -291,6 +291,9 @@ async function assertInsideRoot(targets: ClaudeTargets): Promise<void> {
   }
 }
 
+/** Claude Code's settings files are small; a larger one is left alone. */
+const SETTINGS_MAX_BYTES = 4 * 1024 * 1024;
+
 async function readIfExists(file: string): Promise<string | undefined> {
   const st = await fs.lstat(file).catch((err: NodeJS.ErrnoException) => {
     if (err.code === 'ENOENT') return undefined;
@@ -298,8 +301,10 @@ async function readIfExists(file: string): Promise<string | undefined> {
   });
   if (!st) return undefined;
   if (!st.isFile()) throw new CheckpointError(`${file} is not a regular file; it was left as it is.`);
-  if (st.size > 4 * 1024 * 1024) throw new CheckpointError(`${file} is too large to be a settings file; it was left as it is.`);
-  return fs.readFile(file, 'utf8');
+  if (st.size > SETTINGS_MAX_BYTES) throw new CheckpointError(`${file} is too large to be a settings file; it was left as it is.`);
+  return readSmallFile(file, SETTINGS_MAX_BYTES).catch((err: unknown) => {
+    throw new CheckpointError(`${file} cannot be read (${errorMessage(err)}); it was left as it is.`);
+  });
 }
 
 export interface ConnectPlan extends ClaudeTargets {

@@ -3,10 +3,11 @@ import os = require('node:os');
 import path = require('node:path');
 import { NONE, oneLine, type Checkpoint } from './checkpoint';
 import { CheckpointError, errorMessage } from './errors';
-import { insideAny, removeFile, writeFileAtomic } from './files';
+import { insideAny, readBounded, removeFile, writeFileAtomic } from './files';
 import { NO_HOOKS, readCommitState, runGit, type CommitState } from './git';
 import { GitTimeoutError } from './gitProcess';
 import { isLikelySecret } from './secrets';
+import { GIT_INDEX_MAX_BYTES } from './snapshot';
 import type { CheckpointStore, SaveInput, SaveResult } from './store';
 
 // Seed 002's end of a session: after saving, commit the work with a conventional message. Every git call goes
@@ -155,11 +156,12 @@ async function saveIndex(git: (args: string[]) => Promise<string>, root: string)
   const [indexPath] = (await git(['rev-parse', '--git-path', 'index'])).split('\n');
   const file = path.resolve(root, indexPath);
   const lock = `${file}.lock`;
-  const bytes = await fs.readFile(file).catch(() => undefined);
+  // No index file: put back as none. One that cannot be read (a FIFO, too large) is left as it is.
+  const bytes = await readBounded(file, GIT_INDEX_MAX_BYTES).catch((err: NodeJS.ErrnoException) => (err.code === 'ENOENT' ? undefined : null));
   const lockedBefore = await fs.stat(lock).then(() => true, () => false);
   return async () => {
     if (bytes) await writeFileAtomic(file, bytes);
-    else await removeFile(file);
+    else if (bytes === undefined) await removeFile(file);
     // git killed at the time limit (or canceled) leaves its lock behind: the lock is this commit's own.
     if (!lockedBefore) await removeFile(lock);
   };

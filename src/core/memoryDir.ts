@@ -1,7 +1,7 @@
 import { promises as fs } from 'node:fs';
 import path = require('node:path');
 import { CheckpointError } from './errors';
-import { fileReads, isFolder, isInside, type FileReads } from './files';
+import { fileReads, isFolder, isInside, openRegular, type FileReads } from './files';
 import { findRepositoryTop, resolveMainWorktree } from './gitDir';
 import { claudeConfigDir, expandHome, homeFrom, tildify } from './paths';
 
@@ -77,8 +77,7 @@ const TRANSCRIPT_FIRST_LINE_MAX_BYTES = 256 * 1024;
 async function readFirstLine(file: string, maxBytes: number): Promise<string | undefined> {
   let handle;
   try {
-    handle = await fs.open(file, 'r');
-    if (!(await handle.stat()).isFile()) return undefined;
+    ({ handle } = await openRegular(file));
     const chunks: Buffer[] = [];
     let total = 0;
     for (;;) {

@@ -1,10 +1,10 @@
-import { closeSync, fstatSync, lstatSync, openSync, promises as fs, readFileSync, readSync, realpathSync, type Stats } from 'node:fs';
+import { lstatSync, promises as fs, realpathSync, type Stats } from 'node:fs';
 import path = require('node:path');
 import { isObjectId } from './checkpoint';
 import { isLikelySecret } from './secrets';
 import { CheckpointError, errorMessage } from './errors';
 import { oneLine } from './escaping';
-import { insideAny, readPrefixSync, removeFile } from './files';
+import { insideAny, readBounded, readPrefixSync, readTail, removeFile } from './files';
 import { NO_HOOKS, readGitState, runGit as runAnyGit, startGitScript, type ScriptStarted, type ScriptWaiting, type GitState } from './git';
 import { GIT_TIMEOUT_MS, GitTimeoutError, NO_FSMONITOR, type GitRunOptions } from './gitProcess';
 
@@ -96,6 +96,10 @@ export async function snapshotRef(cwd: string, name: string, timeoutMs = GIT_QUI
 
 /** The snapshot index's file inside the git folder (per worktree); `<it>.json` notes what it was built from. */
 const SNAPSHOT_INDEX = 'checkpoint-snapshot-index';
+/** Bounds of the reads of files in `.git` (anything larger is not taken as what git or a save wrote there). */
+const NOTE_MAX_BYTES = 64 * 1024 * 1024;
+export const GIT_INDEX_MAX_BYTES = 1024 * 1024 * 1024;
+const CONFIG_MAX_BYTES = 1024 * 1024;
 
 /** A name part that every git accepts in a ref (see {@link checkedRef}). */
 const PLAIN_REF_PART = /^[A-Za-z0-9][A-Za-z0-9_-]*(?:\.[A-Za-z0-9_-]+)*$/;
@@ -173,33 +177,13 @@ interface SnapshotIndexNote {
   paths: string[];
 }
 
-/** An index file's trailing checksum (hex), or '' when there is no such file. */
-async function indexChecksum(file: string): Promise<string> {
-  let handle: fs.FileHandle | undefined;
-  try {
-    handle = await fs.open(file, 'r');
-    const { size } = await handle.stat();
-    return size < 64 ? '' : (await handle.read(Buffer.alloc(32), 0, 32, size - 32)).buffer.toString('hex');
-  } catch {
-    return '';
-  } finally {
-    await handle?.close();
-  }
-}
-
-/** {@link indexChecksum} with synchronous I/O (a one-shot process). */
-function indexChecksumSync(file: string): string {
-  let fd: number | undefined;
-  try {
-    fd = openSync(file, 'r');
-    const { size } = fstatSync(fd);
-    const buf = Buffer.alloc(32);
-    return size < 64 || readSync(fd, buf, 0, 32, size - 32) < 32 ? '' : buf.toString('hex');
-  } catch {
-    return '';
-  } finally {
-    if (fd !== undefined) closeSync(fd);
-  }
+/** An index file's trailing checksum (hex), or '' when there is no such file (or it is no regular file). */
+async function indexChecksum(file: string, sync: boolean | undefined): Promise<string> {
+  // An index is at least a 12-byte header and a 32-byte checksum; one of fewer than 64 bytes is taken as none.
+  return readTail(file, 64, { sync }).then(
+    (tail) => (tail.length < 64 ? '' : tail.toString('hex', 32)),
+    () => '',
+  );
 }
 
 function parseNote(text: string): SnapshotIndexNote | undefined {
@@ -214,18 +198,15 @@ function parseNote(text: string): SnapshotIndexNote | undefined {
 
 /** What the snapshot index was built from, as its note (`<own>.json`) says, and both index files' checksums now. */
 async function readBuilt(index: string, own: string, sync: boolean | undefined): Promise<{ note?: SnapshotIndexNote; userSum: string; ownSum: string }> {
-  const [text, userSum, ownSum] = sync
-    ? [textOrEmpty(`${own}.json`), indexChecksumSync(index), indexChecksumSync(own)]
-    : await Promise.all([fs.readFile(`${own}.json`, 'utf8').catch(() => ''), indexChecksum(index), indexChecksum(own)]);
+  const [text, userSum, ownSum] = await Promise.all([
+    readBounded(`${own}.json`, NOTE_MAX_BYTES, { sync }).then(
+      (b) => b.toString('utf8'),
+      () => '',
+    ),
+    indexChecksum(index, sync),
+    indexChecksum(own, sync),
+  ]);
   return { note: parseNote(text), userSum, ownSum };
-}
-
-function textOrEmpty(file: string): string {
-  try {
-    return readFileSync(file, 'utf8');
-  } catch {
-    return '';
-  }
 }
 
 /**
@@ -235,7 +216,9 @@ function textOrEmpty(file: string): string {
  */
 async function copyIndex(from: string, to: string): Promise<boolean> {
   try {
-    await fs.copyFile(from, to);
+    // Read through a descriptor checked to be a regular file: a FIFO in its place is refused, never waited on.
+    const bytes = await readBounded(from, GIT_INDEX_MAX_BYTES);
+    await fs.writeFile(to, bytes);
     const st = await fs.stat(from);
     await fs.utimes(to, st.atime, new Date(Math.floor(st.mtimeMs) - 1));
     return true;
@@ -401,7 +384,8 @@ function ordinaryRepository(cwd: string): { top: string; index: string; own: str
     if (at('commondir') || at('config.worktree')) return undefined;
     const head = readPrefixSync(path.join(gitDir, 'HEAD'), 256).text;
     if (!head.startsWith('ref: refs/') && !isObjectId(head.trim())) return undefined;
-    if (/worktree|include/i.test(readFileSync(path.join(gitDir, 'config'), 'utf8'))) return undefined;
+    const config = readPrefixSync(path.join(gitDir, 'config'), CONFIG_MAX_BYTES);
+    if (config.truncated || /worktree|include/i.test(config.text)) return undefined;
     return { top, index: path.join(gitDir, 'index'), own: path.join(gitDir, SNAPSHOT_INDEX) };
   } catch {
     return undefined;
@@ -531,7 +515,7 @@ async function writeWorkTree(
     }
     const noteFile = `${own}.json`;
     const { note, userSum, ownSum } = ground;
-    const checksum = async (file: string): Promise<string> => (opts.syncReads ? indexChecksumSync(file) : indexChecksum(file));
+    const checksum = (file: string): Promise<string> => indexChecksum(file, opts.syncReads);
     const taking = new Set(candidates.take);
     // Read while git scanned: the snapshot index is trusted only if it is still the one read (another save may have
     // rebuilt it meanwhile).

@@ -8,6 +8,8 @@ import type { GitState } from './git';
 
 /** Listing reads only this much of each file: front matter and the first sections are at the top. */
 export const LIST_READ_BYTES = 64 * 1024;
+/** MEMORY.md is read whole up to this size; a larger one is refused (nothing is changed). */
+export const MEMORY_INDEX_MAX_BYTES = 64 * 1024 * 1024;
 /** `show` and `resume` read at most this much. */
 export const SHOW_READ_BYTES = 4 * 1024 * 1024;
 export const TRASH_DIR = '.trash';
