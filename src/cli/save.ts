@@ -1,7 +1,7 @@
 import { CheckpointError, UsageError } from '../core/errors';
 import { resolveActivePlanFile } from '../core/stateIndex';
 import { CheckpointExistsError } from '../core/store';
-import { saveAndCommit, type SaveAndCommitResult } from '../core/commit';
+import { assertCommitType, saveAndCommit, type SaveAndCommitResult } from '../core/commit';
 import { defineCommand } from './command';
 import { autoMemoryOffNotice } from '../core/wording';
 import { suggestName } from '../core/saveForm';
@@ -24,14 +24,17 @@ suggests (the plan's, else the branch's), printed first.
   --question TEXT   an open question (repeatable)
   --plan PATH       the plan file; step N of M is read from its checklist
   --force           overwrite an existing checkpoint of that name (the previous version goes to the trash)
-  --commit          then commit the work tree: checkpoint(<name>): <left off>, Done as the body; likely secrets
+  --commit          then commit the work tree: chore(<name>): <left off>, Done as the body; likely secrets
                     (.env*, SSH keys, *.pem, *.key, *.p12, keystores, credential files such as .npmrc, .netrc,
                     .aws/credentials) and the memory folder are left out (and listed; a commit a pre-commit
                     hook filled with one is undone). When git refuses (nothing to commit, a failing or hanging
                     pre-commit hook, a detached HEAD, a merge or rebase in progress, no user.email), the
                     checkpoint stays saved and the git index is left as it was; the exit code is 0, since the
                     checkpoint was written (exit 1 means nothing written), and stderr (and --json's
-                    commitError) says why nothing was committed.
+                    commitError) says why nothing was committed; a commit-msg hook that refuses the message is
+                    named, with its output. A commit made before a hook stopped (post-commit at the time limit)
+                    is reported as made, with a warning.
+  --type TYPE       with --commit: the Conventional Commits type of the subject (default chore; feat, fix, ...)
   --push            with --commit: then push (to the upstream, else origin, setting the upstream); a failed
                     push keeps the commit and is a warning on stderr (--json: commit.pushError)
   --no-snapshot     do not record a code snapshot (by default, in a git repository, the work tree's tracked
@@ -47,12 +50,15 @@ suggests (the plan's, else the branch's), printed first.
     force: { type: 'boolean' },
     commit: { type: 'boolean' },
     push: { type: 'boolean' },
+    type: { type: 'string' },
     'no-snapshot': { type: 'boolean' },
   },
   positionals: 1,
   async run(ctx) {
     const { values } = ctx;
     if (values.push && !values.commit) throw new UsageError('--push goes with --commit: checkpoint save <name> --commit --push');
+    if (values.type !== undefined && !values.commit) throw new UsageError('--type goes with --commit: checkpoint save <name> --commit --type feat');
+    if (values.type !== undefined) assertCommitType(values.type);
     // git scans the work tree (branch, Modified Files, the snapshot) while the store opens; a save that fails stops
     // it instead of waiting for it.
     const stop = new AbortController();
@@ -90,7 +96,7 @@ suggests (the plan's, else the branch's), printed first.
         snapshot,
       };
       if (values.commit) {
-        committed = await saveAndCommit(store, input, { push: values.push === true });
+        committed = await saveAndCommit(store, input, { push: values.push === true, type: values.type });
         r = committed.save;
       } else {
         r = await store.save(input);
@@ -122,11 +128,12 @@ suggests (the plan's, else the branch's), printed first.
       if (c.leftOut.length) lines.push(`Left out (likely secrets): ${c.leftOut.join(', ')}`);
       if (c.pushed) lines.push('Pushed.');
     }
-    data.commit = c ? { hash: c.hash, branch: c.branch, subject: c.subject, files: c.committed, leftOut: c.leftOut, pushed: c.pushed, pushError: c.pushError ?? null } : null;
+    data.commit = c ? { hash: c.hash, branch: c.branch, subject: c.subject, files: c.committed, leftOut: c.leftOut, pushed: c.pushed, pushError: c.pushError ?? null, warnings: c.warnings } : null;
     if (committed.commitError) data.commitError = committed.commitError.message;
     ctx.print(lines.join('\n'), data);
     // Exit 0 either way: the checkpoint (and the commit) were written, and exit 1 means nothing written (SPEC).
     if (committed.commitError) ctx.io.err(`Warning: not committed; the checkpoint is saved. ${committed.commitError.message}`);
+    for (const w of c?.warnings ?? []) ctx.io.err(`Warning: ${w}`);
     if (c?.pushError) ctx.io.err(`Warning: committed ${c.hash.slice(0, 7)}, but the push failed: ${c.pushError}`);
     return 0;
   },
