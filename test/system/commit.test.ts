@@ -48,10 +48,13 @@ test('secret-looking file names', () => {
     ...['credentials.json', 'gcp/service-account-prod.json', 'service_account.json', '.pgpass', 'infra/terraform.tfstate'],
     ...['terraform.tfstate.backup', 'release.jks', 'app.keystore', 'old/server.key.bak', 'tls.pem.orig', 'deploy.ppk'],
     ...['.htpasswd', '.s3cfg', 'client.ovpn', 'secrets.kdbx', '.bash_history', 'docker/.docker/config.json'],
+    // 0.2.0 took these: direnv's .envrc (README promises .env*), an exported PGP private key.
+    ...['.envrc', 'app/.envrc', 'private.asc', 'keys/my-secret-key.gpg', 'secring.gpg', 'Private-Key.PGP'],
   ];
   for (const p of secrets) assert.ok(isLikelySecret(p), p);
   const plain = ['env.ts', 'src/key.ts', 'keyboard.md', 'docs/pem.md', 'my.env', 'p12.txt', 'src/credentials.ts', 'service.json'];
   plain.push('docs/npmrc.md', 'main.tf', 'keystore.md', 'aws/config', 'credentials/README.md', 'settings.py', 'password-reset.ts', 'id.ts');
+  plain.push('release-1.0.tar.gz.asc', 'KEYS.asc', 'public.gpg', 'environment.ts', 'src/.eslintrc');
   for (const p of plain) assert.ok(!isLikelySecret(p), p);
 });
 
