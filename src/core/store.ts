@@ -25,6 +25,7 @@ import {
   AmbiguousCheckpointError,
   CheckpointExistsError,
   LIST_READ_BYTES,
+  SHOW_READ_BYTES,
   OrphanRemovedError,
   TRASH_DIR,
   type ResumeResult,
@@ -198,6 +199,13 @@ export class CheckpointStore extends CheckpointReader {
     const others = sources.map((t) => t.path);
     for (const p of others) assertInside(this.memoryDir, p);
     const content = renderCheckpoint({ ...cp, name });
+    // A checkpoint show and resume would refuse is never written, and no source is trashed for it.
+    const size = Buffer.byteLength(content);
+    if (size > SHOW_READ_BYTES) {
+      throw new CheckpointError(
+        `The combined checkpoint "${name}" would be ${size} bytes, more than the ${SHOW_READ_BYTES} bytes a checkpoint may have to be shown or resumed; nothing was written and no source was trashed. Combine fewer checkpoints, or shorten their lists.`,
+      );
+    }
     const bullet = formatBullet({ ...cp, name });
     const trashedNames = others.map((p) => nameFromFileName(path.basename(p))).filter((n): n is string => n !== undefined);
     const written = await this.writeCheckpoint(file, {
