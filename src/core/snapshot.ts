@@ -582,6 +582,16 @@ async function writeWorkTree(
       await early?.cancel();
       tree = await rebuild();
     }
+    // A file that grew past the per-file cap between its lstat and git's read of it is in the tree at its new size:
+    // no snapshot then (the snapshot index now differs from its note, so the next save rebuilds it).
+    const grown = await grownPastCap(top, tree, candidates, opts.fileLimitBytes, inTop).catch((err: unknown) => {
+      void keeper?.finish('');
+      throw err;
+    });
+    if (grown.length) {
+      void keeper?.finish('');
+      throw new CheckpointError(`${grown.map(oneLine).join(', ')} grew past ${mb(opts.fileLimitBytes)} while the snapshot was taken`);
+    }
     // Gitlinks (submodules, nested repositories) are recorded at their commit; their own changes are not included.
     const mayHaveLinks = (scan.entries ?? []).some((e) => e.path.endsWith('/')) || ground.modules;
     const gitlinks = mayHaveLinks
@@ -601,8 +611,58 @@ async function writeWorkTree(
       const noteTmp = `${noteFile}.${process.pid}.tmp`;
       await fs.writeFile(noteTmp, JSON.stringify(written));
       await fs.rename(noteTmp, noteFile);
+      await removeLeftovers(path.dirname(own), opts.timeLimitMs);
     });
     return { top, head, tree, commit, keeper, gitlinks, candidates, noted };
+  }
+}
+
+/**
+ * Taken paths whose file is larger than `fileLimitBytes` in `tree`: only those whose size changed since their lstat
+ * are looked at (one git process, and only when one changed).
+ */
+async function grownPastCap(top: string, tree: string, c: Candidates, fileLimitBytes: number, git: (args: string[], opts?: GitRunOptions) => Promise<string>): Promise<string[]> {
+  const base = top.endsWith('/') || top.endsWith(path.sep) ? top : `${top}/`;
+  const changed: string[] = [];
+  for (const [p, size] of c.sizes) {
+    const st = await fs.lstat(base + p).catch(() => undefined);
+    if (st && st.size !== size) changed.push(p);
+  }
+  if (changed.length === 0) return [];
+  // A path with a line break cannot be asked about on cat-file's line input: it is taken as grown.
+  const asked = changed.filter((p) => !p.includes('\n'));
+  const out = asked.length ? await git(['cat-file', '--batch-check=%(objectsize)'], { input: asked.map((p) => `${tree}:${p}\n`).join('') }) : '';
+  const sizes = out.split('\n');
+  return [...asked.filter((_, k) => Number(sizes[k]) > fileLimitBytes), ...changed.filter((p) => p.includes('\n'))];
+}
+
+/**
+ * Removes what a save killed mid-snapshot (SIGKILL) left in `.git`: copies of the index it was building aside and
+ * notes not yet renamed into place, named with that save's process id. One of a process still running is left, unless
+ * older than `ms` ten times over (its id may be another process's now).
+ */
+async function removeLeftovers(gitDir: string, ms: number): Promise<void> {
+  const entries = await fs.readdir(gitDir).catch(() => [] as string[]);
+  const now = Date.now();
+  for (const e of entries) {
+    if (!e.startsWith(`${SNAPSHOT_INDEX}.`) || !e.endsWith('.tmp')) continue;
+    const rest = e.slice(SNAPSHOT_INDEX.length + 1);
+    const pid = Number.parseInt(rest.startsWith('json.') ? rest.slice(5) : rest, 10);
+    if (!Number.isSafeInteger(pid) || pid <= 0 || pid === process.pid) continue;
+    const file = path.join(gitDir, e);
+    const st = await fs.lstat(file).catch(() => undefined);
+    if (!st?.isFile()) continue;
+    if (processAlive(pid) && now - st.mtimeMs < 10 * ms) continue;
+    await removeFile(file).catch(() => undefined);
+  }
+}
+
+function processAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (err) {
+    return (err as NodeJS.ErrnoException).code === 'EPERM';
   }
 }
 
