@@ -67,13 +67,13 @@ export interface CommitResult {
 }
 
 /** A Conventional Commits type: a lowercase word (`chore`, `feat`, `fix`, …). */
-const COMMIT_TYPE = /^[a-z][a-z0-9-]{0,19}$/;
+const COMMIT_TYPE = /^[a-z][a-z0-9-]*$/;
 /** The type of a commit's subject unless one is chosen. */
 export const DEFAULT_COMMIT_TYPE = 'chore';
 
 /** Throws unless `type` can be a Conventional Commits type. */
 export function assertCommitType(type: string): void {
-  if (!COMMIT_TYPE.test(type)) throw new CheckpointError(`Invalid commit type ${JSON.stringify(type)}: use a lowercase word such as chore, feat, fix, docs, refactor or test.`);
+  if (type.length > 20 || !COMMIT_TYPE.test(type)) throw new CheckpointError(`Invalid commit type ${JSON.stringify(type)}: use a lowercase word such as chore, feat, fix, docs, refactor or test.`);
 }
 
 /**
