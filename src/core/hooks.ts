@@ -129,13 +129,26 @@ export function sessionStartText(
     const step = cp.planStep !== undefined && cp.planSteps !== undefined ? ` (${formatStep(cp.planStep, cp.planSteps)})` : '';
     lines.push([`Plan: ${agentLine(cp.plan, 200)}${step}`, 240]);
   }
-  lines.push([`\`${ctx.resumeCommand}\` prints the whole checkpoint and moves it to the trash (\`checkpoint restore\` brings it back).`, 300]);
+  // The command is never cut (a path cut in the middle resumes nothing): the lines before it give way instead.
+  const command = `\`${ctx.resumeCommand}\` prints the whole checkpoint and moves it to the trash (\`checkpoint restore\` brings it back).`;
+  const commandIndex = lines.push([command, Math.max(300, Buffer.byteLength(command))]) - 1;
   const others = (ctx.others ?? []).slice(0, MORE_PENDING);
   if (others.length) {
     lines.push([`Also pending: ${others.map((o) => `"${agentLine(o.name, 80)}" (saved ${savedWhen(o.saved, now)})`).join(', ')}; \`checkpoint pending\` lists them all.`, 600]);
   }
-  const text = lines.map(([l, max]) => fitBytes(l, max)).join('\n');
-  return fitBytes(text, CONTEXT_MAX_BYTES);
+  const fitted = lines.map(([l, max]) => fitBytes(l, max));
+  // Over the whole budget: the lines after the command go first, then those before it are shortened, last line first
+  // (the first line, which names the checkpoint, last of all).
+  let over = Buffer.byteLength(fitted.join('\n')) - CONTEXT_MAX_BYTES;
+  if (over > 0) fitted.splice(commandIndex + 1);
+  over = Buffer.byteLength(fitted.join('\n')) - CONTEXT_MAX_BYTES;
+  for (let k = commandIndex - 1; k >= 0 && over > 0; k--) {
+    const bytes = Buffer.byteLength(fitted[k]);
+    const keep = Math.max(k === 0 ? 120 : 40, bytes - over);
+    fitted[k] = fitBytes(fitted[k], keep);
+    over -= bytes - Buffer.byteLength(fitted[k]);
+  }
+  return fitted.join('\n');
 }
 
 /** The session-start hook and the start-up offer name the first pending checkpoint and list up to this many more. */

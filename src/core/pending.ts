@@ -99,7 +99,8 @@ export async function findPending(store: CheckpointReader, now: Date = store.now
   const pending = items.filter((c) => {
     if (c.unreadable || c.source !== 'markdown') return false;
     const resumed = Object.hasOwn(state.resumed, c.name) ? Date.parse(state.resumed[c.name]) : undefined;
-    return resumed === undefined || Date.parse(c.saved) > resumed;
+    // A date in the future (another machine's clock) says nothing of when it was saved: once resumed, it is not pending.
+    return resumed === undefined || (trustedTime(c.saved, now) !== undefined && Date.parse(c.saved) > resumed);
   });
   const keyed = pending.map((c) => {
     const t = trustedTime(c.saved, now);
