@@ -331,7 +331,7 @@ export async function planConnect(
   targets: ClaudeTargets,
   program: string,
   opts: { sessionEnd?: boolean } = {},
-): Promise<ConnectPlan & { change: SettingsChange; skillCurrent: boolean; skillBackup?: string }> {
+): Promise<ConnectPlan & { change: SettingsChange; settingsText?: string; skillCurrent: boolean; skillBackup?: string }> {
   await assertInsideRoot(targets);
   const hooks = plannedHooks(program, opts);
   const text = await readIfExists(targets.settingsFile);
@@ -342,7 +342,7 @@ export async function planConnect(
   const skillBackup = !skillCurrent && (skill !== undefined || (await pathExists(targets.skillFile))) ? await freeBackupPath(targets.skillFile) : undefined;
   const summary = change.added.map((h) => `${h.event}${h.matcher ? ` (${h.matcher})` : ''}: ${h.command}`);
   if (!skillCurrent) summary.push(`Skill: ${targets.skillFile}${skillBackup ? ` (the SKILL.md there now is kept as ${path.basename(skillBackup)}; Disconnect puts it back)` : ''}`);
-  return { ...targets, hooks, summary, change, skillCurrent, skillBackup };
+  return { ...targets, hooks, summary, change, settingsText: text, skillCurrent, skillBackup };
 }
 
 export interface ConnectResult {
@@ -351,12 +351,30 @@ export interface ConnectResult {
   added: PlannedHook[];
 }
 
+/**
+ * Replaces a settings file with `next` only while it still holds `read` (undefined: no file), what the change was
+ * made from; false when another writer changed it meanwhile (nothing is written: the change is made again from its
+ * text). The check is right before the atomic write.
+ */
+export async function replaceSettingsIf(file: string, read: string | undefined, next: string): Promise<boolean> {
+  const now = await readIfExists(file);
+  if (now !== read) return false;
+  await writeFileAtomic(file, next);
+  return true;
+}
+
+/** Tries before Connect or Disconnect gives up on a settings file that another writer keeps changing. */
+const SETTINGS_TRIES = 5;
+
 /** Connects: merges the hooks (file untouched when it is not valid JSON) and installs the skill. */
 export async function connectClaude(targets: ClaudeTargets, program: string, opts: { sessionEnd?: boolean } = {}): Promise<ConnectResult> {
-  const plan = await planConnect(targets, program, opts);
-  if (plan.change.changed) {
+  let plan = await planConnect(targets, program, opts);
+  for (let attempt = 1; plan.change.changed; attempt++) {
     await fs.mkdir(path.dirname(targets.settingsFile), { recursive: true });
-    await writeFileAtomic(targets.settingsFile, plan.change.text);
+    // Another writer's edit made since the plan read the file is merged, never lost: the plan is made again.
+    if (await replaceSettingsIf(targets.settingsFile, plan.settingsText, plan.change.text)) break;
+    if (attempt >= SETTINGS_TRIES) throw new CheckpointError(`${targets.settingsFile} kept changing while Connect merged its hooks; nothing was written. Try again.`);
+    plan = await planConnect(targets, program, opts);
   }
   if (!plan.skillCurrent) {
     await fs.mkdir(path.dirname(targets.skillFile), { recursive: true });
@@ -382,13 +400,16 @@ export interface DisconnectResult {
 export async function disconnectClaude(targets: ClaudeTargets): Promise<DisconnectResult> {
   await assertInsideRoot(targets);
   const result: DisconnectResult = { removedHooks: 0, skillRemoved: false };
-  const text = await readIfExists(targets.settingsFile);
-  if (text !== undefined) {
+  for (let attempt = 1; ; attempt++) {
+    const text = await readIfExists(targets.settingsFile);
+    if (text === undefined) break;
     const change = disconnectSettingsText(text, targets.settingsFile);
-    if (change.removed) {
-      await writeFileAtomic(targets.settingsFile, change.text);
+    if (!change.removed) break;
+    if (await replaceSettingsIf(targets.settingsFile, text, change.text)) {
       result.removedHooks = change.removed;
+      break;
     }
+    if (attempt >= SETTINGS_TRIES) throw new CheckpointError(`${targets.settingsFile} kept changing while Disconnect removed its hooks; nothing was written. Try again.`);
   }
   const skill = await readIfExists(targets.skillFile).catch(() => undefined);
   if (skill === SKILL_TEXT) {
@@ -407,6 +428,12 @@ export async function disconnectClaude(targets: ClaudeTargets): Promise<Disconne
 }
 
 /**
+ * This plugin as `enabledPlugins` names it: `<plugin>@<marketplace>`, both as `.claude-plugin/marketplace.json` names
+ * them (a test keeps them in step). A plugin of the same name from another marketplace is another plugin.
+ */
+export const PLUGIN_ID = 'checkpoint@checkpoint';
+
+/**
  * The settings file that enables the Checkpoint plugin for `folder` (`enabledPlugins` with
  * `"checkpoint@<marketplace>": true`), or undefined. Claude Code reads the user's settings, then the project's
  * `.claude/settings.json`, then `.claude/settings.local.json`; a later file's value wins. A file that cannot be read
@@ -422,7 +449,7 @@ export async function pluginEnabledIn(folder: string | undefined, env: NodeJS.Pr
     const plugins = parsed?.ok ? parsed.value.enabledPlugins : undefined;
     if (!plugins || typeof plugins !== 'object' || Array.isArray(plugins)) continue;
     for (const [id, on] of Object.entries(plugins as Record<string, unknown>)) {
-      if (!id.startsWith('checkpoint@') || typeof on !== 'boolean') continue;
+      if (id !== PLUGIN_ID || typeof on !== 'boolean') continue;
       enabledBy = on ? file : undefined;
     }
   }
