@@ -64,7 +64,8 @@ function describe(plan: PushPlan): string {
 
 /** Asks on the terminal; true for y or yes. */
 async function ask(question: string): Promise<boolean> {
-  const { createInterface } = await import('node:readline/promises');
+  // Loaded here, not with the CLI: only a push on a terminal asks.
+  const { createInterface } = require('node:readline/promises') as typeof import('node:readline/promises');
   const rl = createInterface({ input: process.stdin, output: process.stderr });
   try {
     return /^\s*y(es)?\s*$/i.test(await rl.question(question));

@@ -1,9 +1,10 @@
 import { after, test } from 'node:test';
 import * as assert from 'node:assert/strict';
-import { execFileSync } from 'node:child_process';
+import { execFileSync, spawnSync } from 'node:child_process';
 import { existsSync, readFileSync, readdirSync, renameSync, unlinkSync, writeFileSync } from 'node:fs';
 import * as path from 'node:path';
-import { checkpointText, git, isolatedEnv, makeRepo, remotePair, removeDir, runCli, tempDirs } from '../support/fixtures';
+import { checkpointText, CLI, git, isolatedEnv, makeRepo, remotePair, removeDir, runCli, tempDirs } from '../support/fixtures';
+import { shellQuote } from '../../src/core/escaping';
 import { CheckpointStore } from '../../src/core/store';
 
 const temp = tempDirs();
@@ -341,4 +342,25 @@ test('push of all with agent-written names (a space, capitals) pushes each as th
   assert.equal(pull.code, 0, pull.err);
   assert.deepEqual(JSON.parse(pull.out).written.map((w: { name: string }) => w.name).sort(), ['login', 'my-task', 'plain']);
   assert.match(readFileSync(path.join(memB, 'checkpoint-login.md'), 'utf8'), /agent wrote capitals/);
+});
+
+const hasScript = spawnSync('script', ['--version'], { encoding: 'utf8' }).status === 0;
+
+test('push on a terminal shows what it will publish and asks: "n" pushes nothing, "y" pushes; --yes does not ask', { skip: hasScript ? false : 'needs script(1) for a terminal' }, () => {
+  const root = temp();
+  const { a, bare } = remotePair(root);
+  const mem = path.join(root, 'mem');
+  writeFileSync(path.join(a, 'wip.ts'), 'export {};\n');
+  assert.equal(spawnSync(process.execPath, [CLI, 'save', 'asked', '--left-off', 'x', '--dir', mem], { cwd: a, env }).status, 0);
+  // script(1) gives the CLI a terminal; the answer comes on its input.
+  const onTerminal = (answer: string, extra: string[] = []): string =>
+    spawnSync('script', ['-qec', [process.execPath, CLI, 'push', '--dir', mem, ...extra].map(shellQuote).join(' '), '/dev/null'], { cwd: a, env, input: answer, encoding: 'utf8', timeout: 60_000 }).stdout;
+  const no = onTerminal('n\n');
+  assert.match(no, /Will push to origin:\r?\n {2}asked with its snapshot [0-9a-f]{12}: 1 file\(s\) beyond the commit it was taken on\r?\n {4}A wip\.ts \(untracked\)/);
+  assert.match(no, /Push\? \[y\/N\]/);
+  assert.match(no, /Nothing was pushed\./);
+  assert.deepEqual(refs(bare), []);
+  assert.match(onTerminal('y\n'), /Pushed 1 checkpoint\(s\) to origin/);
+  assert.deepEqual(refs(bare), ['refs/checkpoints/files/asked', 'refs/checkpoints/snapshots/asked']);
+  assert.doesNotMatch(onTerminal('', ['--yes']), /Push\?/);
 });
