@@ -313,6 +313,21 @@ export interface ConnectPlan extends ClaudeTargets {
   summary: string[];
 }
 
+/**
+ * SHA-256 of the SKILL.md texts earlier releases installed (0.1.0 and 0.2.0 wrote the same one): Connect replaces
+ * such a file as its own after an update, and Disconnect removes it, instead of keeping it as a person's. Add the
+ * hash of the current text here when a release changes it.
+ */
+const EARLIER_SKILL_SHA256 = new Set(['a2025aed8a340dcff74fdcfedc5bfd63954e51dadcf3c025314262363f13381f']);
+
+/** Whether a SKILL.md's text is one the product wrote: this release's, or an earlier release's. */
+export function isProductSkill(text: string | undefined): boolean {
+  if (text === undefined) return false;
+  if (text === SKILL_TEXT) return true;
+  const { createHash } = require('node:crypto') as typeof import('node:crypto');
+  return EARLIER_SKILL_SHA256.has(createHash('sha256').update(text).digest('hex'));
+}
+
 /** Where Connect keeps a skill of the same name that it did not write; Disconnect puts it back. */
 const SKILL_BACKUP_SUFFIX = '.before-checkpoint';
 
@@ -338,8 +353,10 @@ export async function planConnect(
   const change = connectSettingsText(text, hooks, targets.settingsFile);
   const skill = await readIfExists(targets.skillFile).catch(() => undefined);
   const skillCurrent = skill === SKILL_TEXT;
-  // A SKILL.md of the same name that the product did not write (a team's own procedure, a changed copy) is kept.
-  const skillBackup = !skillCurrent && (skill !== undefined || (await pathExists(targets.skillFile))) ? await freeBackupPath(targets.skillFile) : undefined;
+  // A SKILL.md of the same name that the product did not write (a team's own procedure, a changed copy) is kept; an
+  // earlier release's own is replaced.
+  const skillBackup =
+    !skillCurrent && !isProductSkill(skill) && (skill !== undefined || (await pathExists(targets.skillFile))) ? await freeBackupPath(targets.skillFile) : undefined;
   const summary = change.added.map((h) => `${h.event}${h.matcher ? ` (${h.matcher})` : ''}: ${h.command}`);
   if (!skillCurrent) summary.push(`Skill: ${targets.skillFile}${skillBackup ? ` (the SKILL.md there now is kept as ${path.basename(skillBackup)}; Disconnect puts it back)` : ''}`);
   return { ...targets, hooks, summary, change, settingsText: text, skillCurrent, skillBackup };
@@ -412,7 +429,7 @@ export async function disconnectClaude(targets: ClaudeTargets): Promise<Disconne
     if (attempt >= SETTINGS_TRIES) throw new CheckpointError(`${targets.settingsFile} kept changing while Disconnect removed its hooks; nothing was written. Try again.`);
   }
   const skill = await readIfExists(targets.skillFile).catch(() => undefined);
-  if (skill === SKILL_TEXT) {
+  if (isProductSkill(skill)) {
     // The skill Connect wrote, unchanged: removed, and the one it replaced (if any) put back.
     const backup = `${targets.skillFile}${SKILL_BACKUP_SUFFIX}`;
     if (await pathExists(backup)) await fs.rename(backup, targets.skillFile);

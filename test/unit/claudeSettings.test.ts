@@ -13,6 +13,7 @@ import {
   isProductCommand,
   plannedHooks,
   pluginEnabledIn,
+  isProductSkill,
   PLUGIN_ID,
   replaceSettingsIf,
   planConnect,
@@ -202,6 +203,25 @@ test('a settings file another writer changed after Connect read it is never repl
   const merged = JSON.parse(readFileSync(file, 'utf8')) as Record<string, unknown>;
   assert.equal(merged.theme, 'dark');
   assert.ok(merged.hooks);
+});
+
+test('an earlier release\'s own SKILL.md is the product\'s: Connect replaces it without a backup, Disconnect removes it; a copy changed by hand is kept (0.2.0: kept as a person\'s once the text changes)', async () => {
+  const earlier = readFileSync(path.resolve(__dirname, '..', '..', '..', 'test', 'fixtures', 'skill', 'SKILL-0.2.0.md'), 'utf8');
+  assert.equal(isProductSkill(earlier), true);
+  assert.equal(isProductSkill(SKILL_TEXT), true);
+  assert.equal(isProductSkill(earlier.replace('short note', 'short memo')), false);
+  const folder = tempDir();
+  temps.push(folder);
+  const targets = claudeTargets('workspace', folder);
+  mkdirSync(path.dirname(targets.skillFile), { recursive: true });
+  writeFileSync(targets.skillFile, earlier);
+  await connectClaude(targets, 'checkpoint');
+  assert.equal(readFileSync(targets.skillFile, 'utf8'), SKILL_TEXT);
+  assert.deepEqual(readdirSync(path.dirname(targets.skillFile)), ['SKILL.md'], 'no backup of the product\'s own text');
+  writeFileSync(targets.skillFile, earlier);
+  const gone = await disconnectClaude(targets);
+  assert.equal(gone.skillRemoved, true);
+  assert.equal(existsSync(targets.skillFile), false);
 });
 
 test('Connect keeps a person\'s own checkpoint skill as a backup and Disconnect puts it back; a skill it did not write is never deleted', async () => {
