@@ -12,7 +12,7 @@ import { readGitState } from './git';
 import { nameFromFileName } from './names';
 import { AUTO_PREFIX, findPending, trustedTime } from './pending';
 import { resolveActivePlanFile } from './stateIndex';
-import { CheckpointExistsError, LIST_READ_BYTES, type CheckpointStore } from './store';
+import { CheckpointExistsError, LIST_READ_BYTES, SaveSkippedError, type CheckpointStore } from './store';
 import { lastUserIntent } from './transcript';
 import { branchDiffers } from './git';
 import { formatStep } from './wording';
@@ -314,12 +314,17 @@ export async function autoSave(
   const now = opts.now ?? new Date();
   const session = agentLine(input.sessionId ?? '', 200) || 'unknown-session';
   const result: AutoSaveResult = { replaced: [], warnings: [] };
-  const previous = await autoCheckpointsOf(store, session);
-  const last = previous[0];
-  if (last && now.getTime() - Date.parse(last.saved) < AUTO_DEBOUNCE_MS && now.getTime() >= Date.parse(last.saved)) {
-    result.skipped = `"${last.name}" was saved for this session less than 2 minutes ago`;
-    return result;
-  }
+  /** Why this session saves nothing now: one of its automatic checkpoints is less than the debounce old. */
+  const debounced = (previous: Checkpoint[], at = now.getTime()): string | undefined => {
+    const last = previous[0];
+    if (last && at - Date.parse(last.saved) < AUTO_DEBOUNCE_MS && at >= Date.parse(last.saved)) {
+      return `"${last.name}" was saved for this session less than 2 minutes ago`;
+    }
+    return undefined;
+  };
+  let previous = await autoCheckpointsOf(store, session);
+  result.skipped = debounced(previous);
+  if (result.skipped) return result;
   const [git, intent, plan] = await Promise.all([
     readGitState(store.cwd),
     input.transcriptPath ? lastUserIntent(input.transcriptPath) : Promise.resolve(undefined),
@@ -344,9 +349,17 @@ export async function autoSave(
   // (never overwriting another session's checkpoint, never losing its own).
   for (let attempt = 0; ; attempt++) {
     try {
-      saved = await store.save({ name, leftOff, plan, git: { branch: git.branch, modifiedFiles: git.modifiedFiles }, auto: { session } });
+      // Decided again under the lock: two hooks of one compaction (the plugin's and Connect's) both passed the check
+      // above; the one that writes second finds the first's checkpoint and saves nothing.
+      // (Now is later than when this hook started: the other may have saved after that.)
+      const unless = async (): Promise<string | undefined> => debounced((previous = await autoCheckpointsOf(store, session)), Math.max(now.getTime(), Date.now()));
+      saved = await store.save({ name, leftOff, plan, git: { branch: git.branch, modifiedFiles: git.modifiedFiles }, auto: { session }, unless });
       break;
     } catch (err) {
+      if (err instanceof SaveSkippedError) {
+        result.skipped = err.reason;
+        return result;
+      }
       if (!(err instanceof CheckpointExistsError) || attempt >= AUTO_NAME_ATTEMPTS) throw err;
       taken.add(name);
       name = next();

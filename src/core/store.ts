@@ -27,6 +27,7 @@ import {
   LIST_READ_BYTES,
   SHOW_READ_BYTES,
   OrphanRemovedError,
+  SaveSkippedError,
   TRASH_DIR,
   type ResumeResult,
   type SaveInput,
@@ -141,6 +142,8 @@ export class CheckpointStore extends CheckpointReader {
       const written = await this.writeCheckpoint(file, {
         put: () => writeFileAtomic(file, content),
         check: async (existing) => {
+          const reason = await input.unless?.();
+          if (reason) throw new SaveSkippedError(reason);
           if (existing && !input.force) throw await this.existsError(file, name);
         },
         index: (text, known) => upsertIndex(text, name, bullet, known),

@@ -47,6 +47,11 @@ export interface SaveInput {
   scan?: Promise<GitState>;
   /** Saved by a hook: marked `auto: true`, with the agent session it belongs to. */
   auto?: { session?: string };
+  /**
+   * Asked under the memory folder's lock, right before anything is written: a reason refuses the save
+   * ({@link SaveSkippedError}; nothing written). What decides between concurrent writers is decided here.
+   */
+  unless?: () => Promise<string | undefined>;
   /** The code snapshot (default: on in a git work tree; never without git or with `git` given). */
   snapshot?: SnapshotOptions;
 }
@@ -97,6 +102,14 @@ export interface StoreOptions {
 }
 
 /** Raised when saving would overwrite a checkpoint; carries the existing one. */
+/** A save that {@link SaveInput.unless} refused under the lock: nothing was written. */
+export class SaveSkippedError extends CheckpointError {
+  constructor(readonly reason: string) {
+    super(reason);
+    this.name = 'SaveSkippedError';
+  }
+}
+
 export class CheckpointExistsError extends CheckpointError {
   constructor(
     readonly existing: Checkpoint | undefined,

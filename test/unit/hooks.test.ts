@@ -4,6 +4,8 @@ import { spawn, spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import * as path from 'node:path';
 import { CLI, finished, git, isolatedEnv, makeRepo, removeDir, tempDir } from '../support/fixtures';
+import { autoSave } from '../../src/core/hooks';
+import { CheckpointStore } from '../../src/core/store';
 
 // `checkpoint hook <event>` fed the JSON Claude Code sends (fixtures written from its hook documentation, with the
 // fields of newer versions it does not know), checked against the output Claude Code documents for each event.
@@ -285,4 +287,15 @@ test('session-start: with a long memory folder path the resume command is whole;
   const command = /^`(checkpoint resume deep --dir \S+)` prints/m.exec(context);
   assert.ok(command, context);
   assert.ok(command[1].endsWith(mem), command[1]);
+});
+
+test('pre-compact: two hooks of one compaction at once (the plugin\'s and Connect\'s) save one automatic checkpoint: the debounce is decided under the lock (0.2.0: two)', async () => {
+  const { repo, env, memory } = setup();
+  writeFileSync(path.join(repo, 'auth.ts'), 'changed');
+  const store = new CheckpointStore({ memoryDir: memory(), cwd: repo });
+  const input = { sessionId: 'one-compaction', cwd: repo };
+  const results = await Promise.all([autoSave(store, input, { env }), autoSave(store, input, { env })]);
+  assert.equal(results.filter((r) => r.saved).length, 1, JSON.stringify(results));
+  assert.match(results.find((r) => !r.saved)?.skipped ?? '', /less than 2 minutes ago/);
+  assert.equal(autos(memory()).length, 1);
 });
