@@ -12,15 +12,16 @@ Pushes checkpoints (all of them when none is named) to a git remote of the repos
 and credentials as the code: each file as a commit on refs/checkpoints/files/<name>, its code snapshot on
 refs/checkpoints/snapshots/<name>. A checkpoint of the same name on the remote is replaced. A name travels as the
 product writes names (lowercase, spaces as "-"), so that a pull takes it.
-First it lists what it will publish: the checkpoints and, for each snapshot, the files it holds beyond the commit
-it was taken on (untracked ones marked); on a terminal it asks before pushing. A snapshot whose commit is not on
+First it lists what it will publish (on stderr): the checkpoints and, for each snapshot, the files it holds beyond
+the commit it was taken on (untracked ones marked); on a terminal it then asks. A snapshot whose commit is not on
 the remote yet (local commits nobody pushed) is held back, and said so: it would publish that history.
   --remote R       a configured remote (default: origin, else the only remote)
   --dry-run        list what would be published, push nothing
   --yes            do not ask
   --with-history   push snapshots taken on local commits too (those commits are published with them)
-With --json: { "remote", "pushed": [{ "name", "snapshot"? }], "heldBack": [{ "name", "reason", "snapshotOnly" }],
-"warnings" } (--dry-run: { "remote", "checkpoints": [{ "name", "snapshot"?, "files", "commits" }], "heldBack", "warnings" }).`,
+With --json (never asks): { "remote", "pushed": [{ "name", "snapshot"? }], "heldBack": [{ "name", "reason",
+"snapshotOnly" }], "warnings" } (--dry-run: { "remote", "checkpoints": [{ "name", "snapshot"?, "files",
+"commits" }], "heldBack", "warnings" }).`,
   options: { remote: { type: 'string' }, 'dry-run': { type: 'boolean' }, yes: { type: 'boolean' }, 'with-history': { type: 'boolean' } },
   positionals: Number.MAX_SAFE_INTEGER,
   async run(ctx) {
@@ -34,8 +35,8 @@ With --json: { "remote", "pushed": [{ "name", "snapshot"? }], "heldBack": [{ "na
       return;
     }
     if (checkpoints.length === 0) throw new CheckpointError('Nothing to push: every checkpoint was held back.');
+    if (!ctx.json) ctx.io.err(`Will push to ${printable(remote)}:\n${describe(plan)}`);
     if (!ctx.values.yes && !ctx.json && process.stdin.isTTY && process.stderr.isTTY) {
-      ctx.io.err(`Will push to ${printable(remote)}:\n${describe(plan)}`);
       if (!(await ask('Push? [y/N] '))) {
         ctx.io.err('Nothing was pushed.');
         return 1;
