@@ -260,6 +260,12 @@ export async function pullCheckpoints(store: CheckpointStore, remoteName?: strin
         continue;
       }
       // As a combined checkpoint is written: a local one of that name goes to the trash first.
+      // One larger than show and resume read, once written here, is skipped (saveCombined would refuse it): not the pull.
+      const size = Buffer.byteLength(renderCheckpoint(cp));
+      if (size > SHOW_READ_BYTES) {
+        result.skipped.push({ name, reason: `too large once written (${size} bytes)` });
+        continue;
+      }
       const put = await store.saveCombined(cp);
       result.warnings.push(...put.warnings);
       const entry: PullResult['written'][number] = { name, path: put.path };
