@@ -584,7 +584,7 @@ async function writeWorkTree(
     }
     // A file that grew past the per-file cap between its lstat and git's read of it is in the tree at its new size:
     // no snapshot then (the snapshot index now differs from its note, so the next save rebuilds it).
-    const grown = await grownPastCap(top, tree, candidates, opts.fileLimitBytes, inTop).catch((err: unknown) => {
+    const grown = await grownPastCap(top, tree, candidates, opts, inTop).catch((err: unknown) => {
       void keeper?.finish('');
       throw err;
     });
@@ -621,13 +621,17 @@ async function writeWorkTree(
  * Taken paths whose file is larger than `fileLimitBytes` in `tree`: only those whose size changed since their lstat
  * are looked at (one git process, and only when one changed).
  */
-async function grownPastCap(top: string, tree: string, c: Candidates, fileLimitBytes: number, git: (args: string[], opts?: GitRunOptions) => Promise<string>): Promise<string[]> {
-  const base = top.endsWith('/') || top.endsWith(path.sep) ? top : `${top}/`;
-  const changed: string[] = [];
-  for (const [p, size] of c.sizes) {
-    const st = await fs.lstat(base + p).catch(() => undefined);
-    if (st && st.size !== size) changed.push(p);
-  }
+async function grownPastCap(
+  top: string,
+  tree: string,
+  c: Candidates,
+  opts: { fileLimitBytes: number; syncReads?: boolean },
+  git: (args: string[], opts?: GitRunOptions) => Promise<string>,
+): Promise<string[]> {
+  const fileLimitBytes = opts.fileLimitBytes;
+  const paths = [...c.sizes.keys()];
+  const now = await statPaths(top, paths, opts.syncReads);
+  const changed = paths.filter((p, k) => now[k] !== undefined && now[k]!.size !== c.sizes.get(p));
   if (changed.length === 0) return [];
   // A path with a line break cannot be asked about on cat-file's line input: it is taken as grown.
   const asked = changed.filter((p) => !p.includes('\n'));
