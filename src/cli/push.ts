@@ -53,7 +53,8 @@ function describe(plan: PushPlan): string {
   const lines: string[] = [];
   for (const c of plan.checkpoints) {
     if (!c.snapshot) {
-      lines.push(`  ${c.name} (no snapshot)`);
+      const held = plan.heldBack.some((h) => h.snapshotOnly && h.name === c.name);
+      lines.push(`  ${c.name} (${held ? 'without its snapshot, held back' : 'no snapshot'})`);
       continue;
     }
     const history = c.commits ? `, and ${c.commits} local commit(s) it was taken on` : '';

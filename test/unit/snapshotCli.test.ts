@@ -298,6 +298,7 @@ test('push holds back a snapshot taken on local commits nobody pushed (a key com
   assert.equal(r.heldBack[0].snapshotOnly, true);
   assert.match(held.err, /Held back: the snapshot of "local" \(the checkpoint itself is pushed\): its snapshot was taken on 2 commit\(s\) that are not on origin; .*--with-history/);
   assert.deepEqual(refs(bare), ['refs/checkpoints/files/local']);
+  assert.match((await runCli(['push', '--dry-run', '--dir', mem], { cwd: a, env })).out, /^ {2}local \(without its snapshot, held back\)$/m);
   assert.throws(() => git(bare, 'cat-file', '-e', keyBlob), 'the key committed locally is not on the remote');
 
   const all = await runCli(['push', '--with-history', '--dir', mem, '--json'], { cwd: a, env });
