@@ -209,14 +209,19 @@ async function hooksRan(trace: string): Promise<{ failed?: string; unfinished?: 
   );
   const names = new Map<number, string>();
   let failed: string | undefined;
+  let own: string | undefined;
   for (const line of text.split('\n')) {
-    let event: { event?: unknown; child_class?: unknown; hook_name?: unknown; child_id?: unknown; code?: unknown };
+    let event: { event?: unknown; sid?: unknown; child_class?: unknown; hook_name?: unknown; child_id?: unknown; code?: unknown };
     try {
       event = JSON.parse(line) as typeof event;
     } catch {
       continue;
     }
-    if (typeof event.child_id !== 'number') continue;
+    // Only git commit's own children: a git that a hook runs writes here too, with a session id of its own (under
+    // commit's: `a/b`). git commit's comes first.
+    if (typeof event.sid !== 'string') continue;
+    own ??= event.sid;
+    if (typeof event.child_id !== 'number' || event.sid !== own) continue;
     if (event.event === 'child_start' && event.child_class === 'hook' && typeof event.hook_name === 'string') names.set(event.child_id, event.hook_name);
     if (event.event === 'child_exit' && names.has(event.child_id)) {
       if (event.code !== 0) failed = names.get(event.child_id);
