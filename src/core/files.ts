@@ -271,10 +271,12 @@ function openRegularSync(file: string, noFollow?: boolean): { fd: number; st: St
 /**
  * Reads at most `maxBytes` from the start of a regular file. `truncated` tells whether more was there.
  * The buffer starts small and grows only for large files (listing thousands of ~2 KB checkpoints must not
- * allocate and zero a `maxBytes` buffer for each).
+ * allocate and zero a `maxBytes` buffer for each). `noFollow`: for a path its caller saw as a regular file (readdir's
+ * type, an lstat): opened without waiting and failing on a symbolic link, with no fstat of its own (one per file of a
+ * listing); what replaced it meanwhile is read without waiting (a FIFO gives nothing) and within `maxBytes`.
  */
 export async function readPrefix(file: string, maxBytes: number, opts: { noFollow?: boolean } = {}): Promise<{ text: string; truncated: boolean; buffer: Buffer }> {
-  const { handle } = await openRegular(file, opts.noFollow);
+  const handle = opts.noFollow ? await fs.open(file, NO_FOLLOW_NO_WAIT) : (await openRegular(file)).handle;
   try {
     let buffer: Buffer = Buffer.allocUnsafe(Math.min(maxBytes + 1, FIRST_READ));
     let total = 0;
@@ -298,10 +300,10 @@ let scratch: Buffer = Buffer.allocUnsafe(FIRST_READ);
 
 /**
  * {@link readPrefix} with synchronous I/O, for the CLI (a one-shot process: nothing else waits on its thread).
- * It reads into one reused buffer, so it returns the text only. `noFollow`: fail on a symbolic link.
+ * It reads into one reused buffer, so it returns the text only. `noFollow`: as {@link readPrefix}'s.
  */
 export function readPrefixSync(file: string, maxBytes: number, opts: { noFollow?: boolean } = {}): { text: string; truncated: boolean } {
-  const { fd } = openRegularSync(file, opts.noFollow);
+  const fd = opts.noFollow ? openSync(file, NO_FOLLOW_NO_WAIT) : openRegularSync(file).fd;
   try {
     let total = 0;
     for (;;) {
