@@ -53,7 +53,7 @@ Example (a hook command in .claude/settings.json):
     // Everything a hook prints to stderr is one line (it may quote stdin or a file name).
     const io: Io = { ...ctx.io, err: (line) => ctx.io.err(agentLine(line, 1000)) };
     // CHECKPOINT_HOOK_TIMEOUT_MS: tests shorten the time limit.
-    const limitMs = Number(process.env.CHECKPOINT_HOOK_TIMEOUT_MS) || HOOK_TIMEOUT_MS;
+    const limitMs = hookLimit(process.env.CHECKPOINT_HOOK_TIMEOUT_MS);
     let timer: NodeJS.Timeout | undefined;
     const timeout = new Promise<'timeout'>((resolve) => {
       timer = setTimeout(() => resolve('timeout'), limitMs);
@@ -98,3 +98,9 @@ Example (a hook command in .claude/settings.json):
     }
   },
 });
+
+/** The hook's time limit: a whole number of milliseconds a timer can wait (1 to 2³¹−1), else the default. */
+function hookLimit(value: string | undefined): number {
+  const ms = Number(value);
+  return Number.isSafeInteger(ms) && ms >= 1 && ms <= 2 ** 31 - 1 ? ms : HOOK_TIMEOUT_MS;
+}

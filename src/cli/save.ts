@@ -6,7 +6,7 @@ import { oneLine } from '../core/escaping';
 import { homeFrom, tildify } from '../core/paths';
 import path = require('node:path');
 import { CheckpointExistsError } from '../core/store';
-import { saveAndCommit, type SaveAndCommitResult } from '../core/commit';
+import { assertCommitType, saveAndCommit, type SaveAndCommitResult } from '../core/commit';
 import { defineCommand } from './command';
 import { autoMemoryOffNotice } from '../core/wording';
 import { suggestName } from '../core/saveForm';
@@ -34,14 +34,17 @@ suggests (the plan's, else the branch's), printed first.
                     on stderr), as the editor's Save form offers
   --no-plan         save without a plan
   --force           overwrite an existing checkpoint of that name (the previous version goes to the trash)
-  --commit          then commit the work tree: checkpoint(<name>): <left off>, Done as the body; likely secrets
+  --commit          then commit the work tree: chore(<name>): <left off>, Done as the body; likely secrets
                     (.env*, SSH keys, *.pem, *.key, *.p12, keystores, credential files such as .npmrc, .netrc,
                     .aws/credentials) and the memory folder are left out (and listed; a commit a pre-commit
                     hook filled with one is undone). When git refuses (nothing to commit, a failing or hanging
                     pre-commit hook, a detached HEAD, a merge or rebase in progress, no user.email), the
                     checkpoint stays saved and the git index is left as it was; the exit code is 0, since the
                     checkpoint was written (exit 1 means nothing written), and stderr (and --json's
-                    commitError) says why nothing was committed.
+                    commitError) says why nothing was committed; a commit-msg hook that refuses the message is
+                    named, with its output. A commit made before a hook stopped (post-commit at the time limit)
+                    is reported as made, with a warning.
+  --type TYPE       with --commit: the Conventional Commits type of the subject (default chore; feat, fix, ...)
   --push            with --commit: then push (to the upstream, else origin, setting the upstream); a failed
                     push keeps the commit and is a warning on stderr (--json: commit.pushError)
   --no-snapshot     do not record a code snapshot (by default, in a git repository, the work tree's tracked
@@ -67,6 +70,7 @@ Example:
     force: { type: 'boolean' },
     commit: { type: 'boolean' },
     push: { type: 'boolean' },
+    type: { type: 'string' },
     'no-snapshot': { type: 'boolean' },
   },
   positionals: 1,
@@ -74,6 +78,8 @@ Example:
     const { values } = ctx;
     if (values.plan !== undefined && values['no-plan']) throw new UsageError('--plan and --no-plan exclude each other.');
     if (values.push && !values.commit) throw new UsageError('--push goes with --commit: checkpoint save <name> --commit --push');
+    if (values.type !== undefined && !values.commit) throw new UsageError('--type goes with --commit: checkpoint save <name> --commit --type feat');
+    if (values.type !== undefined) assertCommitType(values.type);
     let leftOff = values['left-off'];
     if (leftOff === undefined || leftOff.trim() === '') {
       // As git commit without a message: asked for on a terminal, and nothing saved without it.
@@ -131,7 +137,7 @@ Example:
         snapshot,
       };
       if (values.commit) {
-        committed = await saveAndCommit(store, input, { push: values.push === true });
+        committed = await saveAndCommit(store, input, { push: values.push === true, type: values.type });
         r = committed.save;
       } else {
         r = await store.save(input);
@@ -161,11 +167,12 @@ Example:
     }
     // Exit 0 either way: the checkpoint (and the commit) were written, and exit 1 always means nothing was written.
     if (committed?.commitError) ctx.warn(`Not committed; the checkpoint is saved. ${committed.commitError.message}`);
+    for (const w of c?.warnings ?? []) ctx.warn(w);
     if (c?.pushError) ctx.warn(`Committed ${c.hash.slice(0, 7)}, but the push failed: ${c.pushError}`);
     ctx.print(lines.join('\n'), {
       ...checkpointJson(cp, r.path),
       trashPath: r.replaced ?? null,
-      commit: c ? { hash: c.hash, branch: c.branch, subject: c.subject, files: c.committed, leftOut: c.leftOut, pushed: c.pushed, pushError: c.pushError ?? null } : null,
+      commit: c ? { hash: c.hash, branch: c.branch, subject: c.subject, files: c.committed, leftOut: c.leftOut, pushed: c.pushed, pushError: c.pushError ?? null, warnings: c.warnings } : null,
       commitError: committed?.commitError?.message ?? null,
     });
     return 0;

@@ -1,7 +1,7 @@
 import { promises as fs } from 'node:fs';
 import path = require('node:path');
-import { CheckpointError } from './errors';
-import { isInside, writeFileAtomic } from './files';
+import { CheckpointError, errorMessage } from './errors';
+import { isInside, readSmallFile, writeFileAtomic } from './files';
 import { duplicateKey, editJson, hasComments, parseJsonObject, type JsonPath } from './jsonEdit';
 import { claudeConfigDir, homeFrom } from './paths';
 import { SKILL_TEXT } from './skill';
@@ -315,6 +315,9 @@ async function assertInsideRoot(targets: ClaudeTargets): Promise<void> {
   }
 }
 
+/** Claude Code's settings files are small; a larger one is left alone. */
+const SETTINGS_MAX_BYTES = 4 * 1024 * 1024;
+
 async function readIfExists(file: string): Promise<string | undefined> {
   const st = await fs.lstat(file).catch((err: NodeJS.ErrnoException) => {
     if (err.code === 'ENOENT') return undefined;
@@ -322,14 +325,31 @@ async function readIfExists(file: string): Promise<string | undefined> {
   });
   if (!st) return undefined;
   if (!st.isFile()) throw new CheckpointError(`${file} is not a regular file; it was left as it is.`);
-  if (st.size > 4 * 1024 * 1024) throw new CheckpointError(`${file} is too large to be a settings file; it was left as it is.`);
-  return fs.readFile(file, 'utf8');
+  if (st.size > SETTINGS_MAX_BYTES) throw new CheckpointError(`${file} is too large to be a settings file; it was left as it is.`);
+  return readSmallFile(file, SETTINGS_MAX_BYTES).catch((err: unknown) => {
+    throw new CheckpointError(`${file} cannot be read (${errorMessage(err)}); it was left as it is.`);
+  });
 }
 
 export interface ConnectPlan extends ClaudeTargets {
   hooks: PlannedHook[];
   /** What will change, one line each, for the confirmation. */
   summary: string[];
+}
+
+/**
+ * SHA-256 of the SKILL.md texts earlier releases installed (0.1.0 and 0.2.0 wrote the same one): Connect replaces
+ * such a file as its own after an update, and Disconnect removes it, instead of keeping it as a person's. Add the
+ * hash of the current text here when a release changes it.
+ */
+const EARLIER_SKILL_SHA256 = new Set(['a2025aed8a340dcff74fdcfedc5bfd63954e51dadcf3c025314262363f13381f']);
+
+/** Whether a SKILL.md's text is one the product wrote: this release's, or an earlier release's. */
+export function isProductSkill(text: string | undefined): boolean {
+  if (text === undefined) return false;
+  if (text === SKILL_TEXT) return true;
+  const { createHash } = require('node:crypto') as typeof import('node:crypto');
+  return EARLIER_SKILL_SHA256.has(createHash('sha256').update(text).digest('hex'));
 }
 
 /** Where Connect keeps a skill of the same name that it did not write; Disconnect puts it back. */
@@ -350,18 +370,20 @@ export async function planConnect(
   targets: ClaudeTargets,
   program: string,
   opts: { sessionEnd?: boolean } = {},
-): Promise<ConnectPlan & { change: SettingsChange; skillCurrent: boolean; skillBackup?: string }> {
+): Promise<ConnectPlan & { change: SettingsChange; settingsText?: string; skillCurrent: boolean; skillBackup?: string }> {
   await assertInsideRoot(targets);
   const hooks = plannedHooks(program, opts);
   const text = await readIfExists(targets.settingsFile);
   const change = connectSettingsText(text, hooks, targets.settingsFile);
   const skill = await readIfExists(targets.skillFile).catch(() => undefined);
   const skillCurrent = skill === SKILL_TEXT;
-  // A SKILL.md of the same name that the product did not write (a team's own procedure, a changed copy) is kept.
-  const skillBackup = !skillCurrent && (skill !== undefined || (await pathExists(targets.skillFile))) ? await freeBackupPath(targets.skillFile) : undefined;
+  // A SKILL.md of the same name that the product did not write (a team's own procedure, a changed copy) is kept; an
+  // earlier release's own is replaced.
+  const skillBackup =
+    !skillCurrent && !isProductSkill(skill) && (skill !== undefined || (await pathExists(targets.skillFile))) ? await freeBackupPath(targets.skillFile) : undefined;
   const summary = change.added.map((h) => `${h.event}${h.matcher ? ` (${h.matcher})` : ''}: ${h.command}`);
   if (!skillCurrent) summary.push(`Skill: ${targets.skillFile}${skillBackup ? ` (the SKILL.md there now is kept as ${path.basename(skillBackup)}; Disconnect puts it back)` : ''}`);
-  return { ...targets, hooks, summary, change, skillCurrent, skillBackup };
+  return { ...targets, hooks, summary, change, settingsText: text, skillCurrent, skillBackup };
 }
 
 export interface ConnectResult {
@@ -370,12 +392,30 @@ export interface ConnectResult {
   added: PlannedHook[];
 }
 
+/**
+ * Replaces a settings file with `next` only while it still holds `read` (undefined: no file), what the change was
+ * made from; false when another writer changed it meanwhile (nothing is written: the change is made again from its
+ * text). The check is right before the atomic write.
+ */
+export async function replaceSettingsIf(file: string, read: string | undefined, next: string): Promise<boolean> {
+  const now = await readIfExists(file);
+  if (now !== read) return false;
+  await writeFileAtomic(file, next);
+  return true;
+}
+
+/** Tries before Connect or Disconnect gives up on a settings file that another writer keeps changing. */
+const SETTINGS_TRIES = 5;
+
 /** Connects: merges the hooks (file untouched when it is not valid JSON) and installs the skill. */
 export async function connectClaude(targets: ClaudeTargets, program: string, opts: { sessionEnd?: boolean } = {}): Promise<ConnectResult> {
-  const plan = await planConnect(targets, program, opts);
-  if (plan.change.changed) {
+  let plan = await planConnect(targets, program, opts);
+  for (let attempt = 1; plan.change.changed; attempt++) {
     await fs.mkdir(path.dirname(targets.settingsFile), { recursive: true });
-    await writeFileAtomic(targets.settingsFile, plan.change.text);
+    // Another writer's edit made since the plan read the file is merged, never lost: the plan is made again.
+    if (await replaceSettingsIf(targets.settingsFile, plan.settingsText, plan.change.text)) break;
+    if (attempt >= SETTINGS_TRIES) throw new CheckpointError(`${targets.settingsFile} kept changing while Connect merged its hooks; nothing was written. Try again.`);
+    plan = await planConnect(targets, program, opts);
   }
   if (!plan.skillCurrent) {
     await fs.mkdir(path.dirname(targets.skillFile), { recursive: true });
@@ -401,16 +441,19 @@ export interface DisconnectResult {
 export async function disconnectClaude(targets: ClaudeTargets): Promise<DisconnectResult> {
   await assertInsideRoot(targets);
   const result: DisconnectResult = { removedHooks: 0, skillRemoved: false };
-  const text = await readIfExists(targets.settingsFile);
-  if (text !== undefined) {
+  for (let attempt = 1; ; attempt++) {
+    const text = await readIfExists(targets.settingsFile);
+    if (text === undefined) break;
     const change = disconnectSettingsText(text, targets.settingsFile);
-    if (change.removed) {
-      await writeFileAtomic(targets.settingsFile, change.text);
+    if (!change.removed) break;
+    if (await replaceSettingsIf(targets.settingsFile, text, change.text)) {
       result.removedHooks = change.removed;
+      break;
     }
+    if (attempt >= SETTINGS_TRIES) throw new CheckpointError(`${targets.settingsFile} kept changing while Disconnect removed its hooks; nothing was written. Try again.`);
   }
   const skill = await readIfExists(targets.skillFile).catch(() => undefined);
-  if (skill === SKILL_TEXT) {
+  if (isProductSkill(skill)) {
     // The skill Connect wrote, unchanged: removed, and the one it replaced (if any) put back.
     const backup = `${targets.skillFile}${SKILL_BACKUP_SUFFIX}`;
     if (await pathExists(backup)) await fs.rename(backup, targets.skillFile);
@@ -424,6 +467,12 @@ export async function disconnectClaude(targets: ClaudeTargets): Promise<Disconne
   }
   return result;
 }
+
+/**
+ * This plugin as `enabledPlugins` names it: `<plugin>@<marketplace>`, both as `.claude-plugin/marketplace.json` names
+ * them (a test keeps them in step). A plugin of the same name from another marketplace is another plugin.
+ */
+export const PLUGIN_ID = 'checkpoint@checkpoint';
 
 /**
  * The settings file that enables the Checkpoint plugin for `folder` (`enabledPlugins` with
@@ -441,7 +490,7 @@ export async function pluginEnabledIn(folder: string | undefined, env: NodeJS.Pr
     const plugins = parsed?.ok ? parsed.value.enabledPlugins : undefined;
     if (!plugins || typeof plugins !== 'object' || Array.isArray(plugins)) continue;
     for (const [id, on] of Object.entries(plugins as Record<string, unknown>)) {
-      if (!id.startsWith('checkpoint@') || typeof on !== 'boolean') continue;
+      if (id !== PLUGIN_ID || typeof on !== 'boolean') continue;
       enabledBy = on ? file : undefined;
     }
   }

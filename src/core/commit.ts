@@ -3,10 +3,11 @@ import os = require('node:os');
 import path = require('node:path');
 import { NONE, oneLine, type Checkpoint } from './checkpoint';
 import { CheckpointError, errorMessage } from './errors';
-import { insideAny, removeFile, writeFileAtomic } from './files';
+import { insideAny, readBounded, removeFile, writeFileAtomic } from './files';
 import { NO_HOOKS, readCommitState, runGit, type CommitState } from './git';
 import { GitTimeoutError } from './gitProcess';
 import { isLikelySecret } from './secrets';
+import { GIT_INDEX_MAX_BYTES, GIT_QUICK_MS } from './snapshot';
 import type { CheckpointStore, SaveInput, SaveResult } from './store';
 
 // Seed 002's end of a session: after saving, commit the work with a conventional message. Every git call goes
@@ -44,6 +45,8 @@ export interface CommitOptions {
   /** Environment to take git's from (default: this process's); tests point HOME at a temp folder. */
   env?: NodeJS.ProcessEnv;
   timeoutMs?: number;
+  /** The Conventional Commits type of the subject (default `chore`; see {@link COMMIT_TYPE}). */
+  type?: string;
 }
 
 export interface CommitResult {
@@ -59,14 +62,31 @@ export interface CommitResult {
   pushed: boolean;
   /** Why the push failed (the commit stays). */
   pushError?: string;
+  /** What went wrong after the commit was made (a post-commit hook stopped at the time limit); the commit stands. */
+  warnings: string[];
 }
 
-/** The commit message: `checkpoint(<name>): <first line of Left Off>` (≤ 72 characters) and the Done list as body. */
-export function commitMessage(cp: Pick<Checkpoint, 'name' | 'description' | 'done'>): string {
+/** A Conventional Commits type: a lowercase word (`chore`, `feat`, `fix`, …). */
+const COMMIT_TYPE = /^[a-z][a-z0-9-]*$/;
+/** The type of a commit's subject unless one is chosen. */
+export const DEFAULT_COMMIT_TYPE = 'chore';
+
+/** Throws unless `type` can be a Conventional Commits type. */
+export function assertCommitType(type: string): void {
+  if (type.length > 20 || !COMMIT_TYPE.test(type)) throw new CheckpointError(`Invalid commit type ${JSON.stringify(type)}: use a lowercase word such as chore, feat, fix, docs, refactor or test.`);
+}
+
+/**
+ * The commit message: a Conventional Commits subject, `<type>(<name>): <first line of Left Off>` (≤ 72 characters;
+ * type `chore` unless given), and the Done list as body. The summary is written as commitlint's conventional rules
+ * want it: its first letter lowercase when it starts a lowercase word (`Wiring` → `wiring`, `OAuth` kept), no final
+ * full stop.
+ */
+export function commitMessage(cp: Pick<Checkpoint, 'name' | 'description' | 'done'>, type = DEFAULT_COMMIT_TYPE): string {
   // eslint-disable-next-line no-control-regex
   const clean = (s: string): string => oneLine(s).replace(/[\u0000-\u001f\u007f]/g, ' ');
-  const prefix = `checkpoint(${clean(cp.name)}): `;
-  const summary = cp.description && cp.description !== NONE ? clean(cp.description) : 'checkpoint saved';
+  const prefix = `${type}(${clean(cp.name)}): `;
+  const summary = conventionalSummary(cp.description && cp.description !== NONE ? clean(cp.description) : 'checkpoint saved');
   let subject = prefix + summary;
   const chars = Array.from(subject);
   if (chars.length > SUBJECT_MAX) subject = `${chars.slice(0, SUBJECT_MAX - 1).join('').trimEnd()}…`;
@@ -74,11 +94,20 @@ export function commitMessage(cp: Pick<Checkpoint, 'name' | 'description' | 'don
   return body.length ? `${subject}\n\n${body.join('\n')}\n` : `${subject}\n`;
 }
 
+function conventionalSummary(text: string): string {
+  let end = text.trimEnd().length;
+  while (end > 0 && text[end - 1] === '.') end--;
+  const trimmed = text.slice(0, end).trim();
+  const [first, second] = Array.from(trimmed);
+  if (first && second && first !== first.toLowerCase() && second === second.toLowerCase() && second !== second.toUpperCase()) return first.toLowerCase() + trimmed.slice(first.length);
+  return trimmed || 'checkpoint saved';
+}
+
 /** Variables a push needs to authenticate, beside those git always sees (git.ts's ENV_KEEP). */
 const PUSH_ENV_KEEP = ['SSH_AUTH_SOCK', 'HTTP_PROXY', 'HTTPS_PROXY', 'NO_PROXY', 'http_proxy', 'https_proxy', 'no_proxy'];
 
 /** Runs git in `root` for a commit: each call with the time limit and `signal`, any non-zero exit an error. */
-function writer(root: string, opts: CommitOptions): (args: string[]) => Promise<string> {
+function writer(root: string, opts: CommitOptions): (args: string[], more?: Record<string, string>) => Promise<string> {
   const envFrom = opts.env ?? process.env;
   const env: Record<string, string> = { GIT_LITERAL_PATHSPECS: '1' };
   for (const k of PUSH_ENV_KEEP) {
@@ -86,7 +115,7 @@ function writer(root: string, opts: CommitOptions): (args: string[]) => Promise<
     if (v !== undefined) env[k] = v;
   }
   const timeoutMs = opts.timeoutMs ?? GIT_WRITE_TIMEOUT_MS;
-  return (args) => runGit(root, args, { env, envFrom, timeoutMs, signal: opts.signal, failOnExitCode: true });
+  return (args, more) => runGit(root, args, { env: { ...env, ...more }, envFrom, timeoutMs, signal: opts.signal, failOnExitCode: true });
 }
 
 /** What this commit stages: changed paths except the memory folder and likely secrets, which are listed. */
@@ -151,18 +180,62 @@ async function realFolder(dir: string): Promise<string> {
  * The index file as it is now, to put back byte for byte when a commit fails: intent-to-add entries, the
  * assume-unchanged and skip-worktree bits and a sparse checkout survive, which a `read-tree` of the staged tree loses.
  */
-async function saveIndex(git: (args: string[]) => Promise<string>, root: string): Promise<() => Promise<void>> {
+async function saveIndex(git: (args: string[]) => Promise<string>, root: string): Promise<{ restore: () => Promise<void>; dropLock: () => Promise<void> }> {
   const [indexPath] = (await git(['rev-parse', '--git-path', 'index'])).split('\n');
   const file = path.resolve(root, indexPath);
   const lock = `${file}.lock`;
-  const bytes = await fs.readFile(file).catch(() => undefined);
+  // No index file: put back as none. One that cannot be read (a FIFO, too large) is left as it is.
+  const bytes = await readBounded(file, GIT_INDEX_MAX_BYTES).catch((err: NodeJS.ErrnoException) => (err.code === 'ENOENT' ? undefined : null));
   const lockedBefore = await fs.stat(lock).then(() => true, () => false);
-  return async () => {
-    if (bytes) await writeFileAtomic(file, bytes);
-    else await removeFile(file);
-    // git killed at the time limit (or canceled) leaves its lock behind: the lock is this commit's own.
+  // git killed at the time limit (or canceled) leaves its lock behind: the lock is this commit's own.
+  const dropLock = async (): Promise<void> => {
     if (!lockedBefore) await removeFile(lock);
   };
+  return {
+    restore: async () => {
+      if (bytes) await writeFileAtomic(file, bytes);
+      else if (bytes === undefined) await removeFile(file);
+      await dropLock();
+    },
+    dropLock,
+  };
+}
+
+/** The hooks git ran, from its trace2 events: the one that failed (exit code not 0) and one it did not see end. */
+async function hooksRan(trace: string): Promise<{ failed?: string; unfinished?: string }> {
+  const text = await readBounded(trace, 16 * 1024 * 1024).then(
+    (b) => b.toString('utf8'),
+    () => '',
+  );
+  const names = new Map<number, string>();
+  let failed: string | undefined;
+  let own: string | undefined;
+  for (const line of text.split('\n')) {
+    let event: { event?: unknown; sid?: unknown; child_class?: unknown; hook_name?: unknown; child_id?: unknown; code?: unknown };
+    try {
+      event = JSON.parse(line) as typeof event;
+    } catch {
+      continue;
+    }
+    // Only git commit's own children: a git that a hook runs writes here too, with a session id of its own (under
+    // commit's: `a/b`). git commit's comes first.
+    if (typeof event.sid !== 'string') continue;
+    own ??= event.sid;
+    if (typeof event.child_id !== 'number' || event.sid !== own) continue;
+    if (event.event === 'child_start' && event.child_class === 'hook' && typeof event.hook_name === 'string') names.set(event.child_id, event.hook_name);
+    if (event.event === 'child_exit' && names.has(event.child_id)) {
+      if (event.code !== 0) failed = names.get(event.child_id);
+      names.delete(event.child_id);
+    }
+  }
+  return { failed, unfinished: [...names.values()].pop() };
+}
+
+/** The commit at HEAD when git made it over `parent` ('' for none): it moved HEAD on, with `parent` as first parent. */
+async function madeOver(root: string, parent: string): Promise<string | undefined> {
+  const line = await runGit(root, ['show', '-s', '--format=%H %P', 'HEAD'], { timeoutMs: GIT_QUICK_MS }).catch(() => '');
+  const [hash, first] = line.trim().split(' ');
+  return hash && hash !== parent && (first ?? '') === parent ? hash : undefined;
 }
 
 /**
@@ -189,8 +262,11 @@ export async function commitWork(cp: Pick<Checkpoint, 'name' | 'description' | '
   const git = writer(state.root, opts);
   const tmp = await fs.mkdtemp(path.join(os.tmpdir(), 'checkpoint-commit-'));
   try {
-    const restore = await saveIndex(git, state.root);
-    const undo = async (): Promise<void> => restore().catch(() => undefined);
+    const index = await saveIndex(git, state.root);
+    const undo = async (): Promise<void> => index.restore().catch(() => undefined);
+    const warnings: string[] = [];
+    const type = opts.type ?? DEFAULT_COMMIT_TYPE;
+    assertCommitType(type);
     try {
       if (stage.length) {
         const list = path.join(tmp, 'pathspec');
@@ -204,17 +280,34 @@ export async function commitWork(cp: Pick<Checkpoint, 'name' | 'description' | '
       }
       const parent = await git(['rev-parse', '--verify', '-q', 'HEAD']).then((s) => s.trim(), () => '');
       const message = path.join(tmp, 'message');
-      await fs.writeFile(message, commitMessage(cp));
+      const text = commitMessage(cp, type);
+      await fs.writeFile(message, text);
+      // git's trace2 events say which hook ran and which failed (pre-commit, commit-msg, post-commit…).
+      const trace = path.join(tmp, 'trace2');
       try {
-        await git(['commit', '--quiet', '--cleanup=whitespace', `--file=${message}`]);
+        await git(['commit', '--quiet', '--cleanup=whitespace', `--file=${message}`], { GIT_TRACE2_EVENT: trace });
       } catch (err) {
-        await undo();
-        const ran = state.preCommitHook ? 'the pre-commit hook' : 'git commit';
-        if (err instanceof GitTimeoutError) throw timeLimitReached(err, ran);
-        const output = errorMessage(err);
-        if (opts.signal?.aborted) throw new CommitError('failed', 'Not committed: canceled; nothing was staged or committed.');
-        if (state.preCommitHook) throw new CommitError('hook', 'Not committed: the pre-commit hook failed; nothing was staged or committed. Its output:', output);
-        throw new CommitError('failed', 'Not committed: git commit failed; nothing was staged or committed.', output);
+        const hooks = await hooksRan(trace);
+        // Whether the commit exists is HEAD's to say, not git's exit: a post-commit or reference-transaction hook
+        // stopped at the time limit (or failing) comes after it. Then it is reported, and the index is not put back
+        // (the next commit would undo the work); only a lock git left is removed.
+        const made = await madeOver(state.root, parent);
+        if (made) {
+          await index.dropLock().catch(() => undefined);
+          const what = hooks.unfinished ? `the ${hooks.unfinished} hook` : hooks.failed ? `the ${hooks.failed} hook` : 'git commit';
+          const timedOut = err instanceof GitTimeoutError;
+          warnings.push(`Committed, but ${what} ${timedOut ? `was stopped at the time limit of ${Math.round(err.ms / 1000)} s` : 'failed'} after the commit was made${timedOut ? '' : `: ${oneLine(errorMessage(err)).slice(0, 500)}`}.`);
+        } else {
+          await undo();
+          if (err instanceof GitTimeoutError) throw timeLimitReached(err, hooks.unfinished ? `the ${hooks.unfinished} hook` : 'git commit');
+          const output = errorMessage(err);
+          if (opts.signal?.aborted) throw new CommitError('failed', 'Not committed: canceled; nothing was staged or committed.');
+          if (hooks.failed === 'commit-msg') {
+            throw new CommitError('hook', `Not committed: the commit-msg hook refused the message "${text.split('\n')[0]}"; nothing was staged or committed. Its output:`, output);
+          }
+          if (hooks.failed) throw new CommitError('hook', `Not committed: the ${hooks.failed} hook failed; nothing was staged or committed. Its output:`, output);
+          throw new CommitError('failed', 'Not committed: git commit failed; nothing was staged or committed.', output);
+        }
       }
       // The commit exists from here on: no failure puts the index back any more (every error below is a CommitError).
       let hash: string;
@@ -240,7 +333,7 @@ export async function commitWork(cp: Pick<Checkpoint, 'name' | 'description' | '
         await undo();
         throw new CommitError('staged-secret', `Not committed: ${what}; the commit was undone and the index put back as it was.`);
       }
-      const result: CommitResult = { hash, branch: state.branch, subject: commitMessage(cp).split('\n')[0], leftOut, committed, pushed: false };
+      const result: CommitResult = { hash, branch: state.branch, subject: text.split('\n')[0], leftOut, committed, pushed: false, warnings };
       if (opts.push) {
         try {
           await push(git, state.branch);

@@ -89,14 +89,21 @@ export function shellQuote(word: string): string {
  */
 // eslint-disable-next-line no-control-regex
 const BREAKING = /[\u0000-\u001f\u007f-\u009f\u2028\u2029\u202a-\u202e\u2066-\u2069]+/g;
+/**
+ * Format characters an agent reads but a person never sees: zero-width space, the left-to-right and right-to-left
+ * marks, word joiner and invisible operators, the byte-order mark, the Arabic letter mark, the Mongolian vowel
+ * separator, and the tag characters (U+E0000–U+E007F, which spell hidden ASCII). The zero-width joiner and non-joiner
+ * stay: emoji sequences and several scripts need them.
+ */
+const INVISIBLE = /[\u200b\u200e\u200f\u2060-\u2064\ufeff\u061c\u180e]|\udb40[\udc00-\udc7f]/g;
 const SPACES = / {2,}/g;
 
 /**
- * One line of plain text: line breaks, tabs and other control characters become one space, runs of spaces one
- * space, the ends are trimmed, and text longer than `max` characters is cut with "…" (never inside a surrogate pair).
+ * One line of plain text: invisible format characters (see {@link INVISIBLE}) are dropped; line breaks, tabs and
+ * other control characters become one space, runs of spaces one space, the ends are trimmed, and text longer than `max` characters is cut with "…" (never inside a surrogate pair).
  */
 export function agentLine(text: string, max = Infinity): string {
-  const line = text.replace(BREAKING, ' ').replace(SPACES, ' ').trim();
+  const line = text.replace(INVISIBLE, '').replace(BREAKING, ' ').replace(SPACES, ' ').trim();
   if (line.length <= max) return line;
   let cut = Math.max(0, max - 1);
   const code = line.charCodeAt(cut - 1);

@@ -198,13 +198,51 @@ function checkWhole(st: Stats, maxBytes: number): void {
 /** The first read buffer of {@link readPrefix}; it doubles while the file fills it, up to `maxBytes + 1`. */
 const FIRST_READ = 8 * 1024;
 
+/** Open flags: read only, never wait on a FIFO (where the platform has it). */
+const NO_WAIT = constants.O_RDONLY | (constants.O_NONBLOCK ?? 0);
+/** Open flags: read only, fail on a symbolic link, never wait on a FIFO (each where the platform has it). */
+const NO_FOLLOW_NO_WAIT = NO_WAIT | (constants.O_NOFOLLOW ?? 0);
+
 /**
- * Reads at most `maxBytes` from the start of a file. `truncated` tells whether more was there.
+ * Every read of a file the product did not write starts here: the open never waits (O_NONBLOCK: a FIFO opens at
+ * once, where a plain open would block the thread, or the whole event loop when the read is inline, for ever), and
+ * what was opened is refused unless it is a regular file (fstat of the open descriptor, so a file swapped for a FIFO
+ * after a stat is refused too). Each reader then bounds what it reads. `noFollow`: fail on a symbolic link too.
+ */
+export async function openRegular(file: string, noFollow?: boolean): Promise<{ handle: fs.FileHandle; st: Stats }> {
+  const handle = await fs.open(file, noFollow ? NO_FOLLOW_NO_WAIT : NO_WAIT);
+  try {
+    const st = await handle.stat();
+    if (!st.isFile()) throw new CheckpointError('not a regular file');
+    return { handle, st };
+  } catch (err) {
+    await handle.close();
+    throw err;
+  }
+}
+
+/** {@link openRegular} with synchronous I/O (a one-shot process). */
+function openRegularSync(file: string, noFollow?: boolean): { fd: number; st: Stats } {
+  const fd = openSync(file, noFollow ? NO_FOLLOW_NO_WAIT : NO_WAIT);
+  try {
+    const st = fstatSync(fd);
+    if (!st.isFile()) throw new CheckpointError('not a regular file');
+    return { fd, st };
+  } catch (err) {
+    closeSync(fd);
+    throw err;
+  }
+}
+
+/**
+ * Reads at most `maxBytes` from the start of a regular file. `truncated` tells whether more was there.
  * The buffer starts small and grows only for large files (listing thousands of ~2 KB checkpoints must not
- * allocate and zero a `maxBytes` buffer for each).
+ * allocate and zero a `maxBytes` buffer for each). `noFollow`: for a path its caller saw as a regular file (readdir's
+ * type, an lstat): opened without waiting and failing on a symbolic link, with no fstat of its own (one per file of a
+ * listing); what replaced it meanwhile is read without waiting (a FIFO gives nothing) and within `maxBytes`.
  */
 export async function readPrefix(file: string, maxBytes: number, opts: { noFollow?: boolean } = {}): Promise<{ text: string; truncated: boolean; buffer: Buffer }> {
-  const handle = await fs.open(file, opts.noFollow ? NO_FOLLOW_NO_WAIT : 'r');
+  const handle = opts.noFollow ? await fs.open(file, NO_FOLLOW_NO_WAIT) : (await openRegular(file)).handle;
   try {
     let buffer: Buffer = Buffer.allocUnsafe(Math.min(maxBytes + 1, FIRST_READ));
     let total = 0;
@@ -223,21 +261,15 @@ export async function readPrefix(file: string, maxBytes: number, opts: { noFollo
   }
 }
 
-/** Open flags: read only, never wait on a FIFO (where the platform has it). */
-const NO_WAIT = constants.O_RDONLY | (constants.O_NONBLOCK ?? 0);
-/** Open flags: read only, fail on a symbolic link, never wait on a FIFO (each where the platform has it). */
-const NO_FOLLOW_NO_WAIT = NO_WAIT | (constants.O_NOFOLLOW ?? 0);
-
 /** The scratch buffer of {@link readPrefixSync} (synchronous, so one buffer serves every call). */
 let scratch: Buffer = Buffer.allocUnsafe(FIRST_READ);
 
 /**
- * {@link readPrefix} with synchronous I/O, for the CLI (a one-shot process: nothing else waits on its thread),
- * for regular files only. It reads into one reused buffer, so it returns the text only. `noFollow`: fail on a
- * symbolic link and do not wait on a FIFO (for a path readdir reported as a regular file); `noWait`: only the latter.
+ * {@link readPrefix} with synchronous I/O, for the CLI (a one-shot process: nothing else waits on its thread).
+ * It reads into one reused buffer, so it returns the text only. `noFollow`: as {@link readPrefix}'s.
  */
-export function readPrefixSync(file: string, maxBytes: number, opts: { noFollow?: boolean; noWait?: boolean } = {}): { text: string; truncated: boolean } {
-  const fd = openSync(file, opts.noFollow ? NO_FOLLOW_NO_WAIT : opts.noWait ? NO_WAIT : 'r');
+export function readPrefixSync(file: string, maxBytes: number, opts: { noFollow?: boolean } = {}): { text: string; truncated: boolean } {
+  const fd = opts.noFollow ? openSync(file, NO_FOLLOW_NO_WAIT) : openRegularSync(file).fd;
   try {
     let total = 0;
     for (;;) {
@@ -248,7 +280,7 @@ export function readPrefixSync(file: string, maxBytes: number, opts: { noFollow?
       const want = Math.min(scratch.length, maxBytes + 1) - total;
       const bytesRead = readSync(fd, scratch, total, want, total);
       total += bytesRead;
-      // A short read of a regular file (the caller checked) is its end: no second read to be told so.
+      // A short read of a regular file is its end: no second read to be told so.
       if (bytesRead < want) break;
     }
     return { text: scratch.toString('utf8', 0, Math.min(total, maxBytes)), truncated: total > maxBytes };
@@ -269,31 +301,85 @@ function prefixResult(buffer: Buffer, total: number, maxBytes: number): { text: 
 }
 
 /**
+ * The bytes of a whole regular file of at most `maxBytes` (see {@link openRegular}): a FIFO, a device or a folder is
+ * refused, a larger file too, and one that grows past the bound while it is read. `sync`: inline reads (a one-shot
+ * process).
+ */
+export async function readBounded(file: string, maxBytes: number, opts: { sync?: boolean; noFollow?: boolean } = {}): Promise<Buffer> {
+  if (opts.sync) return readBoundedSync(file, maxBytes, opts.noFollow);
+  const { handle, st } = await openRegular(file, opts.noFollow);
+  try {
+    assertBound(st.size, maxBytes);
+    const buffer = Buffer.allocUnsafe(st.size + 1);
+    let total = 0;
+    for (let n; total < buffer.length && (n = (await handle.read(buffer, total, buffer.length - total, total)).bytesRead) > 0; ) total += n;
+    return finishBounded(buffer, total, st.size);
+  } finally {
+    await handle.close();
+  }
+}
+
+function readBoundedSync(file: string, maxBytes: number, noFollow?: boolean): Buffer {
+  const { fd, st } = openRegularSync(file, noFollow);
+  try {
+    assertBound(st.size, maxBytes);
+    const buffer = Buffer.allocUnsafe(st.size + 1);
+    let total = 0;
+    for (let n; total < buffer.length && (n = readSync(fd, buffer, total, buffer.length - total, total)) > 0; ) total += n;
+    return finishBounded(buffer, total, st.size);
+  } finally {
+    closeSync(fd);
+  }
+}
+
+function assertBound(size: number, maxBytes: number): void {
+  if (size > maxBytes) throw new CheckpointError(`too large (${size} bytes; at most ${maxBytes} are read)`);
+}
+
+/** The bytes read into a buffer one byte longer than the file's size: filling it means the file grew meanwhile. */
+function finishBounded(buffer: Buffer, total: number, size: number): Buffer {
+  if (total > size) throw new CheckpointError('it grew while being read; try again');
+  return buffer.subarray(0, total);
+}
+
+/**
+ * The last `maxBytes` bytes of a regular file (all of a smaller one; see {@link openRegular}). `sync`: inline reads
+ * (a one-shot process).
+ */
+export async function readTail(file: string, maxBytes: number, opts: { sync?: boolean } = {}): Promise<Buffer> {
+  if (opts.sync) {
+    const { fd, st } = openRegularSync(file);
+    try {
+      const buffer = Buffer.allocUnsafe(Math.min(st.size, maxBytes));
+      let total = 0;
+      for (let n; total < buffer.length && (n = readSync(fd, buffer, total, buffer.length - total, st.size - buffer.length + total)) > 0; ) total += n;
+      return buffer.subarray(0, total);
+    } finally {
+      closeSync(fd);
+    }
+  }
+  const { handle, st } = await openRegular(file);
+  try {
+    const buffer = Buffer.allocUnsafe(Math.min(st.size, maxBytes));
+    let total = 0;
+    for (let n; total < buffer.length && (n = (await handle.read(buffer, total, buffer.length - total, st.size - buffer.length + total)).bytesRead) > 0; ) total += n;
+    return buffer.subarray(0, total);
+  } finally {
+    await handle.close();
+  }
+}
+
+/**
  * Reads a small file whose path a workspace (a cloned repository) may control: refuses anything but a regular file
  * (a FIFO would block forever, a link to /dev/zero would never end) and files larger than `maxBytes`.
  */
 export async function readSmallFile(file: string, maxBytes: number): Promise<string> {
-  assertSmallFile(await fs.stat(file), maxBytes);
-  return smallText(await readPrefix(file, maxBytes), maxBytes);
+  return (await readBounded(file, maxBytes)).toString('utf8');
 }
 
-/**
- * {@link readSmallFile} with synchronous I/O (a one-shot process). A file that turned into a FIFO since it was
- * looked at is not waited on.
- */
+/** {@link readSmallFile} with synchronous I/O (a one-shot process). */
 function readSmallFileSync(file: string, maxBytes: number): string {
-  assertSmallFile(statSync(file), maxBytes);
-  return smallText(readPrefixSync(file, maxBytes, { noWait: true }), maxBytes);
-}
-
-function assertSmallFile(st: Stats, maxBytes: number): void {
-  if (!st.isFile()) throw new CheckpointError('not a regular file');
-  if (st.size > maxBytes) throw new CheckpointError(`too large (${st.size} bytes; at most ${maxBytes} are read)`);
-}
-
-function smallText({ text, truncated }: { text: string; truncated: boolean }, maxBytes: number): string {
-  if (truncated) throw new CheckpointError(`too large (more than ${maxBytes} bytes)`);
-  return text;
+  return readBoundedSync(file, maxBytes).toString('utf8');
 }
 
 /**

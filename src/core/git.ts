@@ -299,8 +299,6 @@ export interface CommitState {
   email: string;
   /** Changed paths, untracked files listed one by one. */
   entries: StatusEntry[];
-  /** The pre-commit hook that would run, when there is one. */
-  preCommitHook?: string;
 }
 
 /** Reads {@link CommitState}. Throws CheckpointError when `cwd` is not in a git repository or git is missing. */
@@ -308,11 +306,11 @@ export async function readCommitState(cwd: string): Promise<CommitState> {
   const git = gitIn(cwd);
   let top: string[];
   try {
-    top = (await git(['rev-parse', '--show-toplevel', '--absolute-git-dir', '--git-path', 'hooks/pre-commit'])).split('\n');
+    top = (await git(['rev-parse', '--show-toplevel', '--absolute-git-dir'])).split('\n');
   } catch (err) {
     throw new CheckpointError(`Cannot commit: ${gitProblem(err)} (${cwd}).`);
   }
-  const [root, gitDir, hookPath] = top;
+  const [root, gitDir] = top;
   if (!root) throw new CheckpointError(`Cannot commit: ${cwd} is not inside a work tree.`);
   const inGit = (p: string): boolean => statSync(path.resolve(gitDir, p), { throwIfNoEntry: false }) !== undefined;
   const operation = inGit('MERGE_HEAD')
@@ -330,10 +328,8 @@ export async function readCommitState(cwd: string): Promise<CommitState> {
     gitIn(root)(['status', '--porcelain=v2', '-z', '--untracked-files=all']),
   ]);
   const entries = statusEntries(status);
-  const hook = hookPath ? path.resolve(cwd, hookPath) : undefined;
   const state: CommitState = { root, branch, email, entries, operation };
   if (!operation && status.split('\0').some((r) => r.startsWith('u '))) state.operation = 'a merge (unmerged paths)';
-  if (hook && statSync(hook, { throwIfNoEntry: false })?.isFile()) state.preCommitHook = hook;
   return state;
 }
 

@@ -3,7 +3,7 @@ import { TwinNameError } from './storeTypes';
 import { isLikelySecret } from './secrets';
 import { CheckpointError, errorMessage } from './errors';
 import { oneLine } from './escaping';
-import { fileNameFor, printable, sanitizeName, validateName } from './names';
+import { fileNameFor, printable, sanitizeName } from './names';
 import { SHOW_READ_BYTES, type CheckpointStore } from './store';
 import { checkedRef, commitTree, FILES_REFS, GIT_QUICK_MS, hasCommit, keepSnapshot, memoryTest, runGit, SNAPSHOT_REFS } from './snapshot';
 import { repoTop } from './snapshotUse';
@@ -50,9 +50,30 @@ export async function resolveRemote(cwd: string, remote?: string): Promise<strin
   throw new CheckpointError(`Several git remotes and none is "origin": name one with --remote (${remotes.join(', ')}).`);
 }
 
+/** A file a pushed snapshot publishes beyond the remote's history: `status` as git's diff says (A, M, D, T…). */
+export interface PublishedFile {
+  path: string;
+  status: string;
+  /** New in the snapshot (in no commit of the branch): it was untracked, or only staged, when the checkpoint was saved. */
+  untracked: boolean;
+}
+
+/** What a push will publish (see {@link planPush}). */
+export interface PushPlan {
+  remote: string;
+  /** Each checkpoint pushed, with its snapshot when that goes too and the files it publishes beyond the remote's history. */
+  checkpoints: { name: string; snapshot?: string; files: PublishedFile[]; commits: number }[];
+  /** Checkpoints (or their snapshots) that are not pushed, and why. */
+  heldBack: { name: string; reason: string; snapshotOnly: boolean }[];
+  warnings: string[];
+  /** The refspecs `git push` gets. */
+  refspecs: string[];
+}
+
 export interface PushResult {
   remote: string;
   pushed: { name: string; snapshot?: string }[];
+  heldBack: PushPlan['heldBack'];
   warnings: string[];
 }
 
@@ -63,45 +84,109 @@ async function fileCommit(cwd: string, name: string, text: string): Promise<stri
   return commitTree(cwd, tree, '', `checkpoint file: ${name}`);
 }
 
+/** Commits reachable from `commit` that none of the remote's tracking refs (`refs/remotes/<remote>/`) reaches. */
+async function commitsBeyondRemote(cwd: string, commit: string, remote: string): Promise<number> {
+  const out = await runGit(cwd, ['rev-list', '--count', commit, '--not', `--glob=refs/remotes/${remote}/*`], { timeoutMs: GIT_QUICK_MS });
+  return Number(out.trim()) || 0;
+}
+
+/** The files a snapshot changes over its parent (its own content: the work tree beyond the commit it was taken on). */
+async function snapshotFiles(cwd: string, snapshot: string): Promise<PublishedFile[]> {
+  const out = await runGit(cwd, ['diff-tree', '-r', '--root', '--no-commit-id', '--no-renames', '--name-status', '-z', snapshot], { timeoutMs: GIT_QUICK_MS });
+  const parts = out.split('\0');
+  const files: PublishedFile[] = [];
+  for (let i = 0; i + 1 < parts.length; i += 2) {
+    if (parts[i] === '') break;
+    files.push({ path: parts[i + 1], status: parts[i], untracked: parts[i] === 'A' });
+  }
+  return files;
+}
+
 /**
- * Pushes checkpoints (`names`, else every readable Markdown checkpoint) and their snapshots to a git remote.
- * A checkpoint of the same name on the remote is replaced.
+ * What pushing checkpoints (`names`, else every readable Markdown checkpoint) would publish, nothing pushed yet. A
+ * checkpoint travels under its name as the product writes names (lowercase; `My Task` as `my-task`), so a pull on
+ * another machine takes it. A snapshot goes only when the commit it was taken on is already on the remote (reachable
+ * from its tracking refs): its parent chain would otherwise publish local commits nobody pushed (a key committed and
+ * removed in the next commit would be readable there). Such a snapshot is held back, and said so, unless
+ * `withHistory`. A checkpoint that cannot be pushed (a name git refuses as a ref) is held back alone.
  */
-export async function pushCheckpoints(store: CheckpointStore, names: string[], remoteName?: string): Promise<PushResult> {
+export async function planPush(store: CheckpointStore, names: string[], remoteName?: string, opts: { withHistory?: boolean } = {}): Promise<PushPlan> {
   const cwd = store.cwd;
   const remote = await resolveRemote(cwd, remoteName);
-  const targets = names.length ? names.map(validateName) : (await store.list({ includeJson: false })).filter((c) => !c.unreadable).map((c) => c.name);
+  const targets = names.length ? names : (await store.list({ includeJson: false })).filter((c) => !c.unreadable).map((c) => c.name);
   if (targets.length === 0) throw new CheckpointError('No checkpoints to push.');
-  const refspecs: string[] = [];
-  const result: PushResult = { remote, pushed: [], warnings: [] };
-  for (const name of new Set(targets)) {
-    const found = await store.find(name);
-    if (!found || found.source !== 'markdown') throw new CheckpointError(`No checkpoint named "${name}" in ${store.memoryDir}.`);
-    const cp = await store.show(name);
+  const plan: PushPlan = { remote, checkpoints: [], heldBack: [], warnings: [], refspecs: [] };
+  const taken = new Map<string, string>();
+  for (const raw of new Set(targets)) {
+    const found = await store.find(raw);
+    if (!found || found.source !== 'markdown') throw new CheckpointError(`No checkpoint named "${printable(raw)}" in ${store.memoryDir}.`);
+    const shown = printable(found.name, 64);
+    const name = sanitizeName(found.name);
+    const other = taken.get(name);
+    if (!name || other !== undefined) {
+      plan.heldBack.push({ name: shown, snapshotOnly: false, reason: name ? `it would be pushed as "${name}", as "${printable(other ?? '', 64)}" is` : 'its name has no letter or digit a pushed name can keep' });
+      continue;
+    }
+    let fileRef: string;
+    try {
+      fileRef = await checkedRef(cwd, FILES_REFS, name);
+    } catch (err) {
+      plan.heldBack.push({ name: shown, snapshotOnly: false, reason: oneLine(errorMessage(err)) });
+      continue;
+    }
+    taken.set(name, found.name);
+    const cp = await store.show(found.name);
     // The plan travels relative to the repository (or `~/` in the home folder), and lands as a path of the clone.
     const text = renderCheckpoint({ ...cp, name, plan: portablePlan(cp.plan, await topOf(store.cwd), store.home) });
-    refspecs.push(`+${await fileCommit(cwd, name, text)}:${await checkedRef(cwd, FILES_REFS, name)}`);
-    const entry: { name: string; snapshot?: string } = { name };
-    const unshared = cp.snapshot && (await hasCommit(cwd, cp.snapshot)) ? await unsharedFiles(store, cp.snapshot) : [];
+    plan.refspecs.push(`+${await fileCommit(cwd, name, text)}:${fileRef}`);
+    const entry: PushPlan['checkpoints'][number] = { name, files: [], commits: 0 };
+    plan.checkpoints.push(entry);
+    if (!cp.snapshot) continue;
+    if (!(await hasCommit(cwd, cp.snapshot))) {
+      plan.warnings.push(`The snapshot of "${name}" (${cp.snapshot.slice(0, 12)}) is not in this repository; the checkpoint is pushed without it.`);
+      continue;
+    }
+    const unshared = await unsharedFiles(store, cp.snapshot);
     if (unshared.length) {
-      result.warnings.push(
+      plan.warnings.push(
         `The snapshot of "${name}" holds ${unshared.map((f) => oneLine(f)).join(', ')}, which ${unshared.length > 1 ? 'look' : 'looks'} like a secret or a checkpoint and was never committed; the checkpoint is pushed without its snapshot.`,
       );
-    } else if (cp.snapshot && (await hasCommit(cwd, cp.snapshot))) {
-      refspecs.push(`+${cp.snapshot}:${await checkedRef(cwd, SNAPSHOT_REFS, name)}`);
-      entry.snapshot = cp.snapshot;
-    } else if (cp.snapshot) {
-      result.warnings.push(`The snapshot of "${name}" (${cp.snapshot.slice(0, 12)}) is not in this repository; the checkpoint is pushed without it.`);
+      continue;
     }
-    result.pushed.push(entry);
+    // The snapshot itself is one commit beyond its parent; any more are local history the remote does not have.
+    const beyond = (await commitsBeyondRemote(cwd, cp.snapshot, remote)) - 1;
+    if (beyond > 0 && !opts.withHistory) {
+      plan.heldBack.push({
+        name,
+        snapshotOnly: true,
+        reason: `its snapshot was taken on ${beyond} commit(s) that are not on ${remote}; pushing it would publish them. Push the branch first, or push with --with-history`,
+      });
+      continue;
+    }
+    plan.refspecs.push(`+${cp.snapshot}:${await checkedRef(cwd, SNAPSHOT_REFS, name)}`);
+    entry.snapshot = cp.snapshot;
+    entry.files = await snapshotFiles(cwd, cp.snapshot);
+    entry.commits = Math.max(0, beyond);
   }
+  return plan;
+}
+
+/** Pushes what {@link planPush} planned. */
+export async function runPush(store: CheckpointStore, plan: PushPlan): Promise<PushResult> {
+  const result: PushResult = { remote: plan.remote, pushed: plan.checkpoints.map((c) => (c.snapshot ? { name: c.name, snapshot: c.snapshot } : { name: c.name })), heldBack: plan.heldBack, warnings: plan.warnings };
+  if (plan.refspecs.length === 0) return result;
   try {
-    await runGit(cwd, ['push', '--no-verify', '--quiet', '--', remote, ...refspecs], { timeoutMs: NETWORK_MS, env: networkEnv() });
+    await runGit(store.cwd, ['push', '--no-verify', '--quiet', '--', plan.remote, ...plan.refspecs], { timeoutMs: NETWORK_MS, env: networkEnv() });
   } catch (err) {
     if (err instanceof CheckpointError) throw err;
-    throw new CheckpointError(`git push to ${remote} failed: ${errorMessage(err).trim()}`);
+    throw new CheckpointError(`git push to ${plan.remote} failed: ${errorMessage(err).trim()}`);
   }
   return result;
+}
+
+/** {@link planPush} then {@link runPush}: what the editor's Push runs. */
+export async function pushCheckpoints(store: CheckpointStore, names: string[], remoteName?: string, opts: { withHistory?: boolean } = {}): Promise<PushResult> {
+  return runPush(store, await planPush(store, names, remoteName, opts));
 }
 
 /**
@@ -211,6 +296,12 @@ export async function pullCheckpoints(store: CheckpointStore, remoteName?: strin
         continue;
       }
       // As a combined checkpoint is written: a local one of that name goes to the trash first.
+      // One larger than show and resume read, once written here, is skipped (saveCombined would refuse it): not the pull.
+      const size = Buffer.byteLength(renderCheckpoint(cp));
+      if (size > SHOW_READ_BYTES) {
+        result.skipped.push({ name, reason: `too large once written (${size} bytes)` });
+        continue;
+      }
       let put;
       try {
         put = await store.saveCombined(cp);

@@ -13,7 +13,7 @@ import { nameFromFileName } from './names';
 import { AUTO_PREFIX, findPending, trustedTime } from './pending';
 import { branchPlaceText, orderByBranch, sinceSaved, type BranchPlace } from './since';
 import { resolveActivePlanFile } from './stateIndex';
-import { CheckpointExistsError, LIST_READ_BYTES, type CheckpointStore } from './store';
+import { CheckpointExistsError, LIST_READ_BYTES, SaveSkippedError, type CheckpointStore } from './store';
 import { lastUserIntent } from './transcript';
 import { branchDiffers } from './git';
 import { formatStep } from './wording';
@@ -147,14 +147,27 @@ export function sessionStartText(
     const step = cp.planStep !== undefined && cp.planSteps !== undefined ? ` (${formatStep(cp.planStep, cp.planSteps)})` : '';
     lines.push([`Plan: ${agentLine(cp.plan, 200)}${step}`, 240]);
   }
-  lines.push([`\`${ctx.resumeCommand}\` prints the whole checkpoint and moves it to the trash (\`checkpoint restore\` brings it back).`, 300]);
+  // The command is never cut (a path cut in the middle resumes nothing): the lines before it give way instead.
+  const command = `\`${ctx.resumeCommand}\` prints the whole checkpoint and moves it to the trash (\`checkpoint restore\` brings it back).`;
+  const commandIndex = lines.push([command, Math.max(300, Buffer.byteLength(command))]) - 1;
   const others = (ctx.others ?? []).slice(0, MORE_PENDING);
   if (others.length) {
     const where = (o: (typeof others)[number]): string => (o.branch === undefined ? '' : `, ${branchPlaceText(o.branch, o.place ?? 'other', ctx.currentBranch, (b) => agentLine(b, 60))}`);
     lines.push([`Also pending: ${others.map((o) => `"${agentLine(o.name, 80)}" (saved ${savedWhen(o.saved, now)}${where(o)})`).join(', ')}; \`checkpoint pending\` lists them all.`, 700]);
   }
-  const text = lines.map(([l, max]) => fitBytes(l, max)).join('\n');
-  return fitBytes(text, CONTEXT_MAX_BYTES);
+  const fitted = lines.map(([l, max]) => fitBytes(l, max));
+  // Over the whole budget: the lines after the command go first, then those before it are shortened, last line first
+  // (the first line, which names the checkpoint, last of all).
+  let over = Buffer.byteLength(fitted.join('\n')) - CONTEXT_MAX_BYTES;
+  if (over > 0) fitted.splice(commandIndex + 1);
+  over = Buffer.byteLength(fitted.join('\n')) - CONTEXT_MAX_BYTES;
+  for (let k = commandIndex - 1; k >= 0 && over > 0; k--) {
+    const bytes = Buffer.byteLength(fitted[k]);
+    const keep = Math.max(k === 0 ? 120 : 40, bytes - over);
+    fitted[k] = fitBytes(fitted[k], keep);
+    over -= bytes - Buffer.byteLength(fitted[k]);
+  }
+  return fitted.join('\n');
 }
 
 /** The session-start hook and the start-up offer name the first pending checkpoint and list up to this many more. */
@@ -332,12 +345,17 @@ export async function autoSave(
   const now = opts.now ?? new Date();
   const session = agentLine(input.sessionId ?? '', 200) || 'unknown-session';
   const result: AutoSaveResult = { replaced: [], warnings: [] };
-  const previous = await autoCheckpointsOf(store, session);
-  const last = previous[0];
-  if (last && now.getTime() - Date.parse(last.saved) < AUTO_DEBOUNCE_MS && now.getTime() >= Date.parse(last.saved)) {
-    result.skipped = `"${last.name}" was saved for this session less than 2 minutes ago`;
-    return result;
-  }
+  /** Why this session saves nothing now: one of its automatic checkpoints is less than the debounce old. */
+  const debounced = (previous: Checkpoint[], at = now.getTime()): string | undefined => {
+    const last = previous[0];
+    if (last && at - Date.parse(last.saved) < AUTO_DEBOUNCE_MS && at >= Date.parse(last.saved)) {
+      return `"${last.name}" was saved for this session less than 2 minutes ago`;
+    }
+    return undefined;
+  };
+  let previous = await autoCheckpointsOf(store, session);
+  result.skipped = debounced(previous);
+  if (result.skipped) return result;
   const [git, intent, plan] = await Promise.all([
     readGitState(store.cwd),
     !opts.leftOff && input.transcriptPath ? lastUserIntent(input.transcriptPath) : Promise.resolve(undefined),
@@ -362,9 +380,17 @@ export async function autoSave(
   // (never overwriting another session's checkpoint, never losing its own).
   for (let attempt = 0; ; attempt++) {
     try {
-      saved = await store.save({ name, leftOff, plan, git: { branch: git.branch, modifiedFiles: git.modifiedFiles }, auto: { session } });
+      // Decided again under the lock: two hooks of one compaction (the plugin's and Connect's) both passed the check
+      // above; the one that writes second finds the first's checkpoint and saves nothing.
+      // (Now is later than when this hook started: the other may have saved after that.)
+      const unless = async (): Promise<string | undefined> => debounced((previous = await autoCheckpointsOf(store, session)), Math.max(now.getTime(), Date.now()));
+      saved = await store.save({ name, leftOff, plan, git: { branch: git.branch, modifiedFiles: git.modifiedFiles }, auto: { session }, unless });
       break;
     } catch (err) {
+      if (err instanceof SaveSkippedError) {
+        result.skipped = err.reason;
+        return result;
+      }
       if (!(err instanceof CheckpointExistsError) || attempt >= AUTO_NAME_ATTEMPTS) throw err;
       taken.add(name);
       name = next();

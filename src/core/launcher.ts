@@ -1,7 +1,7 @@
 import { promises as fs } from 'node:fs';
 import path = require('node:path');
 import { CheckpointError } from './errors';
-import { removeFile, writeFileAtomic } from './files';
+import { readSmallFile, removeFile, writeFileAtomic } from './files';
 import { shellQuote } from './escaping';
 
 /**
@@ -66,7 +66,7 @@ async function isOurs(file: string): Promise<boolean> {
     return /(^|[/\\])checkpoint(\.cmd)?$/.test(target);
   }
   if (!st.isFile() || st.size > 4096) return false;
-  return (await fs.readFile(file, 'utf8')).includes(LAUNCHER_MARK);
+  return (await readSmallFile(file, 4096).catch(() => '')).includes(LAUNCHER_MARK);
 }
 
 /**

@@ -115,7 +115,8 @@ export async function findPending(store: CheckpointReader, now: Date = store.now
   );
   const pending = live.filter((c) => {
     const resumed = resumedAt(c);
-    return resumed === undefined || Date.parse(c.saved) > resumed || changed.has(c);
+    // A date in the future (another machine's clock) says nothing of when it was saved: once resumed, it is not pending.
+    return resumed === undefined || (trustedTime(c.saved, now) !== undefined && Date.parse(c.saved) > resumed) || changed.has(c);
   });
   const keyed = pending.map((c) => {
     const t = trustedTime(c.saved, now);

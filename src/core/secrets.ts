@@ -11,7 +11,8 @@ import path = require('node:path');
  * `*.sql`, any name holding "password" or "backup") are not taken: what is left out is never committed.
  */
 const SECRET_NAMES: readonly RegExp[] = [
-  /^\.env(?:\..*)?$/,
+  // `.env*` as README says: `.env`, `.env.local`, `.envrc` (direnv's, which exports secrets as often as not).
+  /^\.env/,
   /^id_(?:rsa|dsa|ecdsa|ed25519)(?:_sk)?(?:\..*)?$/,
   /^.+_(?:rsa|dsa|ecdsa|ed25519)$/,
   /\.(?:pem|key|keypair|p12|pfx|pkcs12|ppk|jks|keystore|keyring|kdb|kdbx|agilekeychain|keychain|kwallet|ovpn|tfstate)(?:\.(?:bak|backup|old|orig|save|tmp)|~)?$/,
@@ -22,9 +23,14 @@ const SECRET_NAMES: readonly RegExp[] = [
 /** Credential files known by their folder (`~/.aws/credentials`, `~/.gem/credentials`, `~/.docker/config.json`). */
 const SECRET_PATHS = /(?:^|\/)(?:\.aws\/credentials|\.gem\/credentials|\.docker\/config\.json)$/;
 
+/** An exported or stored OpenPGP key: `.asc`, `.gpg`, `.pgp` or `.kbx` named as private or secret (not a signature). */
+const PGP_KEY_FILE = /\.(?:asc|gpg|pgp|kbx)$/;
+const PGP_PRIVATE_WORDS = ['private', 'secret', 'secring'];
+
 /** True for a path whose file name looks like a secret (case-insensitive): never committed, never in a snapshot. */
 export function isLikelySecret(file: string): boolean {
   const rel = file.replace(/\\/g, '/').toLowerCase();
   const name = path.posix.basename(rel);
+  if (PGP_KEY_FILE.test(name) && PGP_PRIVATE_WORDS.some((w) => name.includes(w))) return true;
   return SECRET_PATHS.test(rel) || SECRET_NAMES.some((re) => re.test(name));
 }

@@ -1,10 +1,10 @@
-import { closeSync, fstatSync, lstatSync, openSync, promises as fs, readFileSync, readSync, realpathSync, type Stats } from 'node:fs';
+import { lstatSync, promises as fs, realpathSync, type Stats } from 'node:fs';
 import path = require('node:path');
 import { isObjectId } from './checkpoint';
 import { isLikelySecret } from './secrets';
 import { CheckpointError, errorMessage } from './errors';
 import { oneLine } from './escaping';
-import { insideAny, removeFile } from './files';
+import { insideAny, readBounded, readTail, removeFile } from './files';
 import { NO_HOOKS, readGitState, runGit as runAnyGit, startGitScript, type ScriptStarted, type ScriptWaiting, type GitState } from './git';
 import { GIT_TIMEOUT_MS, GitTimeoutError, NO_FSMONITOR, type GitRunOptions } from './gitProcess';
 
@@ -96,6 +96,9 @@ export async function snapshotRef(cwd: string, name: string, timeoutMs = GIT_QUI
 
 /** The snapshot index's file inside the git folder (per worktree); `<it>.json` notes what it was built from. */
 const SNAPSHOT_INDEX = 'checkpoint-snapshot-index';
+/** Bounds of the reads of files in `.git` (anything larger is not taken as what git or a save wrote there). */
+const NOTE_MAX_BYTES = 64 * 1024 * 1024;
+export const GIT_INDEX_MAX_BYTES = 1024 * 1024 * 1024;
 
 /** A name part that every git accepts in a ref (see {@link checkedRef}). */
 const PLAIN_REF_PART = /^[A-Za-z0-9][A-Za-z0-9_-]*(?:\.[A-Za-z0-9_-]+)*$/;
@@ -173,33 +176,13 @@ interface SnapshotIndexNote {
   paths: string[];
 }
 
-/** An index file's trailing checksum (hex), or '' when there is no such file. */
-async function indexChecksum(file: string): Promise<string> {
-  let handle: fs.FileHandle | undefined;
-  try {
-    handle = await fs.open(file, 'r');
-    const { size } = await handle.stat();
-    return size < 64 ? '' : (await handle.read(Buffer.alloc(32), 0, 32, size - 32)).buffer.toString('hex');
-  } catch {
-    return '';
-  } finally {
-    await handle?.close();
-  }
-}
-
-/** {@link indexChecksum} with synchronous I/O (a one-shot process). */
-function indexChecksumSync(file: string): string {
-  let fd: number | undefined;
-  try {
-    fd = openSync(file, 'r');
-    const { size } = fstatSync(fd);
-    const buf = Buffer.alloc(32);
-    return size < 64 || readSync(fd, buf, 0, 32, size - 32) < 32 ? '' : buf.toString('hex');
-  } catch {
-    return '';
-  } finally {
-    if (fd !== undefined) closeSync(fd);
-  }
+/** An index file's trailing checksum (hex), or '' when there is no such file (or it is no regular file). */
+async function indexChecksum(file: string, sync: boolean | undefined): Promise<string> {
+  // An index is at least a 12-byte header and a 32-byte checksum; one of fewer than 64 bytes is taken as none.
+  return readTail(file, 64, { sync }).then(
+    (tail) => (tail.length < 64 ? '' : tail.toString('hex', 32)),
+    () => '',
+  );
 }
 
 function parseNote(text: string): SnapshotIndexNote | undefined {
@@ -214,18 +197,15 @@ function parseNote(text: string): SnapshotIndexNote | undefined {
 
 /** What the snapshot index was built from, as its note (`<own>.json`) says, and both index files' checksums now. */
 async function readBuilt(index: string, own: string, sync: boolean | undefined): Promise<{ note?: SnapshotIndexNote; userSum: string; ownSum: string }> {
-  const [text, userSum, ownSum] = sync
-    ? [textOrEmpty(`${own}.json`), indexChecksumSync(index), indexChecksumSync(own)]
-    : await Promise.all([fs.readFile(`${own}.json`, 'utf8').catch(() => ''), indexChecksum(index), indexChecksum(own)]);
+  const [text, userSum, ownSum] = await Promise.all([
+    readBounded(`${own}.json`, NOTE_MAX_BYTES, { sync }).then(
+      (b) => b.toString('utf8'),
+      () => '',
+    ),
+    indexChecksum(index, sync),
+    indexChecksum(own, sync),
+  ]);
   return { note: parseNote(text), userSum, ownSum };
-}
-
-function textOrEmpty(file: string): string {
-  try {
-    return readFileSync(file, 'utf8');
-  } catch {
-    return '';
-  }
 }
 
 /**
@@ -235,7 +215,9 @@ function textOrEmpty(file: string): string {
  */
 async function copyIndex(from: string, to: string): Promise<boolean> {
   try {
-    await fs.copyFile(from, to);
+    // Read through a descriptor checked to be a regular file: a FIFO in its place is refused, never waited on.
+    const bytes = await readBounded(from, GIT_INDEX_MAX_BYTES);
+    await fs.writeFile(to, bytes);
     const st = await fs.stat(from);
     await fs.utimes(to, st.atime, new Date(Math.floor(st.mtimeMs) - 1));
     return true;
@@ -505,7 +487,7 @@ async function writeWorkTree(
     }
     const noteFile = `${own}.json`;
     const { note, userSum, ownSum } = ground;
-    const checksum = async (file: string): Promise<string> => (opts.syncReads ? indexChecksumSync(file) : indexChecksum(file));
+    const checksum = (file: string): Promise<string> => indexChecksum(file, opts.syncReads);
     const taking = new Set(candidates.take);
     // Read while git scanned: the snapshot index is trusted only if it is still the one read (another save may have
     // rebuilt it meanwhile).
@@ -572,6 +554,16 @@ async function writeWorkTree(
       await early?.cancel();
       tree = await rebuild();
     }
+    // A file that grew past the per-file cap between its lstat and git's read of it is in the tree at its new size:
+    // no snapshot then (the snapshot index now differs from its note, so the next save rebuilds it).
+    const grown = await grownPastCap(top, tree, candidates, opts, inTop).catch((err: unknown) => {
+      void keeper?.finish('');
+      throw err;
+    });
+    if (grown.length) {
+      void keeper?.finish('');
+      throw new CheckpointError(`${grown.map(oneLine).join(', ')} grew past ${mb(opts.fileLimitBytes)} while the snapshot was taken`);
+    }
     // Gitlinks (submodules, nested repositories) are recorded at their commit; their own changes are not included.
     const mayHaveLinks = (scan.entries ?? []).some((e) => e.path.endsWith('/')) || ground.modules;
     const gitlinks = mayHaveLinks
@@ -591,8 +583,62 @@ async function writeWorkTree(
       const noteTmp = `${noteFile}.${process.pid}.tmp`;
       await fs.writeFile(noteTmp, JSON.stringify(written));
       await fs.rename(noteTmp, noteFile);
+      await removeLeftovers(path.dirname(own), opts.timeLimitMs);
     });
     return { top, head, tree, commit, keeper, gitlinks, candidates, noted };
+  }
+}
+
+/**
+ * Taken paths whose file is larger than `fileLimitBytes` in `tree`: only those whose size changed since their lstat
+ * are looked at (one git process, and only when one changed).
+ */
+async function grownPastCap(
+  top: string,
+  tree: string,
+  c: Candidates,
+  opts: { fileLimitBytes: number; syncReads?: boolean },
+  git: (args: string[], opts?: GitRunOptions) => Promise<string>,
+): Promise<string[]> {
+  const fileLimitBytes = opts.fileLimitBytes;
+  const paths = [...c.sizes.keys()];
+  const now = await statPaths(top, paths, opts.syncReads);
+  const changed = paths.filter((p, k) => now[k] !== undefined && now[k]!.size !== c.sizes.get(p));
+  if (changed.length === 0) return [];
+  // A path with a line break cannot be asked about on cat-file's line input: it is taken as grown.
+  const asked = changed.filter((p) => !p.includes('\n'));
+  const out = asked.length ? await git(['cat-file', '--batch-check=%(objectsize)'], { input: asked.map((p) => `${tree}:${p}\n`).join('') }) : '';
+  const sizes = out.split('\n');
+  return [...asked.filter((_, k) => Number(sizes[k]) > fileLimitBytes), ...changed.filter((p) => p.includes('\n'))];
+}
+
+/**
+ * Removes what a save killed mid-snapshot (SIGKILL) left in `.git`: copies of the index it was building aside and
+ * notes not yet renamed into place, named with that save's process id. One of a process still running is left, unless
+ * older than `ms` ten times over (its id may be another process's now).
+ */
+async function removeLeftovers(gitDir: string, ms: number): Promise<void> {
+  const entries = await fs.readdir(gitDir).catch(() => [] as string[]);
+  const now = Date.now();
+  for (const e of entries) {
+    if (!e.startsWith(`${SNAPSHOT_INDEX}.`) || !e.endsWith('.tmp')) continue;
+    const rest = e.slice(SNAPSHOT_INDEX.length + 1);
+    const pid = Number.parseInt(rest.startsWith('json.') ? rest.slice(5) : rest, 10);
+    if (!Number.isSafeInteger(pid) || pid <= 0 || pid === process.pid) continue;
+    const file = path.join(gitDir, e);
+    const st = await fs.lstat(file).catch(() => undefined);
+    if (!st?.isFile()) continue;
+    if (processAlive(pid) && now - st.mtimeMs < 10 * ms) continue;
+    await removeFile(file).catch(() => undefined);
+  }
+}
+
+function processAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (err) {
+    return (err as NodeJS.ErrnoException).code === 'EPERM';
   }
 }
 

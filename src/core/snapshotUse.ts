@@ -1,10 +1,10 @@
 // Using a code snapshot: compare it with now or with its HEAD, read a file of it, restore it to a branch, and drop
 // the refs of snapshots no checkpoint names any more. Taking one is snapshot.ts's.
-import { promises as fs } from 'node:fs';
 import { isObjectId, type Checkpoint } from './checkpoint';
 import { CheckpointError, errorMessage } from './errors';
 import { oneLine, shellQuote } from './escaping';
 import { printable } from './names';
+import { readPrefix } from './files';
 import { NO_HOOKS, runGitBytes } from './git';
 import { checkedRef, DEFAULT_FILE_LIMIT_BYTES, GIT_QUICK_MS, hasCommit, KEPT_REFS, repoPaths, runGit, SNAPSHOT_REFS, SNAPSHOT_TIME_LIMIT_MS, splitZ, workTreeNow } from './snapshot';
 
@@ -169,8 +169,11 @@ export async function collectGarbage(
   // text, stay (the file may be fixed by hand).
   const unreadable = gone.size ? (await store.list({ includeJson: false })).filter((c) => c.unreadable !== undefined) : [];
   for (const c of unreadable) {
-    const text = await fs.readFile(c.path, 'latin1').catch(() => '');
-    for (const id of text.slice(0, 1024 * 1024).match(/[0-9a-f]+/g) ?? []) if (isObjectId(id)) gone.delete(id);
+    const text = await readPrefix(c.path, 1024 * 1024, { noFollow: true }).then(
+      (r) => r.buffer.toString('latin1'),
+      () => '',
+    );
+    for (const id of text.match(/[0-9a-f]+/g) ?? []) if (isObjectId(id)) gone.delete(id);
   }
   if (gone.size && opts.git !== false) {
     refsRemoved = await removeSnapshotRefs(store.cwd, gone, GIT_QUICK_MS, new Set(unreadable.map((c) => c.name)), opts.dryRun).catch((err: unknown) => {

@@ -26,7 +26,9 @@ import {
   CheckpointExistsError,
   CheckpointNotFoundError,
   LIST_READ_BYTES,
+  SHOW_READ_BYTES,
   OrphanRemovedError,
+  SaveSkippedError,
   TRASH_DIR,
   type RestoredCheckpoint,
   TwinNameError,
@@ -155,6 +157,8 @@ export class CheckpointStore extends CheckpointReader {
       const written = await this.writeCheckpoint(file, {
         put: () => writeFileAtomic(file, content),
         check: async (existing) => {
+          const reason = await input.unless?.();
+          if (reason) throw new SaveSkippedError(reason);
           if (existing && !input.force) throw await this.existsError(file, name);
         },
         index: (text, known) => upsertIndex(text, name, bullet, known),
@@ -233,6 +237,13 @@ export class CheckpointStore extends CheckpointReader {
     const others = sources.map((t) => t.path);
     for (const p of others) assertInside(this.memoryDir, p);
     const content = renderCheckpoint(withPortablePlan({ ...cp, name }, this.home));
+    // A checkpoint show and resume would refuse is never written, and no source is trashed for it.
+    const size = Buffer.byteLength(content);
+    if (size > SHOW_READ_BYTES) {
+      throw new CheckpointError(
+        `The combined checkpoint "${name}" would be ${size} bytes, more than the ${SHOW_READ_BYTES} bytes a checkpoint may have to be shown or resumed; nothing was written and no source was trashed. Combine fewer checkpoints, or shorten their lists.`,
+      );
+    }
     const bullet = formatBullet({ ...cp, name });
     const trashedNames = others.map((p) => nameFromFileName(path.basename(p))).filter((n): n is string => n !== undefined);
     const written = await this.writeCheckpoint(file, {

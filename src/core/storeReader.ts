@@ -1,11 +1,11 @@
 // Reading a memory directory: the listing, one checkpoint, the lookup by name, MEMORY.md and the trash's copies.
 // Editor-free; the store (store.ts) adds the writes.
 import { isUtf8 } from 'node:buffer';
-import { promises as fs, lstatSync, readFileSync, readdirSync, statSync, type Dirent, type Stats } from 'node:fs';
+import { promises as fs, lstatSync, readdirSync, statSync, type Dirent, type Stats } from 'node:fs';
 import path = require('node:path');
 import { CheckpointError, errorMessage } from './errors';
 import { parseCheckpoint, parseCheckpointHeader, type Checkpoint, type CheckpointHeader } from './checkpoint';
-import { assertInside, exists, fileReads, isInside, readPrefix, readPrefixSync, readWhole, type FileIdentity, type FileReads } from './files';
+import { assertInside, exists, fileReads, isInside, readBounded, readPrefix, readPrefixSync, readWhole, type FileIdentity, type FileReads } from './files';
 import { readBranch } from './git';
 import { readJsonCheckpoints, type JsonCheckpointFile } from './jsonCheckpoints';
 import { indexedNames, INDEX_FILE } from './memoryIndex';
@@ -15,7 +15,7 @@ import { resolvePlanPath } from './plans';
 import { trashedCopy } from './trash';
 import { indexMismatch } from './indexRepair';
 import { newestFirst } from './order';
-import { CheckpointNotFoundError, LIST_READ_BYTES, SHOW_READ_BYTES, TRASH_DIR, UnreadableCheckpointError, type CheckpointSummary, type StoreOptions } from './storeTypes';
+import { CheckpointNotFoundError, LIST_READ_BYTES, MEMORY_INDEX_MAX_BYTES, SHOW_READ_BYTES, TRASH_DIR, UnreadableCheckpointError, type CheckpointSummary, type StoreOptions } from './storeTypes';
 
 /** Runs `fn` over `items` with at most `limit` at once (listing thousands of files must not exhaust descriptors). */
 async function mapPool<T, R>(items: T[], limit: number, fn: (item: T) => Promise<R>): Promise<R[]> {
@@ -318,7 +318,9 @@ export class CheckpointReader {
     const st = this.syncReads ? unlessMissingSync(() => statSync(this.indexPath)) : await unlessMissing(fs.stat(this.indexPath));
     if (!st) return undefined;
     if (!st.isFile()) throw new CheckpointError(`${this.indexPath} is not a regular file; nothing was changed.`);
-    const bytes = this.syncReads ? readFileSync(this.indexPath) : await fs.readFile(this.indexPath);
+    const bytes = await readBounded(this.indexPath, MEMORY_INDEX_MAX_BYTES, { sync: this.syncReads }).catch((err: unknown) => {
+      throw new CheckpointError(`${this.indexPath} cannot be read (${errorMessage(err)}); nothing was changed.`);
+    });
     // The same bytes as the last read (a write reads the file again under its lock): the same text, not decoded again.
     if (this.lastIndex?.bytes.equals(bytes)) return this.lastIndex.text;
     // Editing decoded text would replace invalid bytes everywhere in the file, outside our section too.

@@ -10,6 +10,8 @@ import type { GitState } from './git';
 
 /** Listing reads only this much of each file: front matter and the first sections are at the top. */
 export const LIST_READ_BYTES = 64 * 1024;
+/** MEMORY.md is read whole up to this size; a larger one is refused (nothing is changed). */
+export const MEMORY_INDEX_MAX_BYTES = 64 * 1024 * 1024;
 /** `show` and `resume` read at most this much. */
 export const SHOW_READ_BYTES = 4 * 1024 * 1024;
 export const TRASH_DIR = '.trash';
@@ -53,6 +55,11 @@ export interface SaveInput {
   scan?: Promise<GitState>;
   /** Saved by a hook: marked `auto: true`, with the agent session it belongs to. */
   auto?: { session?: string };
+  /**
+   * Asked under the memory folder's lock, right before anything is written: a reason refuses the save
+   * ({@link SaveSkippedError}; nothing written). What decides between concurrent writers is decided here.
+   */
+  unless?: () => Promise<string | undefined>;
   /** The code snapshot (default: on in a git work tree; never without git or with `git` given). */
   snapshot?: SnapshotOptions;
 }
@@ -111,6 +118,14 @@ export interface StoreOptions {
 }
 
 /** Raised when saving would overwrite a checkpoint; carries the existing one. */
+/** A save that {@link SaveInput.unless} refused under the lock: nothing was written. */
+export class SaveSkippedError extends CheckpointError {
+  constructor(readonly reason: string) {
+    super(reason);
+    this.name = 'SaveSkippedError';
+  }
+}
+
 export class CheckpointExistsError extends CheckpointError {
   constructor(
     readonly existing: Checkpoint | undefined,

@@ -1,36 +1,18 @@
-import fsSync = require('node:fs');
-import { promises as fs } from 'node:fs';
 import { agentLine } from './escaping';
+import { readTail } from './files';
 
 /** At most this much of the end of a transcript is read. */
 export const TRANSCRIPT_TAIL_BYTES = 256 * 1024;
 /** The last user intent is one line of at most this many characters. */
 export const INTENT_MAX_CHARS = 300;
 
-/** Open flags: read only, never wait on a FIFO (where the platform has it). */
-const NO_WAIT = fsSync.constants.O_RDONLY | (fsSync.constants.O_NONBLOCK ?? 0);
-
 /** The last `maxBytes` of a regular file, from the first whole line on (a cut first line is dropped). */
-async function readTail(file: string, maxBytes: number): Promise<string> {
-  const handle = await fs.open(file, NO_WAIT);
-  try {
-    const st = await handle.stat();
-    if (!st.isFile()) throw new Error('not a regular file');
-    const start = Math.max(0, st.size - maxBytes);
-    const length = st.size - start;
-    const buffer = Buffer.alloc(length);
-    let read = 0;
-    while (read < length) {
-      const { bytesRead } = await handle.read(buffer, read, length - read, start + read);
-      if (bytesRead === 0) break;
-      read += bytesRead;
-    }
-    let text = buffer.toString('utf8', 0, read);
-    if (start > 0) text = text.slice(text.indexOf('\n') + 1);
-    return text;
-  } finally {
-    await handle.close();
-  }
+async function readLastLines(file: string, maxBytes: number): Promise<string> {
+  // One byte more than wanted tells whether the file was cut.
+  const tail = await readTail(file, maxBytes + 1);
+  if (tail.length <= maxBytes) return tail.toString('utf8');
+  const text = tail.toString('utf8', 1);
+  return text.slice(text.indexOf('\n') + 1);
 }
 
 /** Text that Claude Code itself puts in a user turn (slash commands, their output, reminders): not the user's intent. */
@@ -67,7 +49,7 @@ function userText(entry: unknown): string | undefined {
 export async function lastUserIntent(file: string, opts: { maxBytes?: number; maxChars?: number } = {}): Promise<string | undefined> {
   let text: string;
   try {
-    text = await readTail(file, opts.maxBytes ?? TRANSCRIPT_TAIL_BYTES);
+    text = await readLastLines(file, opts.maxBytes ?? TRANSCRIPT_TAIL_BYTES);
   } catch {
     return undefined;
   }

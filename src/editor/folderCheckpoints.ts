@@ -513,7 +513,7 @@ export class FolderCheckpoints implements vscode.Disposable {
    * `push` pushes too). Writes no checkpoint, so it needs no {@link run}. Never in Restricted Mode. Throws the core's
    * `CommitError` when git refuses; the checkpoint stays as saved.
    */
-  async commit(cp: Pick<Checkpoint, 'name' | 'description' | 'done'>, opts: Pick<CommitOptions, 'push' | 'signal'> = {}): Promise<CommitResult> {
+  async commit(cp: Pick<Checkpoint, 'name' | 'description' | 'done'>, opts: Pick<CommitOptions, 'push' | 'signal' | 'type'> = {}): Promise<CommitResult> {
     if (!this.host.trusted) throw new CheckpointError('Save and Commit runs git, which never runs in Restricted Mode: trust this workspace first.');
     const { memoryDir } = await this.store();
     return commitWork(cp, { ...opts, cwd: this.folder.uri.fsPath, memoryDir });

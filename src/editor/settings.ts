@@ -26,6 +26,11 @@ export function pushAfterCommit(folder: vscode.WorkspaceFolder): boolean {
   return vscode.workspace.getConfiguration(SECTION, folder.uri).get<boolean>('commit.push', false) === true;
 }
 
+/** `checkpoint.commit.type`: the Conventional Commits type of Save and Commit's subject (default `chore`). */
+export function commitType(folder: vscode.WorkspaceFolder): string | undefined {
+  return vscode.workspace.getConfiguration(SECTION, folder.uri).get<string>('commit.type') || undefined;
+}
+
 export function statusBarEnabled(): boolean {
   return vscode.workspace.getConfiguration(SECTION).get<boolean>('statusBar.enabled', true);
 }

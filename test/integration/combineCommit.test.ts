@@ -132,11 +132,11 @@ suite('Checkpoint: Combine… and Save and Commit', {}, (t) => {
       assert.equal(outcome.error, undefined, outcome.error);
       assert.equal(outcome.path, path.join(t.dir, 'checkpoint-it-commit.md'));
       assert.equal(git(repo, 'rev-parse', 'HEAD~1'), head, 'one new commit');
-      assert.equal(git(repo, 'log', '-1', '--format=%B'), 'checkpoint(it-commit): -n "Quoted" and more\n\n- committed from the editor');
+      assert.equal(git(repo, 'log', '-1', '--format=%B'), 'chore(it-commit): -n "Quoted" and more\n\n- committed from the editor');
       assert.ok(git(repo, 'show', '--name-only', '--format=', 'HEAD').split('\n').includes('it-commit.txt'));
       assert.deepEqual(outcome.commit?.leftOut, ['.env.it']);
       assert.match(git(repo, 'status', '--porcelain'), /^\?\? \.env\.it$/m);
-      assert.match(outcome.message, /^Committed [0-9a-f]{7}: checkpoint\(it-commit\).*Left out as likely secrets: \.env\.it\./);
+      assert.match(outcome.message, /^Committed [0-9a-f]{7}: chore\(it-commit\).*Left out as likely secrets: \.env\.it\./);
       assert.ok((await labels(t.api, t.folder)).includes('it-commit'));
     } finally {
       rmSync(path.join(repo, '.env.it'), { force: true });
@@ -174,10 +174,10 @@ suite('Checkpoint: Combine… and Save and Commit', {}, (t) => {
       const outcome = await vscode.commands.executeCommand<SaveAndCommitOutcome>('checkpoint.saveAndCommit', { folder: repo, name: 'it-pushed', leftOff: 'pushed from the editor' });
       assert.equal(outcome.error, undefined, outcome.error);
       assert.equal(outcome.commit?.pushed, true);
-      assert.match(outcome.message, /^Committed [0-9a-f]{7} and pushed: checkpoint\(it-pushed\): pushed from the editor\./);
+      assert.match(outcome.message, /^Committed [0-9a-f]{7} and pushed: chore\(it-pushed\): pushed from the editor\./);
       const branch = git(repo, 'rev-parse', '--abbrev-ref', 'HEAD');
       assert.equal(git(bare, 'rev-parse', branch), git(repo, 'rev-parse', 'HEAD'));
-      assert.equal(git(bare, 'log', '-1', '--format=%s', branch), 'checkpoint(it-pushed): pushed from the editor');
+      assert.equal(git(bare, 'log', '-1', '--format=%s', branch), 'chore(it-pushed): pushed from the editor');
     } finally {
       await setSetting(t.folder, 'commit.push', undefined);
       git(repo, 'remote', 'remove', 'origin');

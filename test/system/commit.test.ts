@@ -48,19 +48,22 @@ test('secret-looking file names', () => {
     ...['credentials.json', 'gcp/service-account-prod.json', 'service_account.json', '.pgpass', 'infra/terraform.tfstate'],
     ...['terraform.tfstate.backup', 'release.jks', 'app.keystore', 'old/server.key.bak', 'tls.pem.orig', 'deploy.ppk'],
     ...['.htpasswd', '.s3cfg', 'client.ovpn', 'secrets.kdbx', '.bash_history', 'docker/.docker/config.json'],
+    // 0.2.0 took these: direnv's .envrc (README promises .env*), an exported PGP private key.
+    ...['.envrc', 'app/.envrc', 'private.asc', 'keys/my-secret-key.gpg', 'secring.gpg', 'Private-Key.PGP'],
   ];
   for (const p of secrets) assert.ok(isLikelySecret(p), p);
   const plain = ['env.ts', 'src/key.ts', 'keyboard.md', 'docs/pem.md', 'my.env', 'p12.txt', 'src/credentials.ts', 'service.json'];
   plain.push('docs/npmrc.md', 'main.tf', 'keystore.md', 'aws/config', 'credentials/README.md', 'settings.py', 'password-reset.ts', 'id.ts');
+  plain.push('release-1.0.tar.gz.asc', 'KEYS.asc', 'public.gpg', 'environment.ts', 'src/.eslintrc');
   for (const p of plain) assert.ok(!isLikelySecret(p), p);
 });
 
 test('commit message: conventional subject of at most 72 characters, Done as the body', () => {
-  assert.equal(commitMessage({ name: 'oauth', description: 'Wiring the callback', done: ['a', 'b'] }), 'checkpoint(oauth): Wiring the callback\n\n- a\n- b\n');
+  assert.equal(commitMessage({ name: 'oauth', description: 'Wiring the callback', done: ['a', 'b'] }), 'chore(oauth): wiring the callback\n\n- a\n- b\n');
   const long = commitMessage({ name: 'n', description: 'x'.repeat(200), done: [] });
   assert.equal(Array.from(long.trimEnd()).length, SUBJECT_MAX);
   assert.match(long, /…\n$/);
-  assert.equal(commitMessage({ name: 'n', description: 'None', done: [] }), 'checkpoint(n): checkpoint saved\n');
+  assert.equal(commitMessage({ name: 'n', description: 'None', done: [] }), 'chore(n): checkpoint saved\n');
 });
 
 test('save --commit stages the work tree except likely secrets (listed) and the memory folder', async () => {
@@ -78,7 +81,7 @@ test('save --commit stages the work tree except likely secrets (listed) and the 
   assert.deepEqual(r.commit?.leftOut.slice().sort(), secrets.slice().sort());
   assert.deepEqual(r.commit?.committed, ['README.md', 'old.txt', 'src/a.ts']);
   assert.deepEqual(committedFiles(repo), ['README.md', 'old.txt', 'src/a.ts']);
-  assert.equal(git(repo, 'log', '-1', '--format=%B').trim(), 'checkpoint(work): Wired the parser\n\n- parser\n- tests');
+  assert.equal(git(repo, 'log', '-1', '--format=%B').trim(), 'chore(work): wired the parser\n\n- parser\n- tests');
   assert.equal(r.commit?.hash, head(repo));
   // The secrets are still there, untracked; the checkpoint is saved and not committed.
   const status = git(repo, 'status', '--porcelain', '--untracked-files=all');
@@ -94,7 +97,7 @@ test('a message with quotes, newlines and a leading "-" is committed as text, ne
   const done = ['--no-verify', 'say "hi"\nand more', '-'];
   const r = await saveAndCommit(store, { name: 'quotes', leftOff, done }, { env });
   assert.equal(r.commitError, undefined, r.commitError?.message);
-  assert.equal(git(repo, 'log', '-1', '--format=%s'), `checkpoint(quotes): --amend -m "quoted" 'single' $(touch pwned) \`x\``);
+  assert.equal(git(repo, 'log', '-1', '--format=%s'), `chore(quotes): --amend -m "quoted" 'single' $(touch pwned) \`x\``);
   assert.equal(git(repo, 'log', '-1', '--format=%b').trim(), '- --no-verify\n- say "hi" and more\n- -');
   assert.equal(git(repo, 'rev-list', '--count', 'HEAD').trim(), '2', 'a new commit, not an amended one');
   assert.ok(!existsSync(path.join(repo, 'pwned')));
@@ -207,6 +210,67 @@ test('a hanging pre-commit hook stops at the time limit with its processes: the 
   await Promise.all(pids.map((pid) => ended(pid)));
 });
 
+for (const hook of ['post-commit', 'reference-transaction'] as const) {
+  test(`a ${hook} hook past the time limit: the commit exists, so it is reported with a warning and the index is never put back (0.2.0: "not committed", the old index written back)`, { timeout: 30_000 }, async () => {
+    const { repo, store } = setup();
+    write(repo, 'a.txt', 'the work\n');
+    // reference-transaction runs for each state (prepared, committed): it hangs once the ref is moved.
+    const body = hook === 'post-commit' ? 'sleep 90' : 'if [ "$1" = committed ]; then sleep 90; fi';
+    write(repo, `.git/hooks/${hook}`, `#!/bin/sh\n${body}\n`);
+    chmodSync(path.join(repo, `.git/hooks/${hook}`), 0o755);
+    const before = head(repo);
+    const r = await saveAndCommit(store, { name: 'late', leftOff: 'x' }, { env, timeoutMs: 1_500 });
+    assert.equal(r.commitError, undefined, r.commitError?.message);
+    assert.ok(r.commit);
+    assert.equal(r.commit.hash, head(repo));
+    assert.notEqual(r.commit.hash, before);
+    assert.deepEqual(r.commit.committed, ['a.txt']);
+    assert.match(r.commit.warnings.join('\n'), new RegExp(`Committed, but the ${hook} hook was stopped at the time limit of 2 s after the commit was made`));
+    // The index is the commit's: nothing staged against HEAD, a.txt tracked (a restored index would stage its removal).
+    assert.equal(git(repo, 'diff', '--cached', '--name-only'), '');
+    assert.equal(status(repo), '');
+    assert.ok(!existsSync(path.join(repo, '.git', 'index.lock')), 'no lock left behind: git works on');
+  });
+}
+
+/** A commit-msg hook as commitlint's conventional config judges a subject: a known type, an optional scope, no sentence-case, no final full stop. */
+const COMMITLINT = `#!/bin/sh
+subject=$(head -n 1 "$1")
+echo "$subject" | grep -Eq '^(build|chore|ci|docs|feat|fix|perf|refactor|revert|style|test)(\\([^)]+\\))?: [^A-Z].*[^.]$' && exit 0
+echo "⧗   input: $subject" >&2
+echo "✖   subject may not be empty / type may not be empty [type-enum]" >&2
+exit 1
+`;
+
+test('a commit-msg hook that lints Conventional Commits passes the default subject (chore) and a chosen type (0.2.0: every commit refused)', async () => {
+  const { repo, store } = setup();
+  write(repo, '.git/hooks/commit-msg', COMMITLINT);
+  chmodSync(path.join(repo, '.git/hooks/commit-msg'), 0o755);
+  write(repo, 'a.txt');
+  const r = await saveAndCommit(store, { name: 'lint', leftOff: 'Wiring the OAuth callback.' }, { env });
+  assert.equal(r.commitError, undefined, r.commitError?.message);
+  assert.equal(git(repo, 'log', '-1', '--format=%s').trim(), 'chore(lint): wiring the OAuth callback');
+  write(repo, 'b.txt');
+  const feat = await saveAndCommit(store, { name: 'lint-feat', leftOff: 'Login works' }, { env, type: 'feat' });
+  assert.equal(feat.commitError, undefined, feat.commitError?.message);
+  assert.equal(git(repo, 'log', '-1', '--format=%s').trim(), 'feat(lint-feat): login works');
+});
+
+test('a commit-msg hook that refuses: the message names that hook, the subject and its output; the index is put back', async () => {
+  const { repo, store } = setup();
+  // The pre-commit hook runs git itself, whose own hooks and children go to the same trace: only commit's count.
+  write(repo, '.git/hooks/pre-commit', '#!/bin/sh\ngit status --porcelain >/dev/null\ngit rev-parse --verify -q nothing >/dev/null\nexit 0\n');
+  write(repo, '.git/hooks/commit-msg', '#!/bin/sh\necho "✖   type must be one of [feat, fix]" >&2\nexit 1\n');
+  for (const h of ['pre-commit', 'commit-msg']) chmodSync(path.join(repo, '.git/hooks', h), 0o755);
+  write(repo, 'a.txt');
+  const before = { index: index(repo), head: head(repo) };
+  const r = await saveAndCommit(store, { name: 'refused', leftOff: 'x' }, { env });
+  assert.equal(r.commitError?.problem, 'hook');
+  assert.match(r.commitError!.message, /^Not committed: the commit-msg hook refused the message "chore\(refused\): x"; nothing was staged or committed\. Its output:\n✖ {3}type must be one of \[feat, fix\]/);
+  assert.deepEqual({ index: index(repo), head: head(repo) }, before);
+  await assert.rejects(saveAndCommit(store, { name: 'bad-type', leftOff: 'x' }, { env, type: 'Feat!' }).then((x) => { if (x.commitError) throw x.commitError; }), /Invalid commit type "Feat!"/);
+});
+
 test('Cancel while a pre-commit hook runs stops it with its processes and puts everything back', { timeout: 30_000 }, async () => {
   const { repo, store } = setup();
   write(repo, 'a.txt');
@@ -310,7 +374,7 @@ test('--push pushes to a bare remote, setting the upstream, then to it', async (
   const first = await saveAndCommit(store, { name: 'pushed', leftOff: 'first push' }, { env, push: true });
   assert.equal(first.commitError, undefined, first.commitError?.message);
   assert.equal(first.commit?.pushed, true, first.commit?.pushError);
-  assert.equal(git(bare, 'log', '-1', '--format=%s', 'main').trim(), 'checkpoint(pushed): first push');
+  assert.equal(git(bare, 'log', '-1', '--format=%s', 'main').trim(), 'chore(pushed): first push');
   assert.equal(git(repo, 'rev-parse', '--abbrev-ref', '@{upstream}').trim(), 'origin/main');
   write(repo, 'b.txt');
   const second = await saveAndCommit(store, { name: 'again', leftOff: 'second push' }, { env, push: true });
@@ -325,5 +389,5 @@ test('a failed push keeps the commit and says why', async () => {
   const r = await saveAndCommit(store, { name: 'p', leftOff: 'x' }, { env, push: true });
   assert.equal(r.commit?.pushed, false);
   assert.match(r.commit?.pushError ?? '', /no-such-remote|does not appear to be a git repository/);
-  assert.equal(git(repo, 'log', '-1', '--format=%s').trim(), 'checkpoint(p): x');
+  assert.equal(git(repo, 'log', '-1', '--format=%s').trim(), 'chore(p): x');
 });

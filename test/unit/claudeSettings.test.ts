@@ -13,6 +13,9 @@ import {
   isProductCommand,
   plannedHooks,
   pluginEnabledIn,
+  isProductSkill,
+  PLUGIN_ID,
+  replaceSettingsIf,
   planConnect,
 } from '../../src/core/claudeSettings';
 import { shellQuote } from '../../src/core/escaping';
@@ -193,6 +196,54 @@ test('the Checkpoint plugin enabled in Claude Code\'s settings is found; a later
   assert.equal(await pluginEnabledIn(folder, env), undefined);
   writeFileSync(path.join(folder, '.claude', 'settings.local.json'), 'not json');
   assert.equal(await pluginEnabledIn(folder, env), user, 'a file that cannot be parsed says nothing');
+});
+
+test('only this plugin counts: checkpoint@ of another marketplace is another plugin; the id is the marketplace file\'s (0.2.0: any checkpoint@…)', async () => {
+  const marketplace = JSON.parse(readFileSync(path.resolve(__dirname, '..', '..', '..', '.claude-plugin', 'marketplace.json'), 'utf8')) as { name: string; plugins: { name: string }[] };
+  assert.equal(PLUGIN_ID, `${marketplace.plugins[0].name}@${marketplace.name}`);
+  const home = tempDir('checkpoint-plugin-home-');
+  temps.push(home);
+  const env = { HOME: home, CLAUDE_CONFIG_DIR: path.join(home, '.claude') };
+  mkdirSync(path.join(home, '.claude'));
+  writeFileSync(path.join(home, '.claude', 'settings.json'), JSON.stringify({ enabledPlugins: { 'checkpoint@someone-else': true } }));
+  assert.equal(await pluginEnabledIn(undefined, env), undefined);
+});
+
+test('a settings file another writer changed after Connect read it is never replaced with the stale merge (0.2.0: their edit lost)', async () => {
+  const folder = tempDir();
+  temps.push(folder);
+  const file = path.join(folder, 'settings.json');
+  writeFileSync(file, '{ "model": "a" }\n');
+  const read = readFileSync(file, 'utf8');
+  // Another writer (Claude Code's /config, say) saves between the read and the write.
+  writeFileSync(file, '{ "model": "b", "theme": "dark" }\n');
+  assert.equal(await replaceSettingsIf(file, read, '{ "model": "a", "hooks": {} }\n'), false);
+  assert.equal(readFileSync(file, 'utf8'), '{ "model": "b", "theme": "dark" }\n');
+  // Connect then merges into what is there now: the other writer's keys stay.
+  const targets = { ...claudeTargets('workspace', folder), settingsFile: file };
+  await connectClaude(targets, 'checkpoint');
+  const merged = JSON.parse(readFileSync(file, 'utf8')) as Record<string, unknown>;
+  assert.equal(merged.theme, 'dark');
+  assert.ok(merged.hooks);
+});
+
+test('an earlier release\'s own SKILL.md is the product\'s: Connect replaces it without a backup, Disconnect removes it; a copy changed by hand is kept (0.2.0: kept as a person\'s once the text changes)', async () => {
+  const earlier = readFileSync(path.resolve(__dirname, '..', '..', '..', 'test', 'fixtures', 'skill', 'SKILL-0.2.0.md'), 'utf8');
+  assert.equal(isProductSkill(earlier), true);
+  assert.equal(isProductSkill(SKILL_TEXT), true);
+  assert.equal(isProductSkill(earlier.replace('short note', 'short memo')), false);
+  const folder = tempDir();
+  temps.push(folder);
+  const targets = claudeTargets('workspace', folder);
+  mkdirSync(path.dirname(targets.skillFile), { recursive: true });
+  writeFileSync(targets.skillFile, earlier);
+  await connectClaude(targets, 'checkpoint');
+  assert.equal(readFileSync(targets.skillFile, 'utf8'), SKILL_TEXT);
+  assert.deepEqual(readdirSync(path.dirname(targets.skillFile)), ['SKILL.md'], 'no backup of the product\'s own text');
+  writeFileSync(targets.skillFile, earlier);
+  const gone = await disconnectClaude(targets);
+  assert.equal(gone.skillRemoved, true);
+  assert.equal(existsSync(targets.skillFile), false);
 });
 
 test('Connect keeps a person\'s own checkpoint skill as a backup and Disconnect puts it back; a skill it did not write is never deleted', async () => {

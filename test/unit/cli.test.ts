@@ -222,11 +222,11 @@ test('save --commit [--push]: commits with the conventional message, lists what 
     const ok = cli(['save', 'done-it', '--left-off=-rf "quoted"\nmore', '--done', 'd1', '--commit', '--push', '--json', '--dir', mem], { cwd: repo });
     assert.equal(ok.code, 0, ok.err);
     const out = JSON.parse(ok.out);
-    assert.equal(out.commit.subject, 'checkpoint(done-it): -rf "quoted"');
+    assert.equal(out.commit.subject, 'chore(done-it): -rf "quoted"');
     assert.deepEqual(out.commit.files, ['a.ts']);
     assert.deepEqual(out.commit.leftOut, ['.env']);
     assert.equal(out.commit.pushed, true);
-    assert.equal(git(bare, 'log', '-1', '--format=%B', 'main').trim(), 'checkpoint(done-it): -rf "quoted"\n\n- d1');
+    assert.equal(git(bare, 'log', '-1', '--format=%B', 'main').trim(), 'chore(done-it): -rf "quoted"\n\n- d1');
 
     const nothing = cli(['save', 'again', '--commit', '--dir', mem], { cwd: repo });
     assert.equal(nothing.code, 0, 'the checkpoint was written, so this is not exit 1 (SPEC: exit 1 means nothing written)');
@@ -243,9 +243,9 @@ test('save --commit [--push]: commits with the conventional message, lists what 
     writeFileSync(path.join(repo, 'b.ts'), 'y');
     const unpushed = cli(['save', 'fourth', '--commit', '--push', '--dir', mem], { cwd: repo });
     assert.equal(unpushed.code, 0, 'the checkpoint and the commit were written');
-    assert.match(unpushed.out, /Committed [0-9a-f]{7} on main: checkpoint\(fourth\)/);
+    assert.match(unpushed.out, /Committed [0-9a-f]{7} on main: chore\(fourth\)/);
     assert.match(unpushed.err, /^Warning: Committed [0-9a-f]{7}, but the push failed: /m);
-    assert.equal(git(repo, 'log', '-1', '--format=%s').trim(), 'checkpoint(fourth): checkpoint saved');
+    assert.equal(git(repo, 'log', '-1', '--format=%s').trim(), 'chore(fourth): checkpoint saved');
   } finally {
     removeDir(repo);
     removeDir(bare);

@@ -332,3 +332,17 @@ test('a source saved again while combine runs is not trashed: the combination he
     assert.ok(!existsSync(path.join(mem, 'checkpoint-hand-off.md')));
   });
 });
+
+test('a combination larger than show and resume accept is refused before anything is written; --trash-sources trashes nothing (0.2.0: wrote 5.3 MB, trashed both)', async () => {
+  const mem = temp();
+  mkdirSync(mem, { recursive: true });
+  const store = new CheckpointStore({ memoryDir: mem, cwd: mem });
+  // Two sources of ≈2.6 MB each: each readable (under 4 MB), their merged lists not.
+  const big = (tag: string): string[] => Array.from({ length: 26_000 }, (_, i) => `${tag} step ${i} ${'x'.repeat(80)}`);
+  writeFileSync(path.join(mem, 'checkpoint-big-a.md'), renderCheckpoint(cp('big-a', T1, { done: big('a') })));
+  writeFileSync(path.join(mem, 'checkpoint-big-b.md'), renderCheckpoint(cp('big-b', T2, { done: big('b') })));
+  const before = readdirSync(mem).sort();
+  await assert.rejects(combine(store, 'both', ['big-a', 'big-b'], { trashSources: true }), /would be \d+ bytes, more than the 4194304 bytes .* nothing was written and no source was trashed/);
+  assert.deepEqual(readdirSync(mem).sort(), before);
+  assert.ok((await store.show('big-a')).done.length > 0, 'each source is still readable');
+});

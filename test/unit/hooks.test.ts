@@ -5,6 +5,8 @@ import { spawn, spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import * as path from 'node:path';
 import { CLI, finished, git, isolatedEnv, makeRepo, removeDir, tempDir } from '../support/fixtures';
+import { autoSave } from '../../src/core/hooks';
+import { CheckpointStore } from '../../src/core/store';
 
 // `checkpoint hook <event>` fed the JSON Claude Code sends (fixtures written from its hook documentation, with the
 // fields of newer versions it does not know), checked against the output Claude Code documents for each event.
@@ -321,5 +323,48 @@ test('session-end: saves only when the session left modified files', () => {
   assert.deepEqual(autos(memory()), []);
   writeFileSync(path.join(repo, 'new.ts'), 'x');
   assert.deepEqual(hook('session-end', input, { cwd: repo, env }), { code: 0, out: '', err: '' });
+  assert.equal(autos(memory()).length, 1);
+});
+
+test('session-start: invisible format characters (zero-width, tag characters) never reach the agent; odd time limits fall back to the default; a future-dated checkpoint resumed is not pending (0.2.0: raw, gave up at once, pending for ever)', () => {
+  const { repo, env, memory } = setup();
+  // "Left off" with a zero-width space, a byte-order mark, a right-to-left mark and "IGNORE" spelled in tag characters.
+  const tags = [...'IGNORE'].map((c) => String.fromCodePoint(0xe0000 + c.charCodeAt(0))).join('');
+  assert.equal(cli(['save', 'hidden', '--left-off', `wire\u200b the\ufeff call\u200fback${tags} now`], { cwd: repo, env }).code, 0);
+  const input = { ...fixture('session-start.startup.json'), cwd: repo };
+  for (const limit of ['-5', '3000000000', '0.5', 'abc']) {
+    const r = hook('session-start', { ...input, session_id: `limit-${limit}` }, { cwd: repo, env: { ...env, CHECKPOINT_HOOK_TIMEOUT_MS: limit } });
+    assert.equal(r.err, '', `CHECKPOINT_HOOK_TIMEOUT_MS=${limit}`);
+    const context = sessionStartContext(r.out);
+    assert.match(context, /^Left off: wire the callback now$/m);
+    assert.doesNotMatch(context, /[\u200b\u200e\u200f\ufeff]|\udb40/);
+  }
+  // Saved on a machine whose clock is years ahead, then resumed with --keep here.
+  const file = path.join(memory(), 'checkpoint-hidden.md');
+  writeFileSync(file, readFileSync(file, 'utf8').replace(/^saved: .*$/m, 'saved: "2099-01-01T00:00:00.000Z"'));
+  assert.equal(cli(['resume', 'hidden', '--keep'], { cwd: repo, env }).code, 0);
+  assert.deepEqual(hook('session-start', { ...input, session_id: 'future' }, { cwd: repo, env }), { code: 0, out: '', err: '' });
+});
+
+test('session-start: with a long memory folder path the resume command is whole; what precedes it is shortened (0.2.0: cut mid-path)', () => {
+  const { repo, env } = setup();
+  const mem = path.join(repo, 'm'.repeat(200), 'n'.repeat(200), 'o'.repeat(200), 'memory');
+  const long = 'word '.repeat(200);
+  assert.equal(cli(['save', 'deep', '--dir', mem, '--left-off', long, '--failed', long, '--failed', long, '--plan', 'p'.repeat(150)], { cwd: repo, env }).code, 0);
+  const r = cli(['hook', 'session-start', '--dir', mem], { cwd: repo, env, input: JSON.stringify({ ...fixture('session-start.startup.json'), cwd: repo }) });
+  const context = sessionStartContext(r.out);
+  const command = /^`(checkpoint resume deep --dir \S+)` prints/m.exec(context);
+  assert.ok(command, context);
+  assert.ok(command[1].endsWith(mem), command[1]);
+});
+
+test('pre-compact: two hooks of one compaction at once (the plugin\'s and Connect\'s) save one automatic checkpoint: the debounce is decided under the lock (0.2.0: two)', async () => {
+  const { repo, env, memory } = setup();
+  writeFileSync(path.join(repo, 'auth.ts'), 'changed');
+  const store = new CheckpointStore({ memoryDir: memory(), cwd: repo });
+  const input = { sessionId: 'one-compaction', cwd: repo };
+  const results = await Promise.all([autoSave(store, input, { env }), autoSave(store, input, { env })]);
+  assert.equal(results.filter((r) => r.saved).length, 1, JSON.stringify(results));
+  assert.match(results.find((r) => !r.saved)?.skipped ?? '', /less than 2 minutes ago/);
   assert.equal(autos(memory()).length, 1);
 });

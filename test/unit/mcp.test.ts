@@ -2,8 +2,8 @@
 // real git repositories in temp folders.
 import { after, test } from 'node:test';
 import * as assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
-import { existsSync, mkdirSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
+import { execFileSync, spawn } from 'node:child_process';
+import { existsSync, mkdirSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import * as path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
@@ -361,6 +361,30 @@ test('a mistyped name: the tool error names the nearest checkpoint (0.2.0: no su
       assert.equal(isError(r), true, tool);
       assert.match(text(r), /No checkpoint named "my-featur" .*Did you mean "my-feature"\?/, tool);
     }
+  } finally {
+    await client.close();
+  }
+});
+
+test('FIFOs in .git (the snapshot index\'s note, the index) never stall the server: every call is answered (0.2.0: none after the first save)', { skip: process.platform === 'win32' ? 'FIFOs are POSIX' : false, timeout: 90_000 }, async () => {
+  const dir = repo();
+  const { client } = await connect({ cwd: dir });
+  try {
+    assert.equal(isError(await client.callTool({ name: 'checkpoint_save', arguments: { name: 'first', leftOff: 'builds the snapshot index' } })), false);
+    const note = path.join(dir, '.git', 'checkpoint-snapshot-index.json');
+    rmSync(note, { force: true });
+    execFileSync('mkfifo', [note]);
+    // More saves at once than Node's thread pool has threads: a read that waited would hold one each.
+    const saves = await Promise.all(['a', 'b', 'c', 'd', 'e', 'f'].map((name) => client.callTool({ name: 'checkpoint_save', arguments: { name, leftOff: `save ${name}` } })));
+    for (const r of saves) assert.equal(isError(r), false, text(r));
+    assert.match(text(await client.callTool({ name: 'checkpoint_list', arguments: {} })), /^- f \[/m);
+
+    const index = path.join(dir, '.git', 'index');
+    rmSync(index);
+    execFileSync('mkfifo', [index]);
+    const r = await client.callTool({ name: 'checkpoint_save', arguments: { name: 'with-fifo-index', leftOff: 'git itself stalls on it' } });
+    assert.equal(isError(r), false, text(r));
+    assert.match(text(await client.callTool({ name: 'checkpoint_show', arguments: { name: 'with-fifo-index' } })), /git itself stalls on it/);
   } finally {
     await client.close();
   }

@@ -590,3 +590,38 @@ test('a save whose snapshot ground was read beside the scan (the CLI) records wh
     assert.equal(git(repo, 'rev-parse', 'refs/checkpoints/snapshots/ground').trim(), r.checkpoint.snapshot, 'the name ref follows each save');
   }
 });
+
+test('a file that grows past the per-file cap while git reads it: no snapshot holds it, the reason is said, and the next save rebuilds (0.2.0: the blob passed the cap)', async () => {
+  const { repo, store } = setup();
+  // git's clean filter runs as git reads the file: this one makes it grow by 200 KB first, as a writer racing the save would.
+  git(repo, 'config', 'filter.grow.clean', 'sh -c \'head -c 200000 /dev/zero >> "$1"; cat "$1"\' grow %f');
+  writeFileSync(path.join(repo, '.gitattributes'), 'log.txt filter=grow\n');
+  writeFileSync(path.join(repo, 'log.txt'), 'small\n');
+  const r = await store.save({ name: 'grown', snapshot: { fileLimitBytes: 100_000 } });
+  assert.equal(r.checkpoint.snapshot, undefined, 'no snapshot holds a blob over the cap');
+  assert.ok(r.warnings.some((w) => /Code snapshot skipped: log\.txt grew past 0\.1 MB while the snapshot was taken/.test(w)), r.warnings.join('\n'));
+  // The file is over the cap now: the next save leaves it out, as any file over the cap.
+  git(repo, 'config', '--unset', 'filter.grow.clean');
+  const next = await store.save({ name: 'after', snapshot: { fileLimitBytes: 100_000 } });
+  assert.ok(next.checkpoint.snapshot);
+  assert.equal(spawnOut(repo, ['ls-tree', '--name-only', next.checkpoint.snapshot!, 'log.txt']), '');
+});
+
+test('what a save killed mid-snapshot leaves in .git (an index copy, a note not renamed) is removed by the next save (0.2.0: kept for ever)', async () => {
+  const { repo, store } = setup();
+  writeFileSync(path.join(repo, 'a.txt'), 'a\n');
+  assert.ok((await store.save({ name: 'first' })).checkpoint.snapshot);
+  // A process id no process has (the kernel's limit is below 2^22).
+  const dead = 4_194_304 + 17;
+  const gitDir = path.join(repo, '.git');
+  const leftovers = [`checkpoint-snapshot-index.${dead}-abc123.tmp`, `checkpoint-snapshot-index.json.${dead}.tmp`];
+  for (const f of leftovers) writeFileSync(path.join(gitDir, f), Buffer.alloc(4096, 1));
+  // One of this very process (a save still running) stays.
+  const own = `checkpoint-snapshot-index.${process.pid}-live.tmp`;
+  writeFileSync(path.join(gitDir, own), 'x');
+  writeFileSync(path.join(repo, 'a.txt'), 'b\n');
+  assert.ok((await store.save({ name: 'second' })).checkpoint.snapshot);
+  const left = readdirSync(gitDir).filter((f) => f.endsWith('.tmp'));
+  assert.deepEqual(left, [own]);
+  rmSync(path.join(gitDir, own));
+});

@@ -1,9 +1,10 @@
 import { after, test } from 'node:test';
 import * as assert from 'node:assert/strict';
-import { execFileSync } from 'node:child_process';
+import { execFileSync, spawnSync } from 'node:child_process';
 import { existsSync, readFileSync, readdirSync, renameSync, unlinkSync, writeFileSync } from 'node:fs';
 import * as path from 'node:path';
-import { git, isolatedEnv, makeRepo, remotePair, removeDir, runCli, runCliInProcess, tempDirs } from '../support/fixtures';
+import { checkpointText, CLI, git, isolatedEnv, makeRepo, remotePair, removeDir, runCli, runCliInProcess, tempDirs } from '../support/fixtures';
+import { shellQuote } from '../../src/core/escaping';
 import { CheckpointStore } from '../../src/core/store';
 
 const temp = tempDirs();
@@ -277,4 +278,93 @@ test('gc and save purge old trash and only the snapshot refs no checkpoint names
     removeDir(repo);
     removeDir(path.dirname(mem));
   }
+});
+
+test('push holds back a snapshot taken on local commits nobody pushed (a key committed, then removed), says why, and --with-history pushes it (0.2.0: published)', async () => {
+  const root = temp();
+  const { a, bare } = remotePair(root);
+  const mem = path.join(root, 'mem');
+  writeFileSync(path.join(a, 'deploy.txt'), 'AKIA-SECRET-KEY-1234\n');
+  git(a, 'add', 'deploy.txt');
+  git(a, 'commit', '-q', '-m', 'add deploy key');
+  const keyBlob = git(a, 'rev-parse', 'HEAD:deploy.txt').trim();
+  git(a, 'rm', '-q', 'deploy.txt');
+  git(a, 'commit', '-q', '-m', 'remove deploy key');
+  writeFileSync(path.join(a, 'wip.ts'), 'export const wip = 1;\n');
+  assert.equal((await runCli(['save', 'local', '--left-off', 'on unpushed commits', '--dir', mem], { cwd: a, env })).code, 0);
+
+  const held = await runCli(['push', '--dir', mem, '--json'], { cwd: a, env });
+  assert.equal(held.code, 0, held.err);
+  const r = JSON.parse(held.out);
+  assert.deepEqual(r.pushed, [{ name: 'local' }]);
+  assert.equal(r.heldBack[0].name, 'local');
+  assert.equal(r.heldBack[0].snapshotOnly, true);
+  assert.match(held.err, /Held back: the snapshot of "local" \(the checkpoint itself is pushed\): its snapshot was taken on 2 commit\(s\) that are not on origin; .*--with-history/);
+  assert.deepEqual(refs(bare), ['refs/checkpoints/files/local']);
+  assert.match((await runCli(['push', '--dry-run', '--dir', mem], { cwd: a, env })).out, /^ {2}local \(without its snapshot, held back\)$/m);
+  assert.throws(() => git(bare, 'cat-file', '-e', keyBlob), 'the key committed locally is not on the remote');
+
+  const all = await runCli(['push', '--with-history', '--dir', mem, '--json'], { cwd: a, env });
+  assert.equal(all.code, 0, all.err);
+  assert.deepEqual(refs(bare), ['refs/checkpoints/files/local', 'refs/checkpoints/snapshots/local']);
+  // Once the branch is pushed, the snapshot goes without --with-history.
+  git(a, 'push', '-q', 'origin', 'main');
+  assert.deepEqual(JSON.parse((await runCli(['push', '--dir', mem, '--json'], { cwd: a, env })).out).heldBack, []);
+});
+
+test('push --dry-run lists the checkpoints and each snapshot\'s files beyond the remote\'s history, untracked ones marked, and pushes nothing (0.2.0: no listing, pushed at once)', async () => {
+  const root = temp();
+  const { a, bare } = remotePair(root);
+  const mem = path.join(root, 'mem');
+  writeFileSync(path.join(a, 'README.md'), '# changed\n');
+  writeFileSync(path.join(a, 'notes-private.txt'), 'not for sharing\n');
+  assert.equal((await runCli(['save', 'listed', '--left-off', 'x', '--dir', mem], { cwd: a, env })).code, 0);
+  const dry = await runCli(['push', '--dry-run', '--dir', mem], { cwd: a, env });
+  assert.equal(dry.code, 0, dry.err);
+  assert.match(dry.out, /^Would push to origin:\n {2}listed with its snapshot [0-9a-f]{12}: 2 file\(s\) beyond the commit it was taken on\n {4}M README\.md\n {4}A notes-private\.txt \(untracked\)\n\(dry run: nothing was pushed\)\n$/);
+  assert.deepEqual(refs(bare), []);
+  const json = JSON.parse((await runCli(['push', '--dry-run', '--json', '--dir', mem], { cwd: a, env })).out);
+  assert.deepEqual(json.checkpoints[0].files, [
+    { path: 'README.md', status: 'M', untracked: false },
+    { path: 'notes-private.txt', status: 'A', untracked: true },
+  ]);
+  assert.deepEqual(refs(bare), []);
+});
+
+test('push of all with agent-written names (a space, capitals) pushes each as the product names it, and pull takes them (0.2.0: the whole push failed; capitals never came back)', async () => {
+  const root = temp();
+  const { a, b } = remotePair(root);
+  const memA = path.join(root, 'mem-a');
+  const memB = path.join(root, 'mem-b');
+  assert.equal((await runCli(['save', 'plain', '--left-off', 'x', '--no-snapshot', '--dir', memA], { cwd: a, env })).code, 0);
+  writeFileSync(path.join(memA, 'checkpoint-my task.md'), checkpointText('my task', 'agent wrote a space'));
+  writeFileSync(path.join(memA, 'checkpoint-Login.md'), checkpointText('Login', 'agent wrote capitals'));
+  const push = await runCli(['push', '--dir', memA, '--json'], { cwd: a, env });
+  assert.equal(push.code, 0, push.err);
+  assert.deepEqual(JSON.parse(push.out).pushed.map((p: { name: string }) => p.name).sort(), ['login', 'my-task', 'plain']);
+  const pull = await runCli(['pull', '--dir', memB, '--json'], { cwd: b, env });
+  assert.equal(pull.code, 0, pull.err);
+  assert.deepEqual(JSON.parse(pull.out).written.map((w: { name: string }) => w.name).sort(), ['login', 'my-task', 'plain']);
+  assert.match(readFileSync(path.join(memB, 'checkpoint-login.md'), 'utf8'), /agent wrote capitals/);
+});
+
+const hasScript = spawnSync('script', ['--version'], { encoding: 'utf8' }).status === 0;
+
+test('push on a terminal shows what it will publish and asks: "n" pushes nothing, "y" pushes; --yes does not ask', { skip: hasScript ? false : 'needs script(1) for a terminal' }, () => {
+  const root = temp();
+  const { a, bare } = remotePair(root);
+  const mem = path.join(root, 'mem');
+  writeFileSync(path.join(a, 'wip.ts'), 'export {};\n');
+  assert.equal(spawnSync(process.execPath, [CLI, 'save', 'asked', '--left-off', 'x', '--dir', mem], { cwd: a, env }).status, 0);
+  // script(1) gives the CLI a terminal; the answer comes on its input.
+  const onTerminal = (answer: string, extra: string[] = []): string =>
+    spawnSync('script', ['-qec', [process.execPath, CLI, 'push', '--dir', mem, ...extra].map(shellQuote).join(' '), '/dev/null'], { cwd: a, env, input: answer, encoding: 'utf8', timeout: 60_000 }).stdout;
+  const no = onTerminal('n\n');
+  assert.match(no, /Will push to origin:\r?\n {2}asked with its snapshot [0-9a-f]{12}: 1 file\(s\) beyond the commit it was taken on\r?\n {4}A wip\.ts \(untracked\)/);
+  assert.match(no, /Push\? \[y\/N\]/);
+  assert.match(no, /Nothing was pushed\./);
+  assert.deepEqual(refs(bare), []);
+  assert.match(onTerminal('y\n'), /Pushed 1 checkpoint\(s\) to origin/);
+  assert.deepEqual(refs(bare), ['refs/checkpoints/files/asked', 'refs/checkpoints/snapshots/asked']);
+  assert.doesNotMatch(onTerminal('', ['--yes']), /Push\?/);
 });

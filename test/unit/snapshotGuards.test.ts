@@ -161,3 +161,25 @@ test('a file over the per-file cap is left out of the snapshot and listed in the
   assert.match(saved.warnings.join('\n'), /Left out of the code snapshot as larger than .*dump\.bin/);
   assert.deepEqual((await store.show('capped')).snapshotLeftOut, ['dump.bin']);
 });
+
+test('pull skips a pushed checkpoint that would be larger than show and resume read once written here, and writes the others (0.2.0: wrote it)', async () => {
+  const root = temp();
+  const { a, b, bare } = remotePair(root);
+  const storeA = new CheckpointStore({ memoryDir: path.join(root, 'mem-a'), cwd: a });
+  await storeA.save({ name: 'fine', leftOff: 'small', snapshot: { enabled: false } });
+  await pushCheckpoints(storeA, ['fine']);
+  // A pushed file under the 4 MB limit whose control characters, escaped as \u0001 when written, take it past it.
+  const text = renderCheckpoint({ name: 'bloat', description: 'x', branch: 'main', saved: '2026-11-20T10:00:00.000Z', leftOff: 'x', done: ['d'], failed: [], decisions: [], questions: [], modifiedFiles: [] }).replace(
+    '- d',
+    `- ${'\u0001'.repeat(800_000)}`,
+  );
+  const blob = execFileSync('git', ['hash-object', '-w', '--stdin'], { cwd: bare, input: text, encoding: 'utf8' }).trim();
+  const tree = execFileSync('git', ['mktree'], { cwd: bare, input: `100644 blob ${blob}\tcheckpoint-bloat.md\n`, encoding: 'utf8' }).trim();
+  git(bare, 'update-ref', 'refs/checkpoints/files/bloat', await commitTree(bare, tree, '', 'checkpoint file: bloat'));
+  const storeB = new CheckpointStore({ memoryDir: path.join(root, 'mem-b'), cwd: b });
+  const r = await pullCheckpoints(storeB);
+  assert.deepEqual(r.written.map((w) => w.name), ['fine']);
+  assert.equal(r.skipped[0]?.name, 'bloat');
+  assert.match(r.skipped[0].reason, /too large once written/);
+  assert.ok(!readdirSync(path.join(root, 'mem-b')).includes('checkpoint-bloat.md'));
+});

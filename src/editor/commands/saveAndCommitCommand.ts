@@ -3,7 +3,7 @@ import type { CommitResult } from '../../core/commit';
 import { CheckpointError, errorMessage } from '../../core/errors';
 import type { SaveAndCommitOptions } from '../commandIds';
 import type { Services } from '../services';
-import { pushAfterCommit } from '../settings';
+import { commitType, pushAfterCommit } from '../settings';
 import { shortMessage } from './createCommand';
 import { saveCommand } from './saveCommand';
 import { isOptions, resolveFolder } from './targets';
@@ -42,7 +42,7 @@ export async function saveAndCommitCommand(s: Services, arg: unknown): Promise<S
       (_progress, token) => {
         const abort = new AbortController();
         token.onCancellationRequested(() => abort.abort());
-        return checkpoints.commit(cp, { push, signal: abort.signal });
+        return checkpoints.commit(cp, { push, signal: abort.signal, type: commitType(folder) });
       },
     );
   } catch (err) {
@@ -56,6 +56,8 @@ export async function saveAndCommitCommand(s: Services, arg: unknown): Promise<S
   }
   s.log.info(`Committed ${commit.hash} on ${commit.branch}: ${commit.subject}${commit.leftOut.length ? ` (left out: ${commit.leftOut.join(', ')})` : ''}${commit.pushed ? '; pushed' : ''}`);
   const leftOut = commit.leftOut.length ? ` Left out as likely secrets: ${commit.leftOut.join(', ')}.` : '';
+  for (const w of commit.warnings) s.log.warn(w);
+  if (commit.warnings.length) void vscode.window.showWarningMessage(shortMessage(commit.warnings.join(' ')));
   if (commit.pushError) {
     s.log.warn(`Push failed: ${commit.pushError}`);
     const message = shortMessage(`Committed ${commit.hash.slice(0, 7)}, but the push failed: ${commit.pushError}${leftOut}`);

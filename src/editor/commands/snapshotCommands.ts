@@ -144,6 +144,7 @@ export async function pushCommand(s: Services, arg: unknown): Promise<string[] |
   if (!r) return undefined;
   const pushed = r.pushed.map((p) => p.name);
   s.log.info(`Pushed ${pushed.join(', ')} to ${oneLine(r.remote)}`);
+  for (const h of r.heldBack) void vscode.window.showWarningMessage(oneLine(`Held back ${h.snapshotOnly ? `the snapshot of "${h.name}"` : `"${h.name}"`}: ${h.reason}.`));
   void vscode.window.showInformationMessage(`Pushed ${pushed.length} checkpoint(s) to ${oneLine(r.remote)}. On another machine: Checkpoint: Pull from Remote.`);
   return pushed;
 }
