@@ -296,7 +296,7 @@ test('push holds back a snapshot taken on local commits nobody pushed (a key com
   const held = await runCli(['push', '--dir', mem, '--json'], { cwd: a, env });
   assert.equal(held.code, 0, held.err);
   const r = JSON.parse(held.out);
-  assert.deepEqual(r.pushed, [{ name: 'local' }]);
+  assert.deepEqual(r.pushed, [{ name: 'local', snapshot: null }]);
   assert.equal(r.heldBack[0].name, 'local');
   assert.equal(r.heldBack[0].snapshotOnly, true);
   assert.match(held.err, /Held back: the snapshot of "local" \(the checkpoint itself is pushed\): its snapshot was taken on 2 commit\(s\) that are not on origin; .*--with-history/);
