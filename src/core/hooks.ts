@@ -442,8 +442,13 @@ export async function saveCompactSummary(store: CheckpointStore, input: HookInpu
   const newest = (await autoCheckpointsOf(store, session))[0];
   if (!newest) return autoSave(store, input, { ...opts, leftOff: summary, reason: 'after the context was compacted' });
   const [git, plan, cp] = await Promise.all([readGitState(store.cwd), activePlan(store, opts.env), store.read(store.pathFor(newest.name))]);
-  if (cp.leftOff === summary) return { skipped: `"${cp.name}" holds this compaction's summary already`, replaced: [], warnings: [] };
-  const saved = await store.save({
+  const already = `"${cp.name}" holds this compaction's summary already`;
+  if (cp.leftOff === summary) return { skipped: already, replaced: [], warnings: [] };
+  // Decided again under the lock: two hooks of one compaction (the plugin's and Connect's) write it once.
+  const unless = async (): Promise<string | undefined> => ((await store.read(store.pathFor(newest.name)).catch(() => undefined))?.leftOff === summary ? already : undefined);
+  let saved;
+  try {
+    saved = await store.save({
     name: cp.name,
     leftOff: summary,
     done: cp.done,
@@ -454,6 +459,11 @@ export async function saveCompactSummary(store: CheckpointStore, input: HookInpu
     git: { branch: git.branch, modifiedFiles: git.modifiedFiles },
     auto: { session },
     force: true,
+    unless,
   });
+  } catch (err) {
+    if (err instanceof SaveSkippedError) return { skipped: err.reason, replaced: [], warnings: [] };
+    throw err;
+  }
   return { saved: saved.checkpoint.name, replaced: [], warnings: saved.warnings };
 }

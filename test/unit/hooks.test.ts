@@ -5,7 +5,7 @@ import { spawn, spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import * as path from 'node:path';
 import { CLI, finished, git, isolatedEnv, makeRepo, removeDir, tempDir } from '../support/fixtures';
-import { autoSave } from '../../src/core/hooks';
+import { autoSave, saveCompactSummary } from '../../src/core/hooks';
 import { CheckpointStore } from '../../src/core/store';
 
 // `checkpoint hook <event>` fed the JSON Claude Code sends (fixtures written from its hook documentation, with the
@@ -367,4 +367,19 @@ test('pre-compact: two hooks of one compaction at once (the plugin\'s and Connec
   assert.equal(results.filter((r) => r.saved).length, 1, JSON.stringify(results));
   assert.match(results.find((r) => !r.saved)?.skipped ?? '', /less than 2 minutes ago/);
   assert.equal(autos(memory()).length, 1);
+});
+
+test('post-compact: two hooks of one compaction at once (the plugin\'s and Connect\'s) write the summary once: decided under the lock', async () => {
+  const { repo, env, memory } = setup();
+  writeFileSync(path.join(repo, 'auth.ts'), 'changed');
+  const store = new CheckpointStore({ memoryDir: memory(), cwd: repo });
+  const input = { sessionId: 'one-compaction', cwd: repo };
+  assert.ok((await autoSave(store, input, { env })).saved);
+  const summary = { ...input, compactSummary: 'Tokens now live in the session; tests next.' };
+  const results = await Promise.all([saveCompactSummary(store, summary, { env }), saveCompactSummary(store, summary, { env })]);
+  assert.equal(results.filter((r) => r.saved).length, 1, JSON.stringify(results));
+  assert.match(results.find((r) => !r.saved)?.skipped ?? '', /holds this compaction's summary already/);
+  // The trash holds PreCompact's version only: no second copy of the summary's.
+  const trash = path.join(memory(), '.trash');
+  assert.equal(readdirSync(trash).flatMap((d) => readdirSync(path.join(trash, d))).length, 1);
 });
