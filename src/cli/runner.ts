@@ -5,7 +5,7 @@ import { fileReads, isFolder } from '../core/files';
 import path = require('node:path');
 import { CheckpointError, UsageError, errorMessage } from '../core/errors';
 import { didYouMean } from '../core/suggest';
-import { AmbiguousNameError } from '../core/names';
+import { AmbiguousNameError, printable } from '../core/names';
 import { AmbiguousCheckpointError, CheckpointExistsError, CheckpointNotFoundError } from '../core/storeTypes';
 import { claudeMemoryDir, resolveMemoryFolder, withClaude, type ClaudeMemory, type MemoryFolder, type ResolvedMemoryDir } from '../core/memoryDir';
 import { openStore } from '../core/openStore';
@@ -115,13 +115,13 @@ function checkOptions(command: Command, args: string[], synopsis: string): void 
     const key = long ? a.slice(2, eq < 0 ? undefined : eq) : (shorts.get(a.slice(1, 2)) ?? '');
     const option = Object.hasOwn(options, key) ? options[key] : undefined;
     if (!option) {
-      const shown = long ? a.slice(0, eq < 0 ? undefined : eq) : a.slice(0, 2);
+      const shown = printable(long ? a.slice(0, eq < 0 ? undefined : eq) : a.slice(0, 2));
       throw new UsageError(`Unknown option ${shown} for checkpoint ${synopsis}.${didYouMean(shown.replace(/^-+/, ''), Object.keys(options), (k) => `--${k}`)}`);
     }
     if (option.type === 'boolean' && long && eq >= 0) throw new UsageError(`--${key} takes no value.`);
     if (option.type === 'string' && (long ? eq < 0 : a.length === 2)) {
       const next = args[i + 1];
-      if (next === undefined || (next.startsWith('-') && next !== '-')) throw new UsageError(`--${key} needs a value${next === undefined ? '' : ` (to give one that starts with "-", write --${key}=${next})`}.`);
+      if (next === undefined || (next.startsWith('-') && next !== '-')) throw new UsageError(`--${key} needs a value${next === undefined ? '' : ` (to give one that starts with "-", write --${key}=${printable(next)})`}.`);
       i++;
     }
   }
@@ -132,7 +132,7 @@ function parse(command: Command, args: string[], synopsis: string): { values: Re
   try {
     return parseArgs({ args, options: { ...GLOBAL, ...command.options }, allowPositionals: true, strict: true });
   } catch (err) {
-    throw new UsageError(errorMessage(err).split('\n')[0].replace(/\. To specify a positional argument.*$/s, ''));
+    throw new UsageError(printable(errorMessage(err).split('\n')[0], 400).replace(/\. To specify a positional argument.*$/s, ''));
   }
 }
 
@@ -150,7 +150,7 @@ async function context(
     return undefined;
   }
   const most = command.positionals === 'name' ? 1 : command.positionals;
-  if (positionals.length > most) throw new UsageError(`Unexpected argument "${positionals[most]}": checkpoint ${command.synopsis}`);
+  if (positionals.length > most) throw new UsageError(`Unexpected argument "${printable(positionals[most])}": checkpoint ${command.synopsis}`);
   if (command.positionals === 'name' && positionals[0] === undefined) {
     throw new UsageError(`A checkpoint name is required: checkpoint ${command.synopsis}`);
   }
@@ -221,7 +221,7 @@ export function commandLine(commands: Record<string, Command>): Cli {
     // What the command warned of, for --json's "warnings" (an error's too).
     const warnings: string[] = [];
     const json = argv.slice(0, argv.indexOf('--') < 0 ? undefined : argv.indexOf('--')).includes('--json');
-    const unknownCommand = (word: string): UsageError => new UsageError(`Unknown command "${word}".${didYouMean(word, Object.keys(commands))}`);
+    const unknownCommand = (word: string): UsageError => new UsageError(`Unknown command "${printable(word)}".${didYouMean(word, Object.keys(commands))}`);
     try {
       if (name === 'help') {
         const topic = argv[at + 1] ?? '';
@@ -242,7 +242,7 @@ export function commandLine(commands: Record<string, Command>): Cli {
         const flag = rest.find((a) => a.startsWith('-'));
         throw new UsageError(
           flag
-            ? `Unknown option ${flag.split('=')[0]}: options other than --help and --version go after a command.${didYouMean(flag.split('=')[0].replace(/^-+/, ''), ['help', 'version'], (k) => `--${k}`)}`
+            ? `Unknown option ${printable(flag.split('=')[0])}: options other than --help and --version go after a command.${didYouMean(flag.split('=')[0].replace(/^-+/, ''), ['help', 'version'], (k) => `--${k}`)}`
             : 'A command is required.',
         );
       }

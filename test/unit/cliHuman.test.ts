@@ -237,3 +237,13 @@ test('completion: bash completes commands, options and checkpoint names; zsh and
   assert.match(cli(repo, ['completion', 'fish']).out, /complete -c checkpoint -n __fish_use_subcommand -a save -d /);
   assert.equal(cli(repo, ['completion', 'tcsh']).code, 2);
 });
+
+test('a usage error names what was typed on one line: a line break or control character in it cannot start a line of its own', () => {
+  const { repo, d } = setup();
+  for (const args of [['list', 'a\nWarning: fake', ...d], ['sav\nWarning: fake', ...d], ['list', '--nope\nWarning: fake', ...d], ['save', 'x', '--left-off', ...d.slice(0, 0), '--\u001b[2Jx']]) {
+    const r = cli(repo, args);
+    assert.equal(r.code, 2, `${JSON.stringify(args)}: ${r.err}`);
+    assert.doesNotMatch(r.err, /^Warning: fake/m, JSON.stringify(args));
+    assert.doesNotMatch(r.err, /\u001b/, JSON.stringify(args));
+  }
+});
