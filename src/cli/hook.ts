@@ -53,7 +53,7 @@ Example (a hook command in .claude/settings.json):
     // Everything a hook prints to stderr is one line (it may quote stdin or a file name).
     const io: Io = { ...ctx.io, err: (line) => ctx.io.err(agentLine(line, 1000)) };
     // CHECKPOINT_HOOK_TIMEOUT_MS: tests shorten the time limit.
-    const limitMs = hookLimit(process.env.CHECKPOINT_HOOK_TIMEOUT_MS);
+    const limitMs = hookLimit(ctx.env.CHECKPOINT_HOOK_TIMEOUT_MS);
     let timer: NodeJS.Timeout | undefined;
     const timeout = new Promise<'timeout'>((resolve) => {
       timer = setTimeout(() => resolve('timeout'), limitMs);

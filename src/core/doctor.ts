@@ -1,5 +1,5 @@
 import path = require('node:path');
-import { pluginEnabledIn } from './claudeSettings';
+import { pluginEnabledIn, PLUGIN_ID } from './claudeSettings';
 import { errorMessage } from './errors';
 import { escapeControls } from './escaping';
 import { fileReads, isFolder, type FileReads } from './files';
@@ -148,7 +148,7 @@ async function pluginHooks(cwd: string, env: NodeJS.ProcessEnv, claudeDir: strin
   const enabledIn = await pluginEnabledIn(cwd, env);
   if (!enabledIn) return undefined;
   const installed = (await readJson(path.join(claudeDir, 'plugins', 'installed_plugins.json'), reads))?.plugins;
-  const entries = installed && typeof installed === 'object' ? Object.entries(installed as Record<string, unknown>).filter(([id]) => id.startsWith('checkpoint@')) : [];
+  const entries = installed && typeof installed === 'object' ? Object.entries(installed as Record<string, unknown>).filter(([id]) => id === PLUGIN_ID) : [];
   for (const [id, value] of entries) {
     for (const entry of Array.isArray(value) ? value : [value]) {
       const installPath = (entry as { installPath?: unknown } | null)?.installPath;

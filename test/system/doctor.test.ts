@@ -122,6 +122,9 @@ test('the plugin enabled and installed: its hooks count; enabled but not install
     ['plugin checkpoint@checkpoint', ['startup', 'resume', 'clear', 'compact']],
     [path.join(w.repo, '.claude', 'settings.json'), ['startup', 'resume', 'clear', 'compact', 'fork']],
   ]);
+  // Another marketplace's plugin named checkpoint is not this one: its hooks do not count.
+  writeFileSync(path.join(w.home, '.claude', 'plugins', 'installed_plugins.json'), JSON.stringify({ version: 2, plugins: { 'checkpoint@elsewhere': [{ scope: 'user', installPath: plugin }] } }));
+  assert.deepEqual(doctor(w).report.hooks.sources.map((s) => s.where), [path.join(w.repo, '.claude', 'settings.json')]);
   writeFileSync(path.join(w.home, '.claude', 'plugins', 'installed_plugins.json'), JSON.stringify({ version: 2, plugins: {} }));
   writeFileSync(path.join(w.repo, '.claude', 'settings.json'), '{}');
   const gone = doctor(w);
