@@ -64,7 +64,7 @@ const nodeTests = async (dir, stage) => {
     .filter((f) => !named.size || named.has(f.replace(/\.js$/, '')))
     .map((f) => join(testDir, f));
   // Two files at a time: most tests wait on child processes (git, the CLI), not on a core.
-  const r = await run(node, ['--test', '--test-concurrency=2', '--test-reporter=tap', ...files], { capture: true });
+  const r = await run(node, ['--test', '--test-concurrency=2', '--test-timeout=600000', '--test-reporter=tap', ...files], { capture: true });
   const pass = Number(/^# pass (\d+)/m.exec(r.out)?.[1] ?? 0);
   const fail = Number(/^# fail (\d+)/m.exec(r.out)?.[1] ?? (r.code ? 1 : 0));
   totals.passed += pass;

@@ -198,7 +198,7 @@ test('the Checkpoint plugin enabled in Claude Code\'s settings is found; a later
   assert.equal(await pluginEnabledIn(folder, env), user, 'a file that cannot be parsed says nothing');
 });
 
-test('only this plugin counts: checkpoint@ of another marketplace is another plugin; the id is the marketplace file\'s (0.2.0: any checkpoint@…)', async () => {
+test('only this plugin counts: checkpoint@ of another marketplace is another plugin; the id is the marketplace file\'s', async () => {
   const marketplace = JSON.parse(readFileSync(path.resolve(__dirname, '..', '..', '..', '.claude-plugin', 'marketplace.json'), 'utf8')) as { name: string; plugins: { name: string }[] };
   assert.equal(PLUGIN_ID, `${marketplace.plugins[0].name}@${marketplace.name}`);
   const home = tempDir('checkpoint-plugin-home-');
@@ -209,7 +209,7 @@ test('only this plugin counts: checkpoint@ of another marketplace is another plu
   assert.equal(await pluginEnabledIn(undefined, env), undefined);
 });
 
-test('a settings file another writer changed after Connect read it is never replaced with the stale merge (0.2.0: their edit lost)', async () => {
+test('a settings file another writer changed after Connect read it is never replaced with the stale merge', async () => {
   const folder = tempDir();
   temps.push(folder);
   const file = path.join(folder, 'settings.json');
@@ -227,7 +227,7 @@ test('a settings file another writer changed after Connect read it is never repl
   assert.ok(merged.hooks);
 });
 
-test('an earlier release\'s own SKILL.md is the product\'s: Connect replaces it without a backup, Disconnect removes it; a copy changed by hand is kept (0.2.0: kept as a person\'s once the text changes)', async () => {
+test('an earlier release\'s own SKILL.md is the product\'s: Connect replaces it without a backup, Disconnect removes it; a copy changed by hand is kept', async () => {
   const earlier = readFileSync(path.resolve(__dirname, '..', '..', '..', 'test', 'fixtures', 'skill', 'SKILL-0.2.0.md'), 'utf8');
   assert.equal(isProductSkill(earlier), true);
   assert.equal(isProductSkill(SKILL_TEXT), true);

@@ -44,7 +44,7 @@ test('nearest: close names by edits, and what was typed as a prefix; nothing for
   assert.deepEqual(nearest('Save', ['save']), [], 'the name itself is no suggestion');
 });
 
-test('did you mean: a mistyped checkpoint, command, option or trashed checkpoint names the nearest (0.2.0: none)', () => {
+test('did you mean: a mistyped checkpoint, command, option or trashed checkpoint names the nearest', () => {
   const { repo, d } = setup();
   assert.equal(cli(repo, ['save', 'my-feature', '--left-off', 'x', ...d]).code, 0);
   for (const command of ['resume', 'show', 'delete', 'diff']) {
@@ -63,7 +63,7 @@ test('did you mean: a mistyped checkpoint, command, option or trashed checkpoint
   assert.match(restore.err, /No trashed checkpoint named "my-featur" .* Did you mean "my-feature"\?/);
 });
 
-test('messages name real commands: save says how to resume; resume says where the checkpoint went and how to undo (0.2.0: `continue <name>`, no undo)', () => {
+test('messages name real commands: save says how to resume; resume says where the checkpoint went and how to undo', () => {
   const { repo, mem, d } = setup();
   const saved = cli(repo, ['save', 'oauth', '--left-off', 'Wiring callback', ...d]);
   assert.match(saved.out, new RegExp(`Resume anytime: checkpoint resume oauth --dir ${mem.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')} \\(or tell your agent: continue oauth\\)`));
@@ -76,7 +76,7 @@ test('messages name real commands: save says how to resume; resume says where th
   assert.ok(existsSync(path.join(mem, 'checkpoint-oauth.md')));
 });
 
-test('one voice: every error is "checkpoint: " and a sentence; none of Node\'s parser text (0.2.0: lowercase, parser text)', () => {
+test('one voice: every error is "checkpoint: " and a sentence; none of Node\'s parser text', () => {
   const { repo, d } = setup();
   const cases = [['frobnicate'], ['save', 'x', '--left-off'], ['save', 'x', '--force=yes'], ['save', 'x', '--left-off', '-x'], ['list', 'extra'], ['show'], ['--nope'], ['-x']];
   for (const args of cases) {
@@ -90,7 +90,7 @@ test('one voice: every error is "checkpoint: " and a sentence; none of Node\'s p
   assert.match(cli(repo, ['--nope']).err, /Unknown option --nope: options other than --help and --version go after a command/);
 });
 
-test('-v, -V and --version print the version, and the help lists --version (0.2.0: -v was "a command is required")', () => {
+test('-v, -V and --version print the version, and the help lists --version', () => {
   const pkg = JSON.parse(readFileSync(path.resolve(__dirname, '..', '..', '..', 'package.json'), 'utf8')) as { version: string };
   for (const flag of ['-v', '-V', '--version']) {
     const r = cli(home, [flag]);
@@ -100,7 +100,7 @@ test('-v, -V and --version print the version, and the help lists --version (0.2.
   assert.match(cli(home, ['--help']).out, /-v, --version/);
 });
 
-test('every command\'s --help describes each of its options and ends with an example (0.2.0: no examples)', () => {
+test('every command\'s --help describes each of its options and ends with an example', () => {
   const bash = cli(home, ['completion', 'bash']).out;
   const commands = [...bash.matchAll(/^ {4}([a-z]+)\) opts='([^']*)' ;;$/gm)].map((m) => ({ name: m[1], options: m[2].split(' ').filter((o) => !['--dir', '--cwd', '--json', '--help'].includes(o)) }));
   assert.ok(commands.length >= 18, `${commands.length} commands`);
@@ -111,7 +111,7 @@ test('every command\'s --help describes each of its options and ends with an exa
   }
 });
 
-test('save without --left-off: on a terminal it asks, and an empty answer saves nothing; elsewhere a warning (0.2.0: Left Off "None", silently)', { skip: noPty }, () => {
+test('save without --left-off: on a terminal it asks, and an empty answer saves nothing; elsewhere a warning', { skip: noPty }, () => {
   const { repo, mem, d } = setup();
   const piped = cli(repo, ['save', 'quiet', ...d]);
   assert.equal(piped.code, 0);
@@ -126,7 +126,7 @@ test('save without --left-off: on a terminal it asks, and an empty answer saves 
   assert.equal(existsSync(path.join(mem, 'checkpoint-empty.md')), false);
 });
 
-test('delete --all asks on a terminal and names what it moved; --yes and a pipe do not ask (0.2.0: no question, only a count)', { skip: noPty }, () => {
+test('delete --all asks on a terminal and names what it moved; --yes and a pipe do not ask', { skip: noPty }, () => {
   const { repo, mem, d } = setup();
   for (const n of ['alpha', 'beta']) assert.equal(cli(repo, ['save', n, '--left-off', n, ...d]).code, 0);
   const no = onTerminal(repo, ['delete', '--all', ...d], 'n\n');
@@ -151,7 +151,7 @@ test('delete --all asks on a terminal and names what it moved; --yes and a pipe 
   assert.match(cli(repo, ['delete', '--all', ...d]).out, /Moved 2 checkpoint/);
 });
 
-test('gc --dry-run names what would go and removes nothing; gc asks on a terminal (0.2.0: no --dry-run)', { skip: noPty }, () => {
+test('gc --dry-run names what would go and removes nothing; gc asks on a terminal', { skip: noPty }, () => {
   const { repo, mem, d } = setup();
   assert.equal(cli(repo, ['save', 'old', '--left-off', 'x', ...d]).code, 0);
   assert.equal(cli(repo, ['delete', 'old', ...d]).code, 0);
@@ -169,7 +169,7 @@ test('gc --dry-run names what would go and removes nothing; gc asks on a termina
   assert.equal(existsSync(mem), true);
 });
 
-test('diff of a combined checkpoint says why it has no snapshot, and which command would help (0.2.0: reasons that do not apply)', () => {
+test('diff of a combined checkpoint says why it has no snapshot, and which command would help', () => {
   const { repo, d } = setup();
   for (const n of ['api', 'ui']) assert.equal(cli(repo, ['save', n, '--left-off', n, ...d]).code, 0);
   assert.equal(cli(repo, ['combine', 'both', 'api', 'ui', ...d]).code, 0);
@@ -179,7 +179,7 @@ test('diff of a combined checkpoint says why it has no snapshot, and which comma
   assert.doesNotMatch(r.err, /--no-snapshot|outside git/);
 });
 
-test('branch <name> [<branch>]: the branch is named as asked; the default stays checkpoint/<name> (0.2.0: no second argument)', () => {
+test('branch <name> [<branch>]: the branch is named as asked; the default stays checkpoint/<name>', () => {
   const { repo, d } = setup();
   writeFileSync(path.join(repo, 'wip.ts'), 'x\n');
   assert.equal(cli(repo, ['save', 'api', '--left-off', 'x', ...d]).code, 0);
@@ -193,7 +193,7 @@ test('branch <name> [<branch>]: the branch is named as asked; the default stays 
   assert.equal(cli(repo, ['branch', 'api', '-x', ...d]).code, 2, 'a branch name is never an option');
 });
 
-test('list: aligned columns with the plan step; show renders as resume does, --raw the file (0.2.0: ragged rows, no step, the raw file)', () => {
+test('list: aligned columns with the plan step; show renders as resume does, --raw the file', () => {
   const { repo, d } = setup();
   const plan = path.join(repo, 'plan.md');
   writeFileSync(plan, '- [x] one\n- [ ] two\n- [ ] three\n');
@@ -213,7 +213,7 @@ test('list: aligned columns with the plan step; show renders as resume does, --r
   assert.match(cli(repo, ['show', 'b', '--raw', ...d]).out, /^---\n[^]*## Left Off\nsecond\n/);
 });
 
-test('completion: bash completes commands, options and checkpoint names; zsh and fish scripts come from the same table (0.2.0: none)', () => {
+test('completion: bash completes commands, options and checkpoint names; zsh and fish scripts come from the same table', () => {
   const { repo, d } = setup();
   assert.equal(cli(repo, ['save', 'oauth-flow', '--left-off', 'x', ...d]).code, 0);
   const script = cli(repo, ['completion', 'bash']).out;

@@ -333,7 +333,7 @@ test('a source saved again while combine runs is not trashed: the combination he
   });
 });
 
-test('a combination larger than show and resume accept is refused before anything is written; --trash-sources trashes nothing (0.2.0: wrote 5.3 MB, trashed both)', async () => {
+test('a combination larger than show and resume accept is refused before anything is written; --trash-sources trashes nothing', async () => {
   const mem = temp();
   mkdirSync(mem, { recursive: true });
   const store = new CheckpointStore({ memoryDir: mem, cwd: mem });

@@ -326,7 +326,7 @@ test('session-end: saves only when the session left modified files', () => {
   assert.equal(autos(memory()).length, 1);
 });
 
-test('session-start: invisible format characters (zero-width, tag characters) never reach the agent; odd time limits fall back to the default; a future-dated checkpoint resumed is not pending (0.2.0: raw, gave up at once, pending for ever)', () => {
+test('session-start: invisible format characters (zero-width, tag characters) never reach the agent; odd time limits fall back to the default; a future-dated checkpoint resumed is not pending', () => {
   const { repo, env, memory } = setup();
   // "Left off" with a zero-width space, a byte-order mark, a right-to-left mark and "IGNORE" spelled in tag characters.
   const tags = [...'IGNORE'].map((c) => String.fromCodePoint(0xe0000 + c.charCodeAt(0))).join('');
@@ -346,7 +346,7 @@ test('session-start: invisible format characters (zero-width, tag characters) ne
   assert.deepEqual(hook('session-start', { ...input, session_id: 'future' }, { cwd: repo, env }), { code: 0, out: '', err: '' });
 });
 
-test('session-start: with a long memory folder path the resume command is whole; what precedes it is shortened (0.2.0: cut mid-path)', () => {
+test('session-start: with a long memory folder path the resume command is whole; what precedes it is shortened', () => {
   const { repo, env } = setup();
   const mem = path.join(repo, 'm'.repeat(200), 'n'.repeat(200), 'o'.repeat(200), 'memory');
   const long = 'word '.repeat(200);
@@ -358,7 +358,7 @@ test('session-start: with a long memory folder path the resume command is whole;
   assert.ok(command[1].endsWith(mem), command[1]);
 });
 
-test('pre-compact: two hooks of one compaction at once (the plugin\'s and Connect\'s) save one automatic checkpoint: the debounce is decided under the lock (0.2.0: two)', async () => {
+test('pre-compact: two hooks of one compaction at once (the plugin\'s and Connect\'s) save one automatic checkpoint: the debounce is decided under the lock', async () => {
   const { repo, env, memory } = setup();
   writeFileSync(path.join(repo, 'auth.ts'), 'changed');
   const store = new CheckpointStore({ memoryDir: memory(), cwd: repo });

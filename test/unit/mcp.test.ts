@@ -350,7 +350,7 @@ test('a checkpoint pulled from someone else cannot inject lines into what the ag
   }
 });
 
-test('a mistyped name: the tool error names the nearest checkpoint (0.2.0: no suggestion)', async () => {
+test('a mistyped name: the tool error names the nearest checkpoint', async () => {
   const dir = repo();
   const mem = path.join(temp(), 'mem');
   const { client } = await connect({ cwd: dir, args: ['--dir', mem] });
@@ -366,7 +366,7 @@ test('a mistyped name: the tool error names the nearest checkpoint (0.2.0: no su
   }
 });
 
-test('FIFOs in .git (the snapshot index\'s note, the index) never stall the server: every call is answered (0.2.0: none after the first save)', { skip: process.platform === 'win32' ? 'FIFOs are POSIX' : false, timeout: 90_000 }, async () => {
+test('FIFOs in .git (the snapshot index\'s note, the index) never stall the server: every call is answered', { skip: process.platform === 'win32' ? 'FIFOs are POSIX' : false, timeout: 90_000 }, async () => {
   const dir = repo();
   const { client } = await connect({ cwd: dir });
   try {

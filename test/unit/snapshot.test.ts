@@ -591,7 +591,7 @@ test('a save whose snapshot ground was read beside the scan (the CLI) records wh
   }
 });
 
-test('a file that grows past the per-file cap while git reads it: no snapshot holds it, the reason is said, and the next save rebuilds (0.2.0: the blob passed the cap)', async () => {
+test('a file that grows past the per-file cap while git reads it: no snapshot holds it, the reason is said, and the next save rebuilds', async () => {
   const { repo, store } = setup();
   // git's clean filter runs as git reads the file: this one makes it grow by 200 KB first, as a writer racing the save would.
   git(repo, 'config', 'filter.grow.clean', 'sh -c \'head -c 200000 /dev/zero >> "$1"; cat "$1"\' grow %f');
@@ -607,7 +607,7 @@ test('a file that grows past the per-file cap while git reads it: no snapshot ho
   assert.equal(spawnOut(repo, ['ls-tree', '--name-only', next.checkpoint.snapshot!, 'log.txt']), '');
 });
 
-test('what a save killed mid-snapshot leaves in .git (an index copy, a note not renamed) is removed by the next save (0.2.0: kept for ever)', async () => {
+test('what a save killed mid-snapshot leaves in .git (an index copy, a note not renamed) is removed by the next save', async () => {
   const { repo, store } = setup();
   writeFileSync(path.join(repo, 'a.txt'), 'a\n');
   assert.ok((await store.save({ name: 'first' })).checkpoint.snapshot);

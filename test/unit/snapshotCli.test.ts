@@ -280,7 +280,7 @@ test('gc and save purge old trash and only the snapshot refs no checkpoint names
   }
 });
 
-test('push holds back a snapshot taken on local commits nobody pushed (a key committed, then removed), says why, and --with-history pushes it (0.2.0: published)', async () => {
+test('push holds back a snapshot taken on local commits nobody pushed (a key committed, then removed), says why, and --with-history pushes it', async () => {
   const root = temp();
   const { a, bare } = remotePair(root);
   const mem = path.join(root, 'mem');
@@ -312,7 +312,7 @@ test('push holds back a snapshot taken on local commits nobody pushed (a key com
   assert.deepEqual(JSON.parse((await runCli(['push', '--dir', mem, '--json'], { cwd: a, env })).out).heldBack, []);
 });
 
-test('push --dry-run lists the checkpoints and each snapshot\'s files beyond the remote\'s history, untracked ones marked, and pushes nothing (0.2.0: no listing, pushed at once)', async () => {
+test('push --dry-run lists the checkpoints and each snapshot\'s files beyond the remote\'s history, untracked ones marked, and pushes nothing', async () => {
   const root = temp();
   const { a, bare } = remotePair(root);
   const mem = path.join(root, 'mem');
@@ -331,7 +331,7 @@ test('push --dry-run lists the checkpoints and each snapshot\'s files beyond the
   assert.deepEqual(refs(bare), []);
 });
 
-test('push of all with agent-written names (a space, capitals) pushes each as the product names it, and pull takes them (0.2.0: the whole push failed; capitals never came back)', async () => {
+test('push of all with agent-written names (a space, capitals) pushes each as the product names it, and pull takes them', async () => {
   const root = temp();
   const { a, b } = remotePair(root);
   const memA = path.join(root, 'mem-a');

@@ -162,7 +162,7 @@ test('a file over the per-file cap is left out of the snapshot and listed in the
   assert.deepEqual((await store.show('capped')).snapshotLeftOut, ['dump.bin']);
 });
 
-test('pull skips a pushed checkpoint that would be larger than show and resume read once written here, and writes the others (0.2.0: wrote it)', async () => {
+test('pull skips a pushed checkpoint that would be larger than show and resume read once written here, and writes the others', async () => {
   const root = temp();
   const { a, b, bare } = remotePair(root);
   const storeA = new CheckpointStore({ memoryDir: path.join(root, 'mem-a'), cwd: a });
