@@ -99,7 +99,7 @@ suite('Claude Code and the command line', {}, (t) => {
 
   it('Connect adds nothing while the Checkpoint plugin is enabled for the folder; a later settings file that disables it counts', async () => {
     mkdirSync(path.dirname(settingsFile()), { recursive: true });
-    const enabled = '{\n  "enabledPlugins": { "checkpoint@checkpoint-marketplace": true }\n}\n';
+    const enabled = '{\n  "enabledPlugins": { "checkpoint@checkpoint": true }\n}\n';
     writeFileSync(settingsFile(), enabled);
     const local = path.join(t.cwd, '.claude', 'settings.local.json');
     try {
@@ -109,7 +109,7 @@ suite('Claude Code and the command line', {}, (t) => {
       assert.equal(readFileSync(settingsFile(), 'utf8'), enabled);
       assert.equal(existsSync(skillFile()), false);
       // Claude Code reads settings.local.json after settings.json: disabled there, the plugin brings nothing.
-      writeFileSync(local, '{ "enabledPlugins": { "checkpoint@checkpoint-marketplace": false } }\n');
+      writeFileSync(local, '{ "enabledPlugins": { "checkpoint@checkpoint": false } }\n');
       const connected = await vscode.commands.executeCommand<{ added: unknown[] }>('checkpoint.connectClaude', { scope: 'workspace', confirm: true });
       assert.equal(connected.added.length, 3);
       assert.deepEqual(hookCommands(settingsFile()), { SessionStart: ['checkpoint hook session-start'], PreCompact: ['checkpoint hook pre-compact'], PostCompact: ['checkpoint hook post-compact'] });
