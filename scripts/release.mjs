@@ -92,11 +92,18 @@ function isOurs(published) {
   return published.publisher === pkg.publisher && Boolean(published.bin?.checkpoint);
 }
 
+/** A registry value as one printable line: control characters as "?", at most 200 characters. */
+function line(value) {
+  // eslint-disable-next-line no-control-regex
+  const text = String(value).replace(/[\u0000-\u001f\u007f-\u009f]/g, '?');
+  return text.length > 200 ? `${text.slice(0, 200)}…` : text;
+}
+
 /** The other package, as the refusal names it: name, version, description, author, repository or homepage. */
 function whose(published) {
   const author = typeof published.author === 'string' ? published.author : published.author?.name;
-  const about = [published.description && `"${published.description}"`, author && `by ${author}`, repositoryUrl(published.repository) || published.homepage].filter(Boolean);
-  return `${published.name ?? pkg.name} ${published.version ?? '(no version)'}${about.length ? ` (${about.join(', ')})` : ''}`;
+  const about = [published.description && `"${line(published.description)}"`, author && `by ${line(author)}`, line(repositoryUrl(published.repository) || published.homepage || '')].filter(Boolean);
+  return `${line(published.name ?? pkg.name)} ${line(published.version ?? '(no version)')}${about.length ? ` (${about.join(', ')})` : ''}`;
 }
 
 function checkName() {

@@ -1,6 +1,6 @@
 // dist/cli.js, the `checkpoint` command. `checkpoint hook …` runs at every agent start and compaction, so it loads
-// the hook's own small bundle (src/hookCli.ts → dist/hook.js); every other command loads the whole CLI
-// (src/cli.ts → dist/cli-main.js), each with V8's code cache (src/codeCache.ts). Both share one runner
+// the hook's own small bundle (src/cli/hookEntry.ts → dist/hook.js); every other command loads the whole CLI
+// (src/cli/main.ts → dist/cli-main.js), each with V8's code cache (src/cli/codeCache.ts). Both share one runner
 // (src/cli/runner.ts); the only other thing done here is to start a save's status scan first.
 import path = require('node:path');
 import { requireCached } from './codeCache';

@@ -21,7 +21,7 @@ test('several sessions compacting at once: each session keeps its automatic chec
       sessions.map(
         (session) =>
           new Promise<void>((resolve, reject) => {
-            const child = spawn(process.execPath, [CLI, 'hook', 'pre-compact', '--dir', mem], { cwd: repo, env, stdio: ['pipe', 'ignore', 'pipe'] });
+            const child = spawn(process.execPath, [CLI, 'hook', 'pre-compact', '--dir', mem], { cwd: repo, env, stdio: ['pipe', 'ignore', 'pipe'], timeout: 60_000 });
             child.stdin.end(JSON.stringify({ session_id: session, cwd: repo, hook_event_name: 'PreCompact', trigger: 'auto' }));
             child.once('error', reject);
             child.once('close', () => resolve());

@@ -38,18 +38,18 @@ test('every command and option the skill names exists in the CLI', () => {
 
   const home = temp('checkpoint-home-');
   for (const cmd of commands) {
-    const help = spawnSync(process.execPath, [CLI, cmd, '--help'], { env: isolatedEnv(home), encoding: 'utf8' });
+    const help = spawnSync(process.execPath, [CLI, cmd, '--help'], { env: isolatedEnv(home), encoding: 'utf8', timeout: 30_000 });
     assert.equal(help.status, 0, `checkpoint ${cmd} --help: ${help.stderr}`);
     for (const flag of flags.get(cmd) ?? []) {
       // The CLI's strict parser refuses an option the command does not have (exit 2); --help then prints help.
       const valued = !['--force', '--json', '--keep'].includes(flag);
-      const r = spawnSync(process.execPath, [CLI, cmd, flag, ...(valued ? ['value'] : []), '--help'], { env: isolatedEnv(home), encoding: 'utf8' });
+      const r = spawnSync(process.execPath, [CLI, cmd, flag, ...(valued ? ['value'] : []), '--help'], { env: isolatedEnv(home), encoding: 'utf8', timeout: 30_000 });
       assert.equal(r.status, 0, `checkpoint ${cmd} ${flag}: ${r.stderr}`);
       assert.ok(help.stdout.includes(flag), `${cmd} --help documents ${flag}`);
     }
   }
   // The check itself catches a name the CLI does not have.
-  assert.equal(spawnSync(process.execPath, [CLI, 'save', '--no-such-flag', 'v', '--help'], { env: isolatedEnv(home) }).status, 2);
+  assert.equal(spawnSync(process.execPath, [CLI, 'save', '--no-such-flag', 'v', '--help'], { env: isolatedEnv(home), timeout: 30_000 }).status, 2);
 });
 
 /** A command line of the skill as argv: words and "double-quoted" strings (kept as written, placeholders and all). */
