@@ -5,7 +5,7 @@ import { escapeControls } from './escaping';
 import { fileReads, isFolder, type FileReads } from './files';
 import { spawnInGroup } from './gitProcess';
 import { claudeLeavesOut, INDEX_FILE } from './memoryIndex';
-import { claudeMemoryDir, managedSettingsDir, managedSettingsFiles, resolveMemoryFolder, withClaude, type ResolvedMemoryDir } from './memoryDir';
+import { claudeMemoryDir, managedSettingsDir, managedSettingsFiles, readClaudeJson, resolveMemoryFolder, withClaude, type ResolvedMemoryDir } from './memoryDir';
 import { openStore } from './openStore';
 import { claudeConfigDir, homeFrom, tildify } from './paths';
 import { findPending } from './pending';
@@ -24,7 +24,6 @@ type SessionSource = (typeof SESSION_SOURCES)[number];
 
 /** `claude --version` is given this long. */
 const VERSION_TIMEOUT_MS = 10_000;
-const SETTINGS_MAX_BYTES = 1024 * 1024;
 const INDEX_MAX_BYTES = 4 * 1024 * 1024;
 
 export interface HookSource {
@@ -93,15 +92,6 @@ export async function claudeVersionFromPath(cwd: string, env: NodeJS.ProcessEnv)
   }
 }
 
-async function readJson(file: string, reads: FileReads): Promise<Record<string, unknown> | undefined> {
-  try {
-    const v = JSON.parse(await reads.readSmallFile(file, SETTINGS_MAX_BYTES)) as unknown;
-    return v !== null && typeof v === 'object' && !Array.isArray(v) ? (v as Record<string, unknown>) : undefined;
-  } catch {
-    return undefined;
-  }
-}
-
 const HOOK_COMMAND = /\bhook (session-start|pre-compact|post-compact|session-end)\s*$/;
 const EVENT_NAMES: Record<string, string> = { 'pre-compact': 'PreCompact', 'post-compact': 'PostCompact', 'session-end': 'SessionEnd' };
 
@@ -147,13 +137,13 @@ function productHooks(hooks: unknown, where: string, kind: HookSource['kind']): 
 async function pluginHooks(cwd: string, env: NodeJS.ProcessEnv, claudeDir: string, reads: FileReads, notes: string[]): Promise<HookSource | undefined> {
   const enabledIn = await pluginEnabledIn(cwd, env);
   if (!enabledIn) return undefined;
-  const installed = (await readJson(path.join(claudeDir, 'plugins', 'installed_plugins.json'), reads))?.plugins;
+  const installed = (await readClaudeJson(path.join(claudeDir, 'plugins', 'installed_plugins.json'), reads))?.plugins;
   const entries = installed && typeof installed === 'object' ? Object.entries(installed as Record<string, unknown>).filter(([id]) => id === PLUGIN_ID) : [];
   for (const [id, value] of entries) {
     for (const entry of Array.isArray(value) ? value : [value]) {
       const installPath = (entry as { installPath?: unknown } | null)?.installPath;
       if (typeof installPath !== 'string') continue;
-      const file = await readJson(path.join(installPath, 'hooks', 'hooks.json'), reads);
+      const file = await readClaudeJson(path.join(installPath, 'hooks', 'hooks.json'), reads);
       const found = productHooks(file?.hooks, `plugin ${id}`, 'plugin');
       if (found) return found;
     }
@@ -169,7 +159,7 @@ async function settingsHooks(cwd: string, claudeDir: string, trusted: boolean, m
   files.push(...(await managedSettingsFiles(managedDir, reads)).reverse());
   const found: HookSource[] = [];
   for (const file of files) {
-    const h = productHooks((await readJson(file, reads))?.hooks, file, 'settings');
+    const h = productHooks((await readClaudeJson(file, reads))?.hooks, file, 'settings');
     if (h) found.push(h);
   }
   return found;

@@ -92,7 +92,7 @@ export function claudeProjectName(absPath: string): string {
   return slug.length <= MAX_SLUG_LENGTH ? slug : `${slug.slice(0, MAX_SLUG_LENGTH)}-${Math.abs(javaHashCode(absPath)).toString(36)}`;
 }
 
-/** Claude Code's settings files are small; anything larger is not read. */
+/** Claude Code's settings and plugin files are small; anything larger is not read. */
 const SETTINGS_MAX_BYTES = 1024 * 1024;
 
 interface SettingsFile {
@@ -100,14 +100,19 @@ interface SettingsFile {
   settings: Record<string, unknown>;
 }
 
-/** A Claude Code settings file as an object; undefined when it is missing, too large or not a JSON object. */
-async function readSettings(file: string, reads: FileReads): Promise<SettingsFile | undefined> {
+/** A small JSON file of Claude Code's (settings, installed plugins, hooks) as an object; undefined when it is missing, too large or not a JSON object. */
+export async function readClaudeJson(file: string, reads: FileReads): Promise<Record<string, unknown> | undefined> {
   try {
     const value = JSON.parse(await reads.readSmallFile(file, SETTINGS_MAX_BYTES)) as unknown;
-    return value !== null && typeof value === 'object' && !Array.isArray(value) ? { file, settings: value as Record<string, unknown> } : undefined;
+    return value !== null && typeof value === 'object' && !Array.isArray(value) ? (value as Record<string, unknown>) : undefined;
   } catch {
     return undefined;
   }
+}
+
+async function readSettings(file: string, reads: FileReads): Promise<SettingsFile | undefined> {
+  const settings = await readClaudeJson(file, reads);
+  return settings && { file, settings };
 }
 
 /** Where Claude Code reads managed settings on this platform (`managed-settings.json` and `managed-settings.d/`). */

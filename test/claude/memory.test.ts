@@ -2,26 +2,19 @@
 // Code loads into a new session, wherever the user works (a repository, a subfolder, a linked worktree, a custom
 // memory folder, a custom config folder). Runs `claude -p continue` against a scripted model and reads its first
 // request (test/support/claudeCode.ts).
-import { after, describe, test } from 'node:test';
+import { describe, test } from 'node:test';
 import * as assert from 'node:assert/strict';
-import { existsSync, mkdirSync, realpathSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import * as path from 'node:path';
 import { claudeTargets, connectClaude, hookProgram } from '../../src/core/claudeSettings';
 import { formatLocalDateTime } from '../../src/core/dates';
 import { shellQuote } from '../../src/core/escaping';
 import { writeLaunchers } from '../../src/core/launcher';
 import { runClaude, type ClaudeSession } from '../support/claudeCode';
-import { CLI, git, makeRepo, removeDir, runCli, tempDir } from '../support/fixtures';
+import { CLI, git, makeRepo, runCli, tempDirs } from '../support/fixtures';
 
-const temps: string[] = [];
-after(() => temps.forEach(removeDir));
-
-/** A temp folder by its real path (the client and git report real paths). */
-function temp(prefix: string): string {
-  const dir = realpathSync(tempDir(prefix));
-  temps.push(dir);
-  return dir;
-}
+/** Temp folders by their real path (the client and git report real paths), removed after the tests. */
+const temp = tempDirs();
 
 /** A private HOME with a `.claude` folder (Claude Code set up) unless `claude: false`. */
 function makeHome(opts: { claude?: boolean } = {}): string {

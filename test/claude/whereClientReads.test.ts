@@ -1,23 +1,17 @@
 // Where the real Claude Code client reads its auto memory, against where the CLI writes: a relative
 // autoMemoryDirectory (ignored by the client, which loads its default folder), the precedence of the settings scopes,
 // and a repository path long enough that the client names its project folder with a hash.
-import { after, describe, test } from 'node:test';
+import { describe, test } from 'node:test';
 import * as assert from 'node:assert/strict';
-import { mkdirSync, readFileSync, readdirSync, realpathSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import * as path from 'node:path';
 import type { DoctorReport } from '../../src/core/doctor';
 import { writeLaunchers } from '../../src/core/launcher';
 import { claudeCode, runClaude, type ClaudeSession } from '../support/claudeCode';
-import { CLI, makeRepo, removeDir, runCli, tempDir } from '../support/fixtures';
+import { CLI, makeRepo, runCli, tempDirs } from '../support/fixtures';
 
-const temps: string[] = [];
-after(() => temps.forEach(removeDir));
-
-function temp(prefix: string): string {
-  const dir = realpathSync(tempDir(prefix));
-  temps.push(dir);
-  return dir;
-}
+/** Temp folders by their real path (the client and git report real paths), removed after the tests. */
+const temp = tempDirs();
 
 function makeHome(): string {
   const home = temp('checkpoint-claude-home-');
