@@ -1,6 +1,9 @@
 import { errorMessage } from '../core/errors';
 import { agentLine } from '../core/escaping';
-import { HOOK_EVENTS, HOOK_INPUT_MAX_BYTES, HOOK_TIMEOUT_MS, autoSave, firstToAnswer, hookFolder, isHookEvent, parseHookInput, saveCompactSummary, sessionStartContext, sessionStartOutput } from '../core/hooks';
+import { autoSave, saveCompactSummary } from '../core/autoSave';
+import { HOOK_EVENTS, HOOK_INPUT_MAX_BYTES, HOOK_TIMEOUT_MS, hookFolder, isHookEvent, parseHookInput } from '../core/hooks';
+import { sessionStartContext, sessionStartOutput } from '../core/sessionStartContext';
+import { firstToAnswer } from '../core/sessionStartMarker';
 import { openStore } from '../core/openStore';
 import { fileReads } from '../core/files';
 import { recordSessionStart } from '../core/sessionStarts';

@@ -128,8 +128,8 @@ export type Namer = (line: Line) => string | undefined;
  * it has the product's shape. With `known` (the checkpoints that exist or are in the trash), a line is a checkpoint's
  * when it names one of them in a shape agents write (see {@link shapeName}): a line that names no such checkpoint is
  * the person's, even in the product's shape (`- **todo** buy milk`, `- **todo** (x, Nov 02) — …`), and no operation
- * touches it unless the person names it (see `removeFromIndex` in memoryIndex.ts). Each line's text is read once, however often
- * it is asked, and again only when it is replaced.
+ * touches it unless the person names it (see `removeFromIndex` in memoryIndex.ts). Each line's text is read once,
+ * however often it is asked, and again only when it is replaced.
  */
 export function namer(known?: ReadonlySet<string>): Namer {
   return (line) => {

@@ -5,7 +5,7 @@ import { spawn, spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import * as path from 'node:path';
 import { CLI, finished, git, isolatedEnv, makeRepo, removeDir, tempDir } from '../support/fixtures';
-import { autoSave, saveCompactSummary } from '../../src/core/hooks';
+import { autoSave, saveCompactSummary } from '../../src/core/autoSave';
 import { CheckpointStore } from '../../src/core/store';
 
 // `checkpoint hook <event>` fed the JSON Claude Code sends (fixtures written from its hook documentation, with the

@@ -2,7 +2,7 @@ import { after, test } from 'node:test';
 import * as assert from 'node:assert/strict';
 import { mkdirSync, readdirSync, utimesSync, writeFileSync } from 'node:fs';
 import * as path from 'node:path';
-import { firstToAnswer, markerName } from '../../src/core/hooks';
+import { firstToAnswer, markerName } from '../../src/core/sessionStartMarker';
 import { removeDir, tempDir } from '../support/fixtures';
 
 // A session start answered once when the plugin's hooks and Connect's both run (firstToAnswer), and the markers it
