@@ -20,7 +20,8 @@ require.cache[require.resolve('gray-matter')].exports = Object.assign((...args) 
   return matter(...args);
 }, matter);
 const { parseFrontMatter, yamlString } = require(join(root, 'out', 'src', 'core', 'frontMatter.js'));
-const { isPlainFrontMatter, parseCheckpoint, parseCheckpointHeader, renderCheckpoint } = require(join(root, 'out', 'src', 'core', 'checkpoint.js'));
+const { isPlainFrontMatter, parseCheckpoint, parseCheckpointHeader } = require(join(root, 'out', 'src', 'core', 'checkpointParse.js'));
+const { renderCheckpoint } = require(join(root, 'out', 'src', 'core', 'checkpointRender.js'));
 const { FrontMatterSchema } = require(join(root, 'out', 'src', 'core', 'schemas.js'));
 const { CheckpointError } = require(join(root, 'out', 'src', 'core', 'errors.js'));
 

@@ -215,7 +215,8 @@ const coreBundle = join(tmp, 'core.cjs');
 await esbuild.build({
   stdin: {
     contents: [
-      "export { renderCheckpoint, parseCheckpoint } from './src/core/checkpoint';",
+      "export { renderCheckpoint } from './src/core/checkpointRender';",
+      "export { parseCheckpoint } from './src/core/checkpointParse';",
       "export { upsertIndex, formatBullet, indexedNames } from './src/core/memoryIndex';",
       "export { writeFileAtomic } from './src/core/files';",
       "export { CheckpointStore } from './src/core/store';",

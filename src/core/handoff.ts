@@ -1,4 +1,6 @@
-import { parseCheckpoint, renderCheckpoint, type Checkpoint } from './checkpoint';
+import { parseCheckpoint } from './checkpointParse';
+import { renderCheckpoint } from './checkpointRender';
+import type { Checkpoint } from './checkpoint';
 import { TwinNameError } from './storeTypes';
 import { isLikelySecret } from './secrets';
 import { CheckpointError, errorMessage } from './errors';

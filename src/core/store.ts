@@ -1,7 +1,8 @@
 import { promises as fs } from 'node:fs';
 import path = require('node:path');
 import { CheckpointError, errorMessage } from './errors';
-import { describe, renderCheckpoint, type Checkpoint } from './checkpoint';
+import { describe, type Checkpoint } from './checkpoint';
+import { renderCheckpoint } from './checkpointRender';
 import { capModifiedFiles, sizeWarning } from './checkpointSize';
 import { formatLocalDate } from './dates';
 import { assertInside, assertNotSymlink, cleanStaleTempFiles, exists, identityOf, removeFile, sameIdentity, syncDir, writeFileAtomic, type FileIdentity } from './files';

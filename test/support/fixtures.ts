@@ -5,7 +5,8 @@ import { createHash, randomBytes } from 'node:crypto';
 import { lstatSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, readlinkSync, realpathSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { describe as describeLeftOff, renderCheckpoint, type Checkpoint } from '../../src/core/checkpoint';
+import { describe as describeLeftOff, type Checkpoint } from '../../src/core/checkpoint';
+import { renderCheckpoint } from '../../src/core/checkpointRender';
 
 // ---- folders and repositories ------------------------------------------------------------------------------------
 

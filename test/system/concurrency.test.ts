@@ -8,7 +8,7 @@ import { execFileSync } from 'node:child_process';
 import * as path from 'node:path';
 import { runCli, workspace, type ProcessResult, type Workspace } from '../support/fixtures';
 import { CheckpointStore } from '../../src/core/store';
-import { parseCheckpoint } from '../../src/core/checkpoint';
+import { parseCheckpoint } from '../../src/core/checkpointParse';
 import { indexedNames, removeFromIndex, RESUME_LINE } from '../../src/core/memoryIndex';
 import { TEMP_PREFIX } from '../../src/core/files';
 import { LOCK_NAME } from '../../src/core/lock';

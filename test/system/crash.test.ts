@@ -7,7 +7,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, readFileSync, readdirSync, utimesSync, watch, writeFileSync, mkdirSync } from 'node:fs';
 import * as path from 'node:path';
 import { CLI_MODULE, finished, runCli, workspace, type ProcessResult } from '../support/fixtures';
-import { parseCheckpoint } from '../../src/core/checkpoint';
+import { parseCheckpoint } from '../../src/core/checkpointParse';
 import { formatBullet, removeFromIndex, upsertIndex } from '../../src/core/memoryIndex';
 import { TEMP_PREFIX } from '../../src/core/files';
 import { LOCK_NAME } from '../../src/core/lock';

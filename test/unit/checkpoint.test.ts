@@ -1,6 +1,8 @@
 import { test } from 'node:test';
 import * as assert from 'node:assert/strict';
-import { parseCheckpoint, renderCheckpoint, renderCheckpointBody, type Checkpoint } from '../../src/core/checkpoint';
+import { parseCheckpoint } from '../../src/core/checkpointParse';
+import { renderCheckpoint, renderCheckpointBody } from '../../src/core/checkpointRender';
+import type { Checkpoint } from '../../src/core/checkpoint';
 import { parseFrontMatter } from '../../src/core/frontMatter';
 import { CheckpointError } from '../../src/core/errors';
 

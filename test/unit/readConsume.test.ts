@@ -8,7 +8,7 @@ import * as path from 'node:path';
 import { attackWorld } from '../support/attackWorld';
 import { CheckpointStore, SHOW_READ_BYTES } from '../../src/core/store';
 import { CheckpointError } from '../../src/core/errors';
-import { parseCheckpoint } from '../../src/core/checkpoint';
+import { parseCheckpoint } from '../../src/core/checkpointParse';
 
 const checkpointText = (name: string, leftOff: string, files: string[] = []): string =>
   `---\nname: ${name}\ndescription: ${leftOff}\ntype: checkpoint\nbranch: main\nsaved: 2026-11-20T10:00:00.000Z\n---\n# Checkpoint: ${name}\n## Left Off\n${leftOff}\n## Done This Session\nNone\n## Failed Approaches\nNone\n## Modified Files\n${files.length ? files.map((f) => `- ${f}`).join('\n') : 'None'}\n`;

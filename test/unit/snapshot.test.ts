@@ -5,7 +5,9 @@ import { execFileSync } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, readdirSync, rmSync, symlinkSync, unlinkSync, writeFileSync } from 'node:fs';
 import * as path from 'node:path';
 import { CheckpointExistsError, CheckpointStore } from '../../src/core/store';
-import { parseCheckpoint, renderCheckpoint, type Checkpoint } from '../../src/core/checkpoint';
+import { parseCheckpoint } from '../../src/core/checkpointParse';
+import { renderCheckpoint } from '../../src/core/checkpointRender';
+import type { Checkpoint } from '../../src/core/checkpoint';
 import { groundSnapshot, keepSnapshot, takeSnapshot, workTreeNow } from '../../src/core/snapshot';
 import { git, makeRepo, tempDirs } from '../support/fixtures';
 

@@ -4,7 +4,7 @@ import { execFileSync } from 'node:child_process';
 import { mkdirSync, readdirSync, writeFileSync } from 'node:fs';
 import * as path from 'node:path';
 import { CheckpointStore } from '../../src/core/store';
-import { renderCheckpoint } from '../../src/core/checkpoint';
+import { renderCheckpoint } from '../../src/core/checkpointRender';
 import { commitTree, keepSnapshot, takeSnapshot, workTreeNow } from '../../src/core/snapshot';
 import { collectGarbage } from '../../src/core/snapshotUse';
 import { pullCheckpoints, pushCheckpoints } from '../../src/core/handoff';

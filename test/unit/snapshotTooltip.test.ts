@@ -5,7 +5,7 @@ import * as assert from 'node:assert/strict';
 import { writeFileSync } from 'node:fs';
 import * as path from 'node:path';
 import Module = require('node:module');
-import { renderCheckpoint } from '../../src/core/checkpoint';
+import { renderCheckpoint } from '../../src/core/checkpointRender';
 import { CheckpointStore } from '../../src/core/store';
 import { tempDirs } from '../support/fixtures';
 

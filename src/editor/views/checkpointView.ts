@@ -1,6 +1,7 @@
 import path = require('node:path');
 import vscode = require('vscode');
-import { renderCheckpointBody, type Checkpoint } from '../../core/checkpoint';
+import { renderCheckpointBody } from '../../core/checkpointRender';
+import type { Checkpoint } from '../../core/checkpoint';
 import { errorMessage } from '../../core/errors';
 import { oneLine } from '../../core/escaping';
 import { escapeMarkdown } from '../markdown';
