@@ -1,4 +1,4 @@
-import { plannedHooks } from './claudeSettings';
+import { plannedHooks } from './claudeSettingsHooks';
 import { skillText } from './skill';
 
 /**

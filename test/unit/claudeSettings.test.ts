@@ -3,21 +3,8 @@ import * as assert from 'node:assert/strict';
 import { existsSync, mkdirSync, readFileSync, readdirSync, symlinkSync, writeFileSync } from 'node:fs';
 import * as path from 'node:path';
 import { parse } from 'jsonc-parser';
-import {
-  claudeTargets,
-  connectClaude,
-  connectSettingsText,
-  disconnectClaude,
-  disconnectSettingsText,
-  hookProgram,
-  isProductCommand,
-  plannedHooks,
-  pluginEnabledIn,
-  isProductSkill,
-  PLUGIN_ID,
-  replaceSettingsIf,
-  planConnect,
-} from '../../src/core/claudeSettings';
+import { claudeTargets, connectClaude, disconnectClaude, hookProgram, pluginEnabledIn, isProductSkill, PLUGIN_ID, replaceSettingsIf, planConnect } from '../../src/core/claudeSettings';
+import { connectSettingsText, disconnectSettingsText, isProductCommand, plannedHooks } from '../../src/core/claudeSettingsHooks';
 import { shellQuote } from '../../src/core/escaping';
 import { SKILL_TEXT } from '../../src/core/skill';
 import { removeDir, tempDir } from '../support/fixtures';
