@@ -1,9 +1,6 @@
-import { isFolder } from '../core/files';
-import path = require('node:path');
 import vscode = require('vscode');
-import type { CheckpointState } from './checkpointState';
 import { pickActive, type ActiveCheckpoint, type ActivePick } from '../core/activeCheckpoint';
-import { CheckpointIndex, type IndexReadStats } from '../core/checkpointIndex';
+import { CheckpointIndex } from '../core/checkpointIndex';
 import type { Checkpoint } from '../core/checkpoint';
 import { combine, type CombineOptions, type CombineResult } from '../core/combine';
 import type { CommitOptions, CommitResult } from '../core/commit';
@@ -13,71 +10,13 @@ import { PromiseCache } from '../core/promiseCache';
 import { pullCheckpoints, pushCheckpoints, type PullResult, type PushResult } from '../core/handoff';
 import { commitWork } from '../core/commit';
 import { openStore } from '../core/openStore';
-import { readBranch } from '../core/git';
-import { resolveGitDir } from '../core/gitDir';
 import { resolvePlansDir } from '../core/plans';
 import { branchFromSnapshot } from '../core/snapshotUse';
 import { OrphanRemovedError, type CheckpointStore, type CheckpointSummary, type ResumeResult, type SaveInput, type SaveResult } from '../core/store';
+import { FolderBranch } from './folderBranch';
+import type { FolderHost, UndoEntry, WriteOperation } from './folderHost';
+import { MemoryDirWatcher } from './memoryDirWatcher';
 import { folderSetting, snapshotSetting } from './settings';
-
-/** A consumed or deleted checkpoint that Undo can put back. */
-export interface UndoEntry {
-  /** `folder.uri.toString()`. */
-  folder: string;
-  name: string;
-  trashPath: string;
-  /** The trashed file is the version a save overwrote: Undo puts it back over the newer one, which goes to the trash. */
-  overwrite?: boolean;
-}
-
-/** The writes a folder's checkpoints go through (see {@link FolderCheckpoints.run}). */
-export type WriteOperation = 'save' | 'resume' | 'delete' | 'deleteAll' | 'restore' | 'branch' | 'push' | 'pull' | 'combine';
-
-export type ModelChangeKind =
-  | 'memoryDir'
-  | 'plansDir'
-  | 'branch'
-  /** The listing changed (a file event). */
-  | 'checkpoints'
-  /** A write of this extension ended: listing, active checkpoint and Undo are updated. */
-  | 'write'
-  /** The checkpoint recorded in this window or the Dismiss changed. */
-  | 'active'
-  | 'undo'
-  | 'trust'
-  | 'folders'
-  | 'currentFolder';
-
-export interface ModelChange {
-  kind: ModelChangeKind;
-  /** The folder concerned; undefined for workspace-wide changes. */
-  folder?: vscode.WorkspaceFolder;
-  operation?: WriteOperation;
-}
-
-/** A checkpoint file in a folder's memory directory was created, changed or deleted. */
-export interface FileChange {
-  folder: vscode.WorkspaceFolder;
-  path: string;
-  deleted: boolean;
-}
-
-/** What a folder's object needs from the workspace model. */
-export interface FolderHost {
-  readonly log: vscode.LogOutputChannel;
-  readonly state: CheckpointState;
-  readonly stats: IndexReadStats;
-  readonly trusted: boolean;
-  fire(change: ModelChange): void;
-  fireFile(change: FileChange): void;
-  /** Sets the workspace's Undo without an event (the write's one event follows). */
-  setUndo(entry: UndoEntry | undefined): void;
-  readonly lastUndo: UndoEntry | undefined;
-  /** Marks the folder as the one worked in. */
-  useFolder(folder: vscode.WorkspaceFolder): void;
-  /** The folder's memory directory was resolved (once per resolution). */
-  memoryDirResolved(resolved: ResolvedMemoryDir): void;
-}
 
 /** What a write changes beside the files: the index re-reads `files`; active and Undo are set when given (null clears). */
 interface WriteEffect {
@@ -99,14 +38,8 @@ export class FolderCheckpoints implements vscode.Disposable {
   readonly key: string;
   private readonly memoryDirCache = new PromiseCache<ResolvedMemoryDir>();
   private readonly plansDirCache = new PromiseCache<string>();
-  private memoryWatcher?: { dir: string; existed: boolean; disposables: vscode.Disposable[] };
-  private headWatcher?: Promise<void>;
-  private readonly headDisposables: vscode.Disposable[] = [];
-  /** Current branch; undefined until read ('' when unknown: no repository, or Restricted Mode). */
-  private branchValue?: string;
-  private branchRead?: Promise<string>;
-  /** HEAD changed while a read was running: read again when it ends. */
-  private branchStale = false;
+  private readonly memoryWatcher: MemoryDirWatcher;
+  private readonly branchOf: FolderBranch;
   private disposed = false;
 
   constructor(
@@ -115,6 +48,15 @@ export class FolderCheckpoints implements vscode.Disposable {
   ) {
     this.key = folder.uri.toString();
     this.index = new CheckpointIndex(() => this.store(), host.stats, () => this.onIndexChange());
+    this.branchOf = new FolderBranch(folder, host);
+    this.memoryWatcher = new MemoryDirWatcher(
+      host.log,
+      (file, deleted) => {
+        host.fireFile({ folder, path: file, deleted });
+        void this.refreshFile(file);
+      },
+      (dir) => !this.disposed && this.memoryDirNow()?.dir === dir,
+    );
   }
 
   // ---- directories and store ------------------------------------------------------------------------
@@ -130,7 +72,7 @@ export class FolderCheckpoints implements vscode.Disposable {
       const done = resolving.then(async (resolved) => {
         if (this.disposed || this.memoryDirCache.value !== resolved) return; // resolved again meanwhile
         this.host.memoryDirResolved(resolved);
-        await this.watchMemoryDir(resolved.dir);
+        await this.memoryWatcher.watch(resolved.dir);
       });
       this.watching = { for: resolving, done: done.catch(() => undefined) };
     }
@@ -181,42 +123,7 @@ export class FolderCheckpoints implements vscode.Disposable {
   async refresh(): Promise<void> {
     this.plansDirCache.clear();
     await this.reresolveMemoryDir();
-    if (this.branchValue !== undefined) await this.refreshBranch();
-  }
-
-  /**
-   * Watches `checkpoint-*.md` in the memory directory (non-recursive: cheap, and not subject to
-   * `files.watcherExclude`). Each event names one file, so only that file is read again.
-   */
-  private async watchMemoryDir(dir: string): Promise<void> {
-    // Keep a working watcher: a new one takes a moment to go live, and events in that moment are lost.
-    if (this.memoryWatcher?.dir === dir && this.memoryWatcher.existed) return;
-    const existed = await isFolder(dir);
-    if (this.disposed || this.memoryDirNow()?.dir !== dir) return;
-    this.disposeMemoryWatcher();
-    const watcher = vscode.workspace.createFileSystemWatcher(new vscode.RelativePattern(vscode.Uri.file(dir), 'checkpoint-*.md'));
-    this.host.log.debug(`Watching ${dir}${existed ? '' : ' (not created yet)'} for checkpoint files`);
-    const emit = (deleted: boolean) => (uri: vscode.Uri) => {
-      this.host.log.trace(`File event: ${uri.fsPath}${deleted ? ' deleted' : ''}`);
-      this.host.fireFile({ folder: this.folder, path: uri.fsPath, deleted });
-      void this.refreshFile(uri.fsPath);
-    };
-    this.memoryWatcher = {
-      dir,
-      existed,
-      disposables: [watcher, watcher.onDidCreate(emit(false)), watcher.onDidChange(emit(false)), watcher.onDidDelete(emit(true))],
-    };
-  }
-
-  private disposeMemoryWatcher(): void {
-    for (const d of this.memoryWatcher?.disposables ?? []) d.dispose();
-    this.memoryWatcher = undefined;
-  }
-
-  /** After a write: a watcher set up while the directory did not exist is set up again now that it does. */
-  private async noteWritten(): Promise<void> {
-    const watched = this.memoryWatcher;
-    if (watched && !watched.existed) await this.watchMemoryDir(watched.dir);
+    if (this.branchOf.known) await this.refreshBranch();
   }
 
   /** Re-reads one file into the index (a watcher event, or a write); failures are logged. */
@@ -237,77 +144,24 @@ export class FolderCheckpoints implements vscode.Disposable {
 
   /** The current branch as last read: undefined until read; '' when unknown. Synchronous. */
   branch(): string | undefined {
-    return this.host.trusted ? this.branchValue : '';
+    return this.branchOf.now();
   }
 
   /** The current branch, read once and then kept up to date by a watcher on git's HEAD. '' when unknown. */
-  async currentBranch(): Promise<string> {
-    if (!this.host.trusted) return '';
-    this.watchHead();
-    if (this.branchRead) return this.branchRead;
-    if (this.branchValue !== undefined) return this.branchValue;
-    return this.startBranchRead();
+  currentBranch(): Promise<string> {
+    return this.branchOf.current();
   }
 
   /** Reads the branch again now (after a checkout of our own), without waiting for the HEAD watcher. */
-  async refreshBranch(): Promise<string> {
-    if (!this.host.trusted) return '';
-    this.watchHead();
-    if (this.branchRead) {
-      this.branchStale = true;
-      return this.branchRead;
-    }
-    return this.startBranchRead();
+  refreshBranch(): Promise<string> {
+    return this.branchOf.refresh();
   }
 
   /** Workspace trust was granted: the branch is read again on the next look. */
   trustGranted(): void {
-    this.branchValue = undefined;
+    this.branchOf.trustGranted();
   }
 
-  private startBranchRead(): Promise<string> {
-    const reading = (async () => {
-      let branch: string;
-      do {
-        this.branchStale = false;
-        branch = await readBranch(this.folder.uri.fsPath);
-      } while (this.branchStale);
-      return branch;
-    })().then(
-      (branch) => {
-        this.branchRead = undefined;
-        if (this.branchValue !== branch && !this.disposed) {
-          this.branchValue = branch;
-          this.host.log.debug(`Branch of ${this.folder.name}: ${branch || '(none)'}`);
-          this.host.fire({ kind: 'branch', folder: this.folder });
-        }
-        return branch;
-      },
-      (err: unknown) => {
-        this.branchRead = undefined;
-        this.host.log.warn(`Could not read the branch of ${this.folder.name}: ${errorMessage(err)}`);
-        return this.branchValue ?? '';
-      },
-    );
-    this.branchRead = reading;
-    return reading;
-  }
-
-  /** Watches `<git dir>/HEAD` (a checkout rewrites it), once. No polling. */
-  private watchHead(): void {
-    this.headWatcher ??= (async () => {
-      const gitDir = await resolveGitDir(this.folder.uri.fsPath).catch(() => undefined);
-      if (!gitDir || this.disposed) return;
-      const watcher = vscode.workspace.createFileSystemWatcher(new vscode.RelativePattern(vscode.Uri.file(gitDir), 'HEAD'));
-      const onHead = (): void => {
-        if (!this.host.trusted) return;
-        if (this.branchRead) this.branchStale = true;
-        else void this.startBranchRead();
-      };
-      this.headDisposables.push(watcher, watcher.onDidCreate(onHead), watcher.onDidChange(onHead), watcher.onDidDelete(onHead));
-      this.host.log.debug(`Watching ${path.join(gitDir, 'HEAD')} for branch changes of ${this.folder.name}`);
-    })();
-  }
 
   // ---- the active checkpoint ------------------------------------------------------------------------
 
@@ -367,7 +221,7 @@ export class FolderCheckpoints implements vscode.Disposable {
   private async run<T>(operation: WriteOperation, write: (store: CheckpointStore) => Promise<[T, WriteEffect]>): Promise<T> {
     const store = await this.store();
     const [result, effect] = await write(store);
-    await this.noteWritten();
+    await this.memoryWatcher.written();
     if (effect.files === 'all') this.index.reload();
     else for (const file of effect.files) await this.refreshFileQuietly(file);
     if (effect.active !== undefined) await this.applyActive(effect.active);
@@ -521,7 +375,7 @@ export class FolderCheckpoints implements vscode.Disposable {
 
   dispose(): void {
     this.disposed = true;
-    this.disposeMemoryWatcher();
-    for (const d of this.headDisposables.splice(0)) d.dispose();
+    this.memoryWatcher.dispose();
+    this.branchOf.dispose();
   }
 }

@@ -8,7 +8,8 @@ import type { MemoryDirSource, ResolvedMemoryDir } from '../core/memoryDir';
 import { printable } from '../core/names';
 import { claudeMemoryKind, type ClaudeMemoryKind } from '../core/memoryDir';
 import { autoMemoryOffNotice } from '../core/wording';
-import { FolderCheckpoints, type FileChange, type FolderHost, type ModelChange, type UndoEntry } from './folderCheckpoints';
+import { FolderCheckpoints } from './folderCheckpoints';
+import type { FileChange, FolderHost, ModelChange, UndoEntry } from './folderHost';
 import { affects } from './settings';
 
 /**

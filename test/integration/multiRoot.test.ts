@@ -4,7 +4,7 @@ import * as path from 'node:path';
 import * as vscode from 'vscode';
 import type { ResumeResult } from '../../src/core/store';
 import type { CheckpointNode, FolderNode } from '../../src/editor/views/nodes';
-import type { ModelChange } from '../../src/editor/folderCheckpoints';
+import type { ModelChange } from '../../src/editor/folderHost';
 import { currentBranch, git, readIndex, restoreBranch } from '../support/fixtures';
 import { folderChildren, label, labels, save, suite, useMemoryDir, waitFor } from './helpers';
 

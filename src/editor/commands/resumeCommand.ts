@@ -9,7 +9,7 @@ import { OrphanRemovedError, type ResumeResult } from '../../core/store';
 import { branchDiffers } from '../../core/git';
 import { branchSentence } from '../../core/wording';
 import { CommandId, type ResumeOptions, type UndoOptions } from '../commandIds';
-import type { UndoEntry } from '../folderCheckpoints';
+import type { UndoEntry } from '../folderHost';
 import type { Services } from '../services';
 import { afterResume } from '../settings';
 import { switchFolderBranch } from './branchCommands';

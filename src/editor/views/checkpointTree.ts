@@ -10,7 +10,7 @@ import { branchAndTime, formatStep, frontMatterNote, unreadableReason } from '..
 import { planName, readPlanProgress } from '../../core/plans';
 import { afterResume } from '../settings';
 import { tildify } from '../markdown';
-import type { ModelChange } from '../folderCheckpoints';
+import type { ModelChange } from '../folderHost';
 import type { WorkspaceModel } from '../workspaceModel';
 import { checkpointTooltip } from './checkpointTooltip';
 
