@@ -2,25 +2,23 @@ import { test } from 'node:test';
 import * as assert from 'node:assert/strict';
 import { sanitizeName, validateName, nameFromFileName, fileNameFor } from '../../src/core/names';
 import { CheckpointError } from '../../src/core/errors';
+import { tableTest } from '../support/tables';
 
-test('sanitizeName follows the spec rules', () => {
-  const cases: [string, string][] = [
-    ['My Feature', 'my-feature'],
-    ['feature/oauth', 'feature-oauth'],
-    ['a\\b', 'a-b'],
-    ['.hidden', 'hidden'],
-    ['--flag', 'flag'],
-    ['-.-x', 'x'],
-    ['../../etc/passwd', 'etc-passwd'],
-    ['/abs/path', 'abs-path'],
-    ['Fix: auth (race)!', 'fix-auth-race'],
-    ['emoji 🚀 rocket', 'emoji--rocket'],
-    ['tab\there', 'tabhere'],
-    ['v1.2_final', 'v1.2_final'],
-    ['trailing-', 'trailing-'],
-  ];
-  for (const [input, expected] of cases) assert.equal(sanitizeName(input), expected, input);
-});
+tableTest('sanitizeName follows the spec rules', sanitizeName, [
+  ['My Feature', 'my-feature'],
+  ['feature/oauth', 'feature-oauth'],
+  ['a\\b', 'a-b'],
+  ['.hidden', 'hidden'],
+  ['--flag', 'flag'],
+  ['-.-x', 'x'],
+  ['../../etc/passwd', 'etc-passwd'],
+  ['/abs/path', 'abs-path'],
+  ['Fix: auth (race)!', 'fix-auth-race'],
+  ['emoji 🚀 rocket', 'emoji--rocket'],
+  ['tab\there', 'tabhere'],
+  ['v1.2_final', 'v1.2_final'],
+  ['trailing-', 'trailing-'],
+]);
 
 test('sanitizeName keeps at most 64 characters', () => {
   assert.equal(sanitizeName('a'.repeat(1000)), 'a'.repeat(64));

@@ -3,15 +3,16 @@ import * as assert from 'node:assert/strict';
 import type { CheckpointSummary } from '../../src/core/store';
 import { newestFirst } from '../../src/core/order';
 import { unreadableReason } from '../../src/core/wording';
+import { tableTest } from '../support/tables';
 
-test('unreadableReason: a short reason for a list row, never a raw parser message with a trailing colon', () => {
-  const cases: [string, string][] = [
-    ['invalid front matter: missed comma between flow collection entries at line 4, column 1:\n\n 3 | saved: [x\n', 'front matter is not valid YAML, line 4'],
-    ['invalid front matter: ✖ Invalid input; → at saved', 'front matter: "saved" is not valid'],
-    ['no checkpoint front matter or "# Checkpoint:" heading found', 'no front matter and no "# Checkpoint:" heading'],
-    ['EACCES: permission denied, open /x/checkpoint-a.md', 'EACCES: permission denied, open /x/checkpoint-a.md'],
-  ];
-  for (const [message, reason] of cases) assert.equal(unreadableReason(message), reason, message);
+tableTest('unreadableReason: a short reason for a list row, never a raw parser message with a trailing colon', unreadableReason, [
+  ['invalid front matter: missed comma between flow collection entries at line 4, column 1:\n\n 3 | saved: [x\n', 'front matter is not valid YAML, line 4'],
+  ['invalid front matter: ✖ Invalid input; → at saved', 'front matter: "saved" is not valid'],
+  ['no checkpoint front matter or "# Checkpoint:" heading found', 'no front matter and no "# Checkpoint:" heading'],
+  ['EACCES: permission denied, open /x/checkpoint-a.md', 'EACCES: permission denied, open /x/checkpoint-a.md'],
+]);
+
+test('unreadableReason: a long reason is cut to 60 characters', () => {
   assert.match(unreadableReason(`x${'y'.repeat(500)}`), /^xy{59}…$/, 'cut to 60 characters');
 });
 
