@@ -36,12 +36,21 @@ async function connect(opts: { cwd: string; args?: string[]; home?: string; root
   return { client, stderr: () => err };
 }
 
+/** Runs `use` with a client connected as `opts` says (see {@link connect}), and closes the client after it, whatever happens. */
+async function withClient(opts: Parameters<typeof connect>[0], use: (client: Client) => Promise<void>): Promise<void> {
+  const { client } = await connect(opts);
+  try {
+    await use(client);
+  } finally {
+    await client.close();
+  }
+}
+
 const text = (r: unknown): string => (r as CallToolResult).content.map((c) => (c.type === 'text' ? c.text : '')).join('\n');
 const isError = (r: unknown): boolean => (r as CallToolResult).isError === true;
 
 test('tools/list: the four tools, with model-facing descriptions, input schemas and read-only hints', async () => {
-  const { client } = await connect({ cwd: repo() });
-  try {
+  await withClient({ cwd: repo() }, async (client) => {
     const { tools } = await client.listTools();
     const byName = new Map(tools.map((t) => [t.name, t]));
     assert.deepEqual([...byName.keys()].sort(), ['checkpoint_list', 'checkpoint_resume', 'checkpoint_save', 'checkpoint_show']);
@@ -56,9 +65,7 @@ test('tools/list: the four tools, with model-facing descriptions, input schemas 
     assert.equal(byName.get('checkpoint_show')!.annotations?.readOnlyHint, true);
     assert.equal(byName.get('checkpoint_save')!.annotations?.readOnlyHint, false);
     assert.equal(byName.get('checkpoint_resume')!.annotations?.readOnlyHint, false);
-  } finally {
-    await client.close();
-  }
+  });
 });
 
 test('save, list, show and resume through the tools: branch, plan step, failed approaches, files in flight, consumed', async () => {
@@ -68,8 +75,7 @@ test('save, list, show and resume through the tools: branch, plan step, failed a
   writeFileSync(path.join(dir, 'plan.md'), '# Plan\n- [x] registry\n- [ ] callback\n- [ ] refresh\n');
   const home = temp('checkpoint-home-');
   const mem = path.join(dir, '.claude', 'memory');
-  const { client } = await connect({ cwd: dir, home });
-  try {
+  await withClient({ cwd: dir, home }, async (client) => {
     const saved = await client.callTool({
       name: 'checkpoint_save',
       arguments: {
@@ -123,15 +129,12 @@ test('save, list, show and resume through the tools: branch, plan step, failed a
     assert.equal(isError(none), true);
     assert.match(text(none), /No saved checkpoints found\./);
     assert.match(text(await client.callTool({ name: 'checkpoint_list', arguments: {} })), /^No saved checkpoints found\./);
-  } finally {
-    await client.close();
-  }
+  });
 });
 
 test('resume without a name when there are several: a tool error that lists them; keep leaves it in place', async () => {
   const dir = repo();
-  const { client } = await connect({ cwd: dir });
-  try {
+  await withClient({ cwd: dir }, async (client) => {
     for (const name of ['first', 'second']) await client.callTool({ name: 'checkpoint_save', arguments: { name, leftOff: `${name} step` } });
     const r = await client.callTool({ name: 'checkpoint_resume', arguments: {} });
     assert.equal(isError(r), true);
@@ -139,9 +142,7 @@ test('resume without a name when there are several: a tool error that lists them
     const kept = await client.callTool({ name: 'checkpoint_resume', arguments: { name: 'first', keep: true } });
     assert.match(text(kept), /The checkpoint was kept/);
     assert.ok(existsSync(path.join(dir, '.claude', 'memory', 'checkpoint-first.md')));
-  } finally {
-    await client.close();
-  }
+  });
 });
 
 test('an agent\'s slips through the tools: a checkpoint whose front matter does not parse is listed, shown and resumed by its body; resuming a name that is no checkpoint leaves the person\'s line of that name', async () => {
@@ -151,8 +152,7 @@ test('an agent\'s slips through the tools: a checkpoint whose front matter does 
   writeFileSync(path.join(mem, 'checkpoint-login.md'), '---\ndescription: Login: cookie not set\n---\n# Checkpoint: login\n\n- **Branch:** `main`\n\n## Left Off\n\nLogin: cookie not set after the callback.\n');
   const index = '# Project Memory\n\n## Active Checkpoints\n- **login** (main, Nov 02) — Login: cookie not set\n- **todo** buy milk\n\nResume any: `continue` or `continue {name}`\n';
   writeFileSync(path.join(mem, 'MEMORY.md'), index);
-  const { client } = await connect({ cwd: dir });
-  try {
+  await withClient({ cwd: dir }, async (client) => {
     assert.match(text(await client.callTool({ name: 'checkpoint_list', arguments: {} })), /login/);
     assert.match(text(await client.callTool({ name: 'checkpoint_show', arguments: { name: 'login' } })), /cookie not set after the callback/);
     const todo = await client.callTool({ name: 'checkpoint_resume', arguments: { name: 'todo' } });
@@ -162,16 +162,13 @@ test('an agent\'s slips through the tools: a checkpoint whose front matter does 
     assert.equal(isError(resumed), false, text(resumed));
     assert.match(text(resumed), /cookie not set after the callback/);
     assert.equal(readFileSync(path.join(mem, 'MEMORY.md'), 'utf8'), index.replace(/^- \*\*login\*\*.*\n/m, ''));
-  } finally {
-    await client.close();
-  }
+  });
 });
 
 test('bad arguments: a clear tool error, and nothing is written', async () => {
   const dir = repo();
   const mem = path.join(temp(), 'mem');
-  const { client } = await connect({ cwd: dir, args: ['--dir', mem] });
-  try {
+  await withClient({ cwd: dir, args: ['--dir', mem] }, async (client) => {
     const bad: [Record<string, unknown>, RegExp][] = [
       [{ name: 'x', done: 'not a list' }, /leftOff[\s\S]*done|done[\s\S]*leftOff/],
       [{ name: '', leftOff: 'x' }, /name/],
@@ -189,33 +186,25 @@ test('bad arguments: a clear tool error, and nothing is written', async () => {
     const traversal = await client.callTool({ name: 'checkpoint_show', arguments: { name: '../../etc/passwd' } });
     assert.equal(isError(traversal), true);
     assert.equal(existsSync(mem), false, 'nothing was written');
-  } finally {
-    await client.close();
-  }
+  });
 });
 
 test('the memory folder is resolved per call: the cwd a call passes, else the client\'s root, else the server\'s folder', async () => {
   const a = repo();
   const b = repo();
   const c = repo();
-  const { client } = await connect({ cwd: a });
-  try {
+  await withClient({ cwd: a }, async (client) => {
     await client.callTool({ name: 'checkpoint_save', arguments: { name: 'in-a', leftOff: 'a' } });
     await client.callTool({ name: 'checkpoint_save', arguments: { name: 'in-b', leftOff: 'b', cwd: b } });
     assert.ok(existsSync(path.join(a, '.claude', 'memory', 'checkpoint-in-a.md')));
     assert.ok(existsSync(path.join(b, '.claude', 'memory', 'checkpoint-in-b.md')));
     assert.equal(existsSync(path.join(a, '.claude', 'memory', 'checkpoint-in-b.md')), false);
     assert.match(text(await client.callTool({ name: 'checkpoint_list', arguments: { cwd: b } })), /in-b/);
-  } finally {
-    await client.close();
-  }
-  const withRoots = await connect({ cwd: a, roots: [c] });
-  try {
-    await withRoots.client.callTool({ name: 'checkpoint_save', arguments: { name: 'in-c', leftOff: 'c' } });
+  });
+  await withClient({ cwd: a, roots: [c] }, async (client) => {
+    await client.callTool({ name: 'checkpoint_save', arguments: { name: 'in-c', leftOff: 'c' } });
     assert.ok(existsSync(path.join(c, '.claude', 'memory', 'checkpoint-in-c.md')), 'saved in the client\'s root');
-  } finally {
-    await withRoots.client.close();
-  }
+  });
 });
 
 /** A client transport over a child process this test holds, so it can cut the pipes and read the exit code. */
@@ -271,13 +260,10 @@ test('a client that disconnects mid-call: the save is written whole (file and in
 
   // The folder is free for the next server.
   mkdirSync(path.join(dir, 'next'), { recursive: true });
-  const { client: next } = await connect({ cwd: dir, args: ['--dir', mem] });
-  try {
+  await withClient({ cwd: dir, args: ['--dir', mem] }, async (next) => {
     const r = await next.callTool({ name: 'checkpoint_save', arguments: { name: 'after', leftOff: 'still works' } });
     assert.equal(isError(r), false, text(r));
-  } finally {
-    await next.close();
-  }
+  });
   assert.notDeepEqual(snapshotTree(mem), before);
 });
 
@@ -298,16 +284,13 @@ test('the MCP server opens the folder save wrote (the project\'s autoMemoryDirec
   mkdirSync(mem);
   // Written by an agent following the seed: "fix: login" became checkpoint-fix:-login.md.
   writeFileSync(path.join(mem, 'checkpoint-fix:-login.md'), '# Checkpoint: fix:-login\n\n- **Branch:** `main`\n\n## Left Off\nCookie refresh runs too early\n');
-  const { client } = await connect({ cwd: dir, home });
-  try {
+  await withClient({ cwd: dir, home }, async (client) => {
     const listed = await client.callTool({ name: 'checkpoint_list', arguments: {} });
     assert.match(text(listed), /fix:-login/, 'the list reads the project\'s memory folder');
     const shown = await client.callTool({ name: 'checkpoint_show', arguments: { name: 'Fix: Login' } });
     assert.equal(isError(shown), false, text(shown));
     assert.match(text(shown), /Cookie refresh runs too early/);
-  } finally {
-    await client.close();
-  }
+  });
 });
 
 test('a checkpoint pulled from someone else cannot inject lines into what the agent reads: list, show and resume print each value as one escaped line', async () => {
@@ -332,8 +315,7 @@ test('a checkpoint pulled from someone else cannot inject lines into what the ag
       '',
     ].join('\n'),
   );
-  const { client } = await connect({ cwd: dir });
-  try {
+  await withClient({ cwd: dir }, async (client) => {
     const outputs = [
       text(await client.callTool({ name: 'checkpoint_list', arguments: {} })),
       text(await client.callTool({ name: 'checkpoint_show', arguments: { name: 'pulled' } })),
@@ -345,31 +327,25 @@ test('a checkpoint pulled from someone else cannot inject lines into what the ag
       assert.doesNotMatch(out, /^\s*#\s*IMPORTANT/m, `no line of its own:\n${out}`);
       assert.doesNotMatch(out, /[\u202a-\u202e\u2066-\u2069]/, 'no bidirectional override reaches the agent');
     }
-  } finally {
-    await client.close();
-  }
+  });
 });
 
 test('a mistyped name: the tool error names the nearest checkpoint', async () => {
   const dir = repo();
   const mem = path.join(temp(), 'mem');
-  const { client } = await connect({ cwd: dir, args: ['--dir', mem] });
-  try {
+  await withClient({ cwd: dir, args: ['--dir', mem] }, async (client) => {
     assert.equal(isError(await client.callTool({ name: 'checkpoint_save', arguments: { name: 'my-feature', leftOff: 'x' } })), false);
     for (const tool of ['checkpoint_show', 'checkpoint_resume']) {
       const r = await client.callTool({ name: tool, arguments: { name: 'my-featur' } });
       assert.equal(isError(r), true, tool);
       assert.match(text(r), /No checkpoint named "my-featur" .*Did you mean "my-feature"\?/, tool);
     }
-  } finally {
-    await client.close();
-  }
+  });
 });
 
 test('FIFOs in .git (the snapshot index\'s note, the index) never stall the server: every call is answered', { skip: process.platform === 'win32' ? 'FIFOs are POSIX' : false, timeout: 90_000 }, async () => {
   const dir = repo();
-  const { client } = await connect({ cwd: dir });
-  try {
+  await withClient({ cwd: dir }, async (client) => {
     assert.equal(isError(await client.callTool({ name: 'checkpoint_save', arguments: { name: 'first', leftOff: 'builds the snapshot index' } })), false);
     const note = path.join(dir, '.git', 'checkpoint-snapshot-index.json');
     rmSync(note, { force: true });
@@ -385,7 +361,5 @@ test('FIFOs in .git (the snapshot index\'s note, the index) never stall the serv
     const r = await client.callTool({ name: 'checkpoint_save', arguments: { name: 'with-fifo-index', leftOff: 'git itself stalls on it' } });
     assert.equal(isError(r), false, text(r));
     assert.match(text(await client.callTool({ name: 'checkpoint_show', arguments: { name: 'with-fifo-index' } })), /git itself stalls on it/);
-  } finally {
-    await client.close();
-  }
+  });
 });
