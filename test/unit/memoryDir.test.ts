@@ -13,6 +13,16 @@ const where = (r: ResolvedMemoryDir): { dir: string; source: string } => ({ dir:
 /** A temp folder by its real path (git writes real paths into `.git` files). */
 const realTemp = (): string => realpathSync(temp());
 
+/** A temp folder holding a home with `.claude/` and a workspace folder `ws/` (with a `.claude/` of its own: `wsClaude`). */
+function homeAndWorkspace(opts: { wsClaude?: boolean } = {}): { root: string; home: string; ws: string } {
+  const root = temp();
+  const home = path.join(root, 'home');
+  const ws = path.join(root, 'ws');
+  mkdirSync(path.join(home, '.claude'), { recursive: true });
+  mkdirSync(opts.wsClaude ? path.join(ws, '.claude') : ws, { recursive: true });
+  return { root, home, ws };
+}
+
 test('claudeSlug replaces every character outside [A-Za-z0-9] without collapsing runs', () => {
   assert.equal(claudeSlug('/home/me/my_project.v2'), '-home-me-my-project-v2');
   assert.equal(claudeSlug('/a//b'), '-a--b');
@@ -82,11 +92,7 @@ test('a linked worktree and a subfolder share the main worktree\'s memory folder
 });
 
 test('autoMemoryDirectory from Claude Code\'s user settings: absolute or ~ expanded; a relative value is ignored, as Claude Code ignores it', async () => {
-  const root = temp();
-  const home = path.join(root, 'home');
-  const ws = path.join(root, 'ws');
-  mkdirSync(path.join(home, '.claude'), { recursive: true });
-  mkdirSync(ws);
+  const { root, home, ws } = homeAndWorkspace();
   const env = { HOME: home };
   const userSettings = path.join(home, '.claude', 'settings.json');
   const cases: [string, string][] = [
@@ -123,11 +129,7 @@ test('autoMemoryDirectory from Claude Code\'s user settings: absolute or ~ expan
 });
 
 test('the project\'s .claude/settings(.local).json are read only in a trusted workspace; local > project > user; the first that sets it decides, accepted or not', async () => {
-  const root = temp();
-  const home = path.join(root, 'home');
-  const ws = path.join(root, 'ws');
-  mkdirSync(path.join(home, '.claude'), { recursive: true });
-  mkdirSync(path.join(ws, '.claude'), { recursive: true });
+  const { root, home, ws } = homeAndWorkspace({ wsClaude: true });
   const env = { HOME: home };
   writeFileSync(path.join(home, '.claude', 'settings.json'), JSON.stringify({ autoMemoryDirectory: '/user-mem' }));
   writeFileSync(path.join(ws, '.claude', 'settings.json'), JSON.stringify({ autoMemoryDirectory: 'project-mem' }));
@@ -150,12 +152,8 @@ test('the project\'s .claude/settings(.local).json are read only in a trusted wo
 });
 
 test('managed settings come first: managed-settings.d/ (a later name first), then managed-settings.json', async () => {
-  const root = temp();
-  const home = path.join(root, 'home');
-  const ws = path.join(root, 'ws');
+  const { root, home, ws } = homeAndWorkspace({ wsClaude: true });
   const managedDir = path.join(root, 'managed');
-  mkdirSync(path.join(home, '.claude'), { recursive: true });
-  mkdirSync(path.join(ws, '.claude'), { recursive: true });
   mkdirSync(path.join(managedDir, 'managed-settings.d'), { recursive: true });
   const env = { HOME: home };
   writeFileSync(path.join(ws, '.claude', 'settings.local.json'), JSON.stringify({ autoMemoryDirectory: '/local-mem' }));
@@ -181,11 +179,7 @@ test('acceptedAutoMemoryDirectory: absolute or ~/ below home, trailing separator
 });
 
 test('auto memory off: still Claude\'s folder, reported with the reason so the user can be told', async () => {
-  const root = temp();
-  const home = path.join(root, 'home');
-  const ws = path.join(root, 'ws');
-  mkdirSync(path.join(home, '.claude'), { recursive: true });
-  mkdirSync(ws);
+  const { root, home, ws } = homeAndWorkspace();
   const claudeDir = path.join(home, '.claude', 'projects', claudeSlug(ws), 'memory');
   const on = await resolveMemoryDir({ cwd: ws, env: { HOME: home } });
   assert.equal(on.claudeLoads, true);
@@ -210,11 +204,7 @@ test('auto memory off: still Claude\'s folder, reported with the reason so the u
 });
 
 test('the setting naming Claude\'s own folder: Claude Code loads it', async () => {
-  const root = temp();
-  const home = path.join(root, 'home');
-  mkdirSync(path.join(home, '.claude'), { recursive: true });
-  const ws = path.join(root, 'ws');
-  mkdirSync(ws);
+  const { home, ws } = homeAndWorkspace();
   const claudeDir = path.join(home, '.claude', 'projects', claudeSlug(ws), 'memory');
   assert.equal((await resolveMemoryDir({ cwd: ws, env: { HOME: home }, configured: claudeDir })).claudeLoads, true);
   assert.equal((await resolveMemoryDir({ cwd: ws, env: { HOME: home }, configured: path.join(ws, 'm') })).claudeLoads, false);
