@@ -118,6 +118,18 @@ async function fillSaveForm(wb, { name, leftOff, done, failed, plan }) {
   await wb.visible(wb.notification(`Checkpoint "${name}" saved.`), 'the "saved" notification');
 }
 
+/** Opens the Checkpoints view with the side bar widened (to `width` pixels: the workbench's default when not given). */
+async function openCheckpointsView(wb, width) {
+  await wb.openViewContainer(VIEW_CONTAINER);
+  await wb.widenSideBar(width);
+}
+
+/** Opens the Checkpoints view (see {@link openCheckpointsView}) and waits for `name`'s row in the tree (`what`). */
+async function showInTree(wb, name, what, width) {
+  await openCheckpointsView(wb, width);
+  return wb.visible(wb.treeItem(name), what);
+}
+
 // ---- the flows ----------------------------------------------------------------------------------------
 
 export const flows = [
@@ -125,9 +137,7 @@ export const flows = [
     name: 'save from the command palette',
     slug: 'save-from-palette',
     async run({ wb, memoryDir, screenshot }) {
-      await wb.openViewContainer(VIEW_CONTAINER);
-      await wb.widenSideBar();
-      await wb.visible(wb.treeItem('db-migration'), 'the demo checkpoints in the tree');
+      await showInTree(wb, 'db-migration', 'the demo checkpoints in the tree');
 
       await wb.runCommand('Checkpoint: Save');
       await wb.waitForQuickInput({ title: SAVE_TITLE(1) }, 'the name step');
@@ -192,9 +202,7 @@ export const flows = [
     name: 'resume by clicking a tree item, then Undo',
     slug: 'resume-from-tree',
     async run({ wb, memoryDir, screenshot }) {
-      await wb.openViewContainer(VIEW_CONTAINER);
-      await wb.widenSideBar();
-      const row = await wb.visible(wb.treeItem('db-migration'), 'db-migration in the tree');
+      const row = await showInTree(wb, 'db-migration', 'db-migration in the tree');
       await wb.visible(wb.treeItem(/^fix-auth-race · step 3 of 5$/), 'the plan node "fix-auth-race · step 3 of 5"');
       await wb.visible(wb.treeItem('oauth-callback'), 'oauth-callback under its plan');
       await wb.treeSettled();
@@ -241,9 +249,7 @@ export const flows = [
     name: 'resuming a checkpoint saved on another branch asks first',
     slug: 'branch-question',
     async run({ wb, memoryDir, workspace, screenshot }) {
-      await wb.openViewContainer(VIEW_CONTAINER);
-      await wb.widenSideBar();
-      const row = await wb.visible(wb.treeItem('oauth-callback'), 'oauth-callback (saved on feature/oauth) in the tree');
+      const row = await showInTree(wb, 'oauth-callback', 'oauth-callback (saved on feature/oauth) in the tree');
       await wb.treeSettled();
       const file = checkpointFile(memoryDir, 'oauth-callback');
       const before = read(file);
@@ -301,8 +307,7 @@ export const flows = [
     name: 'status bar warns on another branch; Switch returns to it',
     slug: 'branch-warning',
     async run({ wb, workspace, screenshot }) {
-      await wb.openViewContainer(VIEW_CONTAINER);
-      await wb.widenSideBar();
+      await openCheckpointsView(wb);
       await saveFromPalette(wb, { name: 'search-index', leftOff: 'Indexer wired; ranking next' });
       const item = await wb.visible(wb.statusBarItem(STATUS_ITEM_ID), 'the checkpoint status bar item');
       await wb.until(async () => /search-index/.test(await item.innerText()), 'the status bar item to show "search-index"');
@@ -381,8 +386,7 @@ export const flows = [
     slug: 'welcome-save',
     checkpoints: false,
     async run({ wb, memoryDir, screenshot }) {
-      await wb.openViewContainer(VIEW_CONTAINER);
-      await wb.widenSideBar();
+      await openCheckpointsView(wb);
       const button = await wb.visible(wb.welcomeButton('Save a Checkpoint'), 'the welcome view\'s "Save a Checkpoint" button');
       const welcome = await wb.page.locator('.part.sidebar .welcome-view-content').innerText();
       assert.match(welcome, /No checkpoints yet/, 'the welcome view should say there are none');
@@ -423,9 +427,7 @@ export const flows = [
       // read it by instead.
       const broken = checkpointFile(memoryDir, 'aaa-broken');
       writeFileSync(broken, '---\nname: aaa-broken\nbranch: [main\nsaved: 2026-11-25T10:00:00Z\n---\n');
-      await wb.openViewContainer(VIEW_CONTAINER);
-      await wb.widenSideBar(520);
-      const row = await wb.visible(wb.treeItem('aaa-broken'), 'the unreadable file in the tree');
+      const row = await showInTree(wb, 'aaa-broken', 'the unreadable file in the tree', 520);
       await wb.visible(wb.treeItem('db-migration'), 'the readable checkpoints');
       await wb.treeSettled();
       const rows = await wb.treeRows();
@@ -448,9 +450,7 @@ export const flows = [
     name: 'saving over an existing name asks Overwrite / Different name',
     slug: 'overwrite-prompt',
     async run({ wb, memoryDir, screenshot }) {
-      await wb.openViewContainer(VIEW_CONTAINER);
-      await wb.widenSideBar();
-      await wb.visible(wb.treeItem('db-migration'), 'db-migration in the tree');
+      await showInTree(wb, 'db-migration', 'db-migration in the tree');
       const file = checkpointFile(memoryDir, 'db-migration');
       const before = read(file);
 
@@ -492,9 +492,7 @@ export const flows = [
     name: 'inline Delete on a tree item moves it to trash',
     slug: 'inline-delete',
     async run({ wb, memoryDir, screenshot }) {
-      await wb.openViewContainer(VIEW_CONTAINER);
-      await wb.widenSideBar();
-      const row = await wb.visible(wb.treeItem('db-migration'), 'db-migration in the tree');
+      const row = await showInTree(wb, 'db-migration', 'db-migration in the tree');
       await wb.visible(wb.treeItem('oauth-callback'), 'oauth-callback in the tree');
       await wb.treeSettled();
       const file = checkpointFile(memoryDir, 'db-migration');
