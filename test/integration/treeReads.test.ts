@@ -45,44 +45,45 @@ suite('Checkpoints view re-reads only the changed file', { memoryDir: false }, (
     await waitFor(t.api.tree.onDidChangeTreeData, async () => (await find(name)) === undefined, `${name} to leave the tree`);
   };
 
+  /**
+   * Writes checkpoint `name`, with `marker` in its Left Off, through `write` (as an agent or the CLI writes it), waits
+   * until the tree's tooltip shows it (`what`), lets the file events drain (see `settle`), and returns how many files
+   * were read meanwhile.
+   */
+  const readsForWrite = async (name: string, marker: string, write: (file: string, text: string) => void, what: string): Promise<number> => {
+    const start = reads();
+    events.length = 0;
+    write(file(name), checkpointText(name, marker, { saved: new Date() }));
+    await waitFor(t.api.tree.onDidChangeTreeData, async () => tooltip(await find(name)).includes(marker), what);
+    await settle();
+    return reads() - start;
+  };
+
   it(`reads each of the ${N} files once in the first scan`, () => {
     assert.equal(scans, 1, 'one scan of the directory');
     assert.equal(scanReads, N);
   });
 
   it('re-reads one file, and not the temp file, when it is rewritten on disk (temp + rename)', async () => {
-    const start = reads();
-    events.length = 0;
-    const target = file('cp-100');
-    atomicWrite(target, checkpointText('cp-100', 'editedByAnAgent', { saved: new Date() }));
-    await waitFor(t.api.tree.onDidChangeTreeData, async () => tooltip(await find('cp-100')).includes('editedByAnAgent'), 'the rewritten file in the tooltip');
+    const read = await readsForWrite('cp-100', 'editedByAnAgent', atomicWrite, 'the rewritten file in the tooltip');
+    assert.equal(read, 1, `files read after one rewrite (events: ${events.join(', ')})`);
     // It was saved an hour ago; now just now.
     assert.equal(t.api.tree.getTreeItem((await find('cp-100'))!).description, 'main · just now');
-    await settle();
-    assert.equal(reads() - start, 1, `files read after one rewrite (events: ${events.join(', ')})`);
     assert.ok(events.includes('checkpoint-cp-100.md'), `an event for the file (events: ${events.join(', ')})`);
     assert.deepEqual(events.filter((e) => e.startsWith('.checkpoint-tmp-')), [], 'no event for the temp file');
     assert.equal((await items()).length, N - nextBarrier);
   });
 
   it('reads one file when one is created on disk', async () => {
-    const start = reads();
-    events.length = 0;
-    atomicWrite(file('new-one'), checkpointText('new-one', 'createdByTheCli', { saved: new Date() }));
-    await waitFor(t.api.tree.onDidChangeTreeData, async () => tooltip(await find('new-one')).includes('createdByTheCli'), 'the new file in the tree');
-    await settle();
-    assert.equal(reads() - start, 1, `files read after one creation (events: ${events.join(', ')})`);
+    const read = await readsForWrite('new-one', 'createdByTheCli', atomicWrite, 'the new file in the tree');
+    assert.equal(read, 1, `files read after one creation (events: ${events.join(', ')})`);
     assert.deepEqual(events.filter((e) => e.startsWith('.checkpoint-tmp-')), [], 'no event for the temp file');
     assert.equal((await items()).length, N - nextBarrier + 1);
   });
 
   it('reads one file when one is written in place (VS Code reports a create and a change)', async () => {
-    const start = reads();
-    events.length = 0;
-    writeFileSync(file('in-place'), checkpointText('in-place', 'writtenInPlace', { saved: new Date() }));
-    await waitFor(t.api.tree.onDidChangeTreeData, async () => tooltip(await find('in-place')).includes('writtenInPlace'), 'the new file in the tree');
-    await settle();
-    assert.equal(reads() - start, 1, `files read after one write (events: ${events.join(', ')})`);
+    const read = await readsForWrite('in-place', 'writtenInPlace', writeFileSync, 'the new file in the tree');
+    assert.equal(read, 1, `files read after one write (events: ${events.join(', ')})`);
   });
 
   it('reads nothing when one is deleted on disk, and drops its item', async () => {
