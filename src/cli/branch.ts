@@ -11,10 +11,8 @@ export const branchCommand = defineCommand({
 Creates the branch <branch> (default: checkpoint/<name>) at the checkpoint's code snapshot (its parent is the
 commit that was HEAD when it was saved). Your work tree, index and current branch are not touched; an existing
 branch of that name is never moved (exit 1).
-With --json: { "name", "branch", "snapshot", "warnings" }.
-
-Example:
-  checkpoint branch oauth oauth-wip`,
+With --json: { "name", "branch", "snapshot", "warnings" }.`,
+  example: 'checkpoint branch oauth oauth-wip',
   options: {},
   positionals: 2,
   async run(ctx) {

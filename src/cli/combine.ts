@@ -18,10 +18,8 @@ front matter "sources" and a "## Sources" table (name, saved, branch, plan step)
 file except its saved time. An existing <new-name> is moved to the trash first.
   --trash-sources   move the sources to <memory dir>/.trash/<date>/ once combined
 With --json: the checkpoint (as show --json gives it), "trashPath" (where the previous <new-name> went, else
-null), "trashedSources": [{ "name", "trashPath" }] and "warnings".
-
-Example:
-  checkpoint combine release-prep api-auth ui-login --trash-sources`,
+null), "trashedSources": [{ "name", "trashPath" }] and "warnings".`,
+  example: 'checkpoint combine release-prep api-auth ui-login --trash-sources',
   options: { 'trash-sources': { type: 'boolean' } },
   positionals: Infinity,
   async run(ctx) {

@@ -67,9 +67,13 @@ export interface Command<O extends Options = Options> {
   summary: string;
   /**
    * The command's help: its first line is the usage line repeated under a usage error; it describes every option
-   * of the command and ends with an example (a test checks both).
+   * of the command (a test checks both). The example follows it.
    */
   help: string;
+  /** A command line that uses the command: the last thing its help shows, under `Example:`. */
+  example: string;
+  /** Where that command line is written, when not at a terminal: `Example (<exampleWhere>):`. */
+  exampleWhere?: string;
   /** The command's own options (the global ones are added). */
   options: O;
   /**

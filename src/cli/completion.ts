@@ -89,10 +89,8 @@ export function completionCommand(commands: () => Record<string, Command>): Comm
 Prints a script that completes checkpoint's commands, options and checkpoint names in the shell.
   bash   source <(checkpoint completion bash)      (in ~/.bashrc)
   zsh    source <(checkpoint completion zsh)       (in ~/.zshrc)
-  fish   checkpoint completion fish | source       (in ~/.config/fish/config.fish)
-
-Example:
-  checkpoint completion bash > ~/.local/share/bash-completion/completions/checkpoint`,
+  fish   checkpoint completion fish | source       (in ~/.config/fish/config.fish)`,
+    example: 'checkpoint completion bash > ~/.local/share/bash-completion/completions/checkpoint',
     options: {},
     positionals: 1,
     async run(ctx) {

@@ -12,10 +12,8 @@ checkpoint restore <name> (or restore --all) brings them back.
   --all    every checkpoint: on a terminal, names them and asks first
   --yes    do not ask
 With --json: { "deleted": [{ "name", "trashPath" }], "warnings" } (trashPath null for a MEMORY.md line whose file
-was already gone).
-
-Example:
-  checkpoint delete --all --yes`,
+was already gone).`,
+  example: 'checkpoint delete --all --yes',
   options: { all: { type: 'boolean' }, yes: { type: 'boolean' } },
   positionals: 1,
   async run(ctx) {

@@ -11,10 +11,8 @@ Prints the changes from the checkpoint's code snapshot to the work tree now (tra
 git does not ignore), as a patch. Nothing is changed. Likely secrets, the memory folder and files over
 ${DEFAULT_FILE_LIMIT_BYTES / (1024 * 1024)} MB are left out, as a save leaves them out of its snapshot.
   --stat   a summary per file instead of the patch
-With --json: { "name", "snapshot", "head", "changes": [{ "status": "A"|"M"|"D"|"T", "path" }], "warnings" }.
-
-Example:
-  checkpoint diff oauth --stat`,
+With --json: { "name", "snapshot", "head", "changes": [{ "status": "A"|"M"|"D"|"T", "path" }], "warnings" }.`,
+  example: 'checkpoint diff oauth --stat',
   options: { stat: { type: 'boolean' } },
   positionals: 'name',
   async run(ctx) {

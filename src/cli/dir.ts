@@ -10,10 +10,8 @@ Prints the resolved memory directory. With --json: { dir, source (setting, env, 
 claudeLoads (whether Claude Code loads checkpoints from there), claude (Claude Code's own memory folder for this
 folder: dir, settingsFile of autoMemoryDirectory, projectRoot its name comes from, autoMemoryOff,
 ignoredAutoMemoryDirectory: { value, settingsFile } of a relative autoMemoryDirectory that Claude Code ignores),
-warnings }.
-
-Example:
-  checkpoint dir --json`,
+warnings }.`,
+  example: 'checkpoint dir --json',
   options: {},
   positionals: 0,
   async run(ctx) {

@@ -12,10 +12,8 @@ Checks what decides whether the next Claude Code session in this folder gets the
 Claude Code loads and the folder checkpoints go to, auto memory, what Claude Code loads of MEMORY.md (200 lines /
 25,000 characters) and the last session start the hook answered.
 Exit 0 when all is well; 1 with the first problem and its fix. With --json: { ok, claudeCode, hooks, memory, index,
-lastSessionStart, pending, problems: [{ id, message, fix }], notes, warnings }.
-
-Example:
-  checkpoint doctor --json`,
+lastSessionStart, pending, problems: [{ id, message, fix }], notes, warnings }.`,
+  example: 'checkpoint doctor --json',
   options: {},
   positionals: 0,
   async run(ctx) {

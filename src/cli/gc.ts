@@ -13,10 +13,8 @@ on a terminal it names them and asks first. Saving does this too, for trash olde
   --older-than DAYS   default ${TRASH_PURGE_DAYS}; 0 empties the trash
   --dry-run           remove nothing; print what would go
   --yes               do not ask
-With --json: { "purged": [paths], "refsRemoved": [refs], "dryRun", "warnings" } (with --dry-run, what would go).
-
-Example:
-  checkpoint gc --older-than 0 --dry-run`,
+With --json: { "purged": [paths], "refsRemoved": [refs], "dryRun", "warnings" } (with --dry-run, what would go).`,
+  example: 'checkpoint gc --older-than 0 --dry-run',
   options: { 'older-than': { type: 'string' }, 'dry-run': { type: 'boolean' }, yes: { type: 'boolean' } },
   positionals: 0,
   async run(ctx) {

@@ -43,10 +43,9 @@ the agent: problems go to stderr and the exit code is 0; it gives up after ${HOO
                   one per session per 2 minutes; the session's older automatic ones go to the trash
   post-compact    the compaction's summary (compact_summary) becomes that checkpoint's Left Off, with the
                   active plan and the modified files; without a summary it keeps what it has
-  session-end     the same as pre-compact, when git reports modified files
-
-Example (a hook command in .claude/settings.json):
-  checkpoint hook pre-compact`,
+  session-end     the same as pre-compact, when git reports modified files`,
+  example: 'checkpoint hook pre-compact',
+  exampleWhere: 'a hook command in .claude/settings.json',
   options: {},
   positionals: 1,
   neverFails: true,

@@ -41,10 +41,8 @@ Lists checkpoints, newest first, one a line: name, branch, when saved, plan step
 that cannot be parsed are listed as unreadable, with the reason.
   --names   the names only, one a line (for scripts and shell completion)
 With --json: [{ "name", "path", "branch", "saved", "description", "plan", "planStep", "planSteps", "unreadable" }]
-(an array; notes go to stderr).
-
-Example:
-  checkpoint list --json`,
+(an array; notes go to stderr).`,
+  example: 'checkpoint list --json',
   options: { names: { type: 'boolean' } },
   positionals: 0,
   async run(ctx) {

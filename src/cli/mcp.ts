@@ -9,10 +9,9 @@ Serves the tools checkpoint_save, checkpoint_list, checkpoint_show and checkpoin
 stdin/stdout for AI agents (Claude Code, Copilot, Cline, Cursor…), until the client disconnects. Each call uses
 the project its "cwd" argument names, else --cwd, else the client's first root folder, else the current directory.
   --dir DIR   memory directory for every call
-  --cwd DIR   project folder for calls that name none
-
-Example (an MCP server entry of an agent's settings):
-  checkpoint mcp --cwd ~/work/project`,
+  --cwd DIR   project folder for calls that name none`,
+  example: 'checkpoint mcp --cwd ~/work/project',
+  exampleWhere: "an MCP server entry of an agent's settings",
   options: {},
   positionals: 0,
   async run(ctx) {

@@ -13,10 +13,8 @@ Prints the checkpoints a new session should offer to resume: every live checkpoi
 saved, the one to offer first at the top, marked "*": those of the current branch, then those of a branch merged
 into it, then the rest; within each, the newest day first (within a day, those saved on purpose before the automatic
 auto-… ones; then newest first). Exit 0 either way.
-With --json: [as in list, with "auto"] (an array, [] when none; warnings go to stderr); the first is the one to offer.
-
-Example:
-  checkpoint pending --json`,
+With --json: [as in list, with "auto"] (an array, [] when none; warnings go to stderr); the first is the one to offer.`,
+  example: 'checkpoint pending --json',
   options: {},
   positionals: 0,
   async run(ctx) {

@@ -11,10 +11,8 @@ Fetches the checkpoints pushed with "checkpoint push" (and their code snapshots)
 them into this machine's memory folder, with their MEMORY.md lines. A local checkpoint of the same name that
 differs is moved to the trash first (checkpoint restore brings it back); an identical one is left alone.
   --remote R   a configured remote (default: origin, else the only remote)
-With --json: { "remote", "written": [{ "name", "path", "snapshot", "trashPath" }], "unchanged", "skipped", "warnings" }.
-
-Example:
-  checkpoint pull --remote origin`,
+With --json: { "remote", "written": [{ "name", "path", "snapshot", "trashPath" }], "unchanged", "skipped", "warnings" }.`,
+  example: 'checkpoint pull --remote origin',
   options: { remote: { type: 'string' } },
   positionals: 0,
   async run(ctx) {

@@ -21,10 +21,8 @@ the remote yet (local commits nobody pushed) is held back, and said so: it would
   --with-history   push snapshots taken on local commits too (those commits are published with them)
 With --json (never asks): { "remote", "pushed": [{ "name", "snapshot"? }], "heldBack": [{ "name", "reason",
 "snapshotOnly" }], "warnings" } (--dry-run: { "remote", "checkpoints": [{ "name", "snapshot"?, "files",
-"commits" }], "heldBack", "warnings" }).
-
-Example:
-  checkpoint push oauth --remote origin --dry-run`,
+"commits" }], "heldBack", "warnings" }).`,
+  example: 'checkpoint push oauth --remote origin --dry-run',
   options: { remote: { type: 'string' }, 'dry-run': { type: 'boolean' }, 'with-history': { type: 'boolean' } },
   positionals: Number.MAX_SAFE_INTEGER,
   async run(ctx) {

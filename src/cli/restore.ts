@@ -18,10 +18,8 @@ the trash has none, or when a checkpoint of that name exists, unless --force. ch
   --yes     do not ask
 With --json: the checkpoint (as show --json gives it), "restoredFrom" (its path in the trash), "trashPath" (where
 --force moved the live one, else null) and "warnings"; with --all: { "restored": [those], "kept": [{ "name",
-"path" }], "warnings" }.
-
-Example:
-  checkpoint restore oauth`,
+"path" }], "warnings" }.`,
+  example: 'checkpoint restore oauth',
   options: { all: { type: 'boolean' }, force: { type: 'boolean' }, yes: { type: 'boolean' } },
   positionals: 1,
   async run(ctx) {

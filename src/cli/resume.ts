@@ -19,10 +19,8 @@ checkpoint restore <name> brings it back.
 Without a name: the only checkpoint; with several, names them and exits 1.
   --keep   do not consume the checkpoint
 With --json: the checkpoint (as show --json gives it) and "currentBranch", "branchMismatch", "consumed",
-"trashPath" (where it went, null with --keep) and "warnings".
-
-Example:
-  checkpoint resume oauth --keep`,
+"trashPath" (where it went, null with --keep) and "warnings".`,
+  example: 'checkpoint resume oauth --keep',
   options: { keep: { type: 'boolean' } },
   positionals: 1,
   async run(ctx) {

@@ -75,7 +75,7 @@ Run "checkpoint <command> --help" for a command's options and an example.`;
 }
 
 function commandHelp(c: Command): string {
-  return `${c.help}\n\n${COMMON}`;
+  return `${c.help}\n\nExample${c.exampleWhere ? ` (${c.exampleWhere})` : ''}:\n  ${c.example}\n\n${COMMON}`;
 }
 
 /** Options that take a value as the next word (unless written `--opt=value`). */

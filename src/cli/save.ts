@@ -54,10 +54,8 @@ Without --left-off, on a terminal it asks where work stopped (an empty answer sa
 without a message); elsewhere it saves with a warning.
 With --json: the checkpoint (as show --json gives it), "trashPath" (where --force moved the previous version, else
 null), "commit" (with --commit: { "hash", "branch", "subject", "files", "leftOut", "pushed", "pushError" }, else
-null), "commitError" and "warnings".
-
-Example:
-  checkpoint save oauth --left-off "Callback wired; next: refresh tokens" --done "Login form" --failed "PKCE in the popup — blocked by the CSP"`,
+null), "commitError" and "warnings".`,
+  example: 'checkpoint save oauth --left-off "Callback wired; next: refresh tokens" --done "Login form" --failed "PKCE in the popup — blocked by the CSP"',
   options: {
     'left-off': { type: 'string' },
     done: { type: 'string', multiple: true },

@@ -16,10 +16,8 @@ files, the plan step, what changed in the repository since it was saved), withou
   --raw   the checkpoint's file as it is
 With --json: the checkpoint: { "name", "path", "branch", "saved", "description", "plan", "planStep", "planSteps",
 "leftOff", "done", "failedApproaches", "decisions", "questions", "blockers", "modifiedFiles", "sources", "auto",
-"session", "head", "snapshot", "snapshotSkipped", "snapshotLeftOut", "frontMatterSkipped", "since", "warnings" }.
-
-Example:
-  checkpoint show oauth --raw`,
+"session", "head", "snapshot", "snapshotSkipped", "snapshotLeftOut", "frontMatterSkipped", "since", "warnings" }.`,
+  example: 'checkpoint show oauth --raw',
   options: { raw: { type: 'boolean' } },
   positionals: 'name',
   async run(ctx) {

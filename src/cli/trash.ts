@@ -7,10 +7,8 @@ export const trashCommand = defineCommand({
 
 Lists what is in <memory dir>/.trash/, newest first: each copy's checkpoint name, the day it was trashed, and its
 path. checkpoint restore <name> puts the newest copy of a name back; checkpoint gc purges old ones.
-With --json: { "trashed": [{ "name", "day", "path" }], "warnings" }.
-
-Example:
-  checkpoint trash --json`,
+With --json: { "trashed": [{ "name", "day", "path" }], "warnings" }.`,
+  example: 'checkpoint trash --json',
   options: {},
   positionals: 0,
   async run(ctx) {
