@@ -74,13 +74,21 @@ function assertLoaded(s: ClaudeSession, saved: Saved, name: string, leftOff: str
   return mem.content;
 }
 
+/**
+ * Saves `name` with the CLI in `cwd`, then starts Claude Code there: the checkpoint must be in what it loaded (see
+ * {@link assertLoaded}). Returns the save, the session, and the MEMORY.md text Claude Code loaded.
+ */
+async function saveAndLoad(cwd: string, home: string, name: string, leftOff: string, configDir?: string): Promise<{ saved: Saved; s: ClaudeSession; content: string }> {
+  const saved = await save(cwd, cliEnv(home, configDir), name, leftOff);
+  const s = await runClaude({ cwd, home, configDir });
+  return { saved, s, content: assertLoaded(s, saved, name, leftOff) };
+}
+
 describe('Claude Code loads the checkpoint the CLI saved', () => {
   test('in a repository', async () => {
     const home = makeHome();
     const project = repo();
-    const saved = await save(project, cliEnv(home), 'fix-login', 'Token refresh still failing');
-    const s = await runClaude({ cwd: project, home });
-    assertLoaded(s, saved, 'fix-login', 'Token refresh still failing');
+    await saveAndLoad(project, home, 'fix-login', 'Token refresh still failing');
   });
 
   test('in a subfolder of a repository (the repository shares one memory folder)', async () => {
@@ -88,9 +96,7 @@ describe('Claude Code loads the checkpoint the CLI saved', () => {
     const project = repo();
     const sub = path.join(project, 'packages', 'api');
     mkdirSync(sub, { recursive: true });
-    const saved = await save(sub, cliEnv(home), 'api-routes', 'Routes wired; auth middleware next');
-    const s = await runClaude({ cwd: sub, home });
-    assertLoaded(s, saved, 'api-routes', 'Routes wired; auth middleware next');
+    await saveAndLoad(sub, home, 'api-routes', 'Routes wired; auth middleware next');
   });
 
   test('in a linked git worktree (Claude Code loads the main worktree\'s memory)', async () => {
@@ -98,19 +104,15 @@ describe('Claude Code loads the checkpoint the CLI saved', () => {
     const project = repo();
     const worktree = path.join(path.dirname(project), 'project-login');
     git(project, 'worktree', 'add', '-q', '-b', 'feature/login', worktree);
-    const saved = await save(worktree, cliEnv(home), 'login-form', 'Form validates; submit handler next');
+    const { saved } = await saveAndLoad(worktree, home, 'login-form', 'Form validates; submit handler next');
     assert.equal(saved.branch, 'feature/login');
-    const s = await runClaude({ cwd: worktree, home });
-    assertLoaded(s, saved, 'login-form', 'Form validates; submit handler next');
   });
 
   test('with autoMemoryDirectory in ~/.claude/settings.json', async () => {
     const home = makeHome();
     writeFileSync(path.join(home, '.claude', 'settings.json'), JSON.stringify({ autoMemoryDirectory: '~/agent-memory' }, null, 2));
     const project = repo();
-    const saved = await save(project, cliEnv(home), 'custom-memory', 'Saved where the user keeps agent memory');
-    const s = await runClaude({ cwd: project, home });
-    assertLoaded(s, saved, 'custom-memory', 'Saved where the user keeps agent memory');
+    const { s } = await saveAndLoad(project, home, 'custom-memory', 'Saved where the user keeps agent memory');
     assert.equal(s.memoryDir?.replace(/\/$/, ''), path.join(home, 'agent-memory'));
   });
 
@@ -119,10 +121,8 @@ describe('Claude Code loads the checkpoint the CLI saved', () => {
     const configDir = path.join(temp('checkpoint-claude-config-'), 'claude-config');
     mkdirSync(configDir);
     const project = repo();
-    const saved = await save(project, cliEnv(home, configDir), 'config-dir', 'Saved under a custom config folder');
+    const { saved } = await saveAndLoad(project, home, 'config-dir', 'Saved under a custom config folder', configDir);
     assert.ok(saved.path.startsWith(configDir + path.sep), `saved to ${saved.path}, outside ${configDir}`);
-    const s = await runClaude({ cwd: project, home, configDir });
-    assertLoaded(s, saved, 'config-dir', 'Saved under a custom config folder');
   });
 });
 
@@ -130,9 +130,7 @@ describe('The index is the section the session-checkpoint skill reads', () => {
   test('Claude Code sees the checkpoint under "## Active Checkpoints", with the resume line', async () => {
     const home = makeHome();
     const project = repo();
-    const saved = await save(project, cliEnv(home), 'oauth-callback', 'Callback wired; refresh failing');
-    const s = await runClaude({ cwd: project, home });
-    const content = assertLoaded(s, saved, 'oauth-callback', 'Callback wired; refresh failing');
+    const { saved, content } = await saveAndLoad(project, home, 'oauth-callback', 'Callback wired; refresh failing');
     const lines = content.split('\n');
     const bullet = lines.findIndex((l) => bulletRe('oauth-callback', saved.branch, 'Callback wired; refresh failing').test(l));
     const heading = lines.slice(0, bullet).reverse().find((l) => /^#{1,6} /.test(l));
