@@ -1,13 +1,13 @@
 import * as z from 'zod/mini';
 
-// The zod schemas of the core, in a module of their own that checkpoint.ts and jsonCheckpoints.ts load on first
+// The zod schemas of the core, in a module of their own that checkpointParse.ts and jsonCheckpoints.ts load on first
 // use (`require('./schemas')`): zod's module code then runs only when a file is parsed, so commands that never
 // parse one (save) do not pay for it at start-up. esbuild still bundles zod/mini's tree-shaken ESM build.
 
 const scalar = z.optional(z.union([z.string(), z.number(), z.boolean()]));
 const count = z.optional(z.number().check(z.int(), z.gte(0)));
 
-/** The front matter of a checkpoint file (checkpoint.ts). */
+/** The front matter of a checkpoint file (read in checkpointParse.ts). */
 export const FrontMatterSchema = z.looseObject({
   name: scalar,
   description: z.optional(z.nullable(z.union([z.string(), z.number()]))),

@@ -1,4 +1,4 @@
-// Property-based tests of the MEMORY.md index editor (src/core/memoryIndex.ts) over generated documents:
+// Property-based tests of the MEMORY.md index editor (src/core/memoryIndex.ts and its parts) over generated documents:
 // headings of levels 1-3, paragraphs, bullets and resume lines that look like ours, fenced blocks that contain
 // "## Checkpoints", YAML front matter, LF / CRLF / mixed line endings, with and without a final newline, with and
 // without an existing section. SPEC: "Nothing outside the section changes, byte for byte".
