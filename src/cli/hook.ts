@@ -1,7 +1,6 @@
 import { errorMessage } from '../core/errors';
 import { agentLine } from '../core/escaping';
 import { HOOK_EVENTS, HOOK_INPUT_MAX_BYTES, HOOK_TIMEOUT_MS, autoSave, firstToAnswer, hookFolder, isHookEvent, parseHookInput, saveCompactSummary, sessionStartContext, sessionStartOutput } from '../core/hooks';
-import { openStore } from '../core/openStore';
 import { fileReads } from '../core/files';
 import { recordSessionStart } from '../core/sessionStarts';
 import { defineCommand, type Io } from './command';
@@ -66,13 +65,13 @@ Example (a hook command in .claude/settings.json):
       const { input, problem } = parseHookInput(await (ctx.io.stdin ?? (() => readStdin(HOOK_INPUT_MAX_BYTES)))());
       if (problem) io.err(`${label}: ${problem}; going on without it.`);
       const cwd = await hookFolder(input, ctx.values.cwd, ctx.cwd);
-      // The same memory folder as `checkpoint save` in this folder (its Claude Code settings count, as in the CLI).
-      const { store, resolved } = await openStore({ cwd, dir: ctx.values.dir, env: ctx.env, syncReads: true });
+      // The session's folder, opened as every command opens its own: the same memory folder as `checkpoint save` there.
+      const store = await ctx.store(cwd);
       if (event === 'session-start') {
-        const context = await sessionStartContext(store, { resumeArgs: ctx.values.dir ? ['--dir', resolved.dir] : [] });
-        await recordSessionStart(resolved.dir, { source: input.source, told: context !== undefined }, fileReads(true));
+        const context = await sessionStartContext(store, { resumeArgs: ctx.values.dir ? ['--dir', store.memoryDir] : [] });
+        await recordSessionStart(store.memoryDir, { source: input.source, told: context !== undefined }, fileReads(true));
         // Answered once per session start, when the plugin's hooks and Connect's both run.
-        if (context && firstToAnswer(input, resolved.dir, context)) io.out(sessionStartOutput(context));
+        if (context && firstToAnswer(input, store.memoryDir, context)) io.out(sessionStartOutput(context));
         return;
       }
       const r =
