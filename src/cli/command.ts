@@ -38,8 +38,10 @@ export interface CommandContext<O extends Options = Options> {
   cwd: string;
   env: NodeJS.ProcessEnv;
   io: Io;
-  memoryDir(): Promise<ResolvedMemoryDir>;
-  store(): Promise<CheckpointStore>;
+  /** The memory folder of `folder` (default {@link cwd}): where its checkpoints go, what Claude Code makes of it. */
+  memoryDir(folder?: string): Promise<ResolvedMemoryDir>;
+  /** The checkpoints of `folder` (default {@link cwd}), in its memory folder; one store per folder and run. */
+  store(folder?: string): Promise<CheckpointStore>;
   /** Prints `human`, or with `--json` `data` and the command's `warnings` as one JSON object. */
   print(human: string, data: object): void;
   /** Prints `human`, or with `--json` `items` as a JSON array (a listing's shape; its warnings are on stderr only). */

@@ -4,7 +4,6 @@ import { autoSave, saveCompactSummary } from '../core/autoSave';
 import { HOOK_EVENTS, HOOK_INPUT_MAX_BYTES, HOOK_TIMEOUT_MS, hookFolder, isHookEvent, parseHookInput } from '../core/hooks';
 import { sessionStartContext, sessionStartOutput } from '../core/sessionStartContext';
 import { firstToAnswer } from '../core/sessionStartMarker';
-import { openStore } from '../core/openStore';
 import { fileReads } from '../core/files';
 import { recordSessionStart } from '../core/sessionStarts';
 import { defineCommand, type Io } from './command';
@@ -68,13 +67,13 @@ the agent: problems go to stderr and the exit code is 0; it gives up after ${HOO
       const { input, problem } = parseHookInput(await (ctx.io.stdin ?? (() => readStdin(HOOK_INPUT_MAX_BYTES)))());
       if (problem) io.err(`${label}: ${problem}; going on without it.`);
       const cwd = await hookFolder(input, ctx.values.cwd, ctx.cwd);
-      // The same memory folder as `checkpoint save` in this folder (its Claude Code settings count, as in the CLI).
-      const { store, resolved } = await openStore({ cwd, dir: ctx.values.dir, env: ctx.env, syncReads: true });
+      // The session's folder, opened as every command opens its own: the same memory folder as `checkpoint save` there.
+      const store = await ctx.store(cwd);
       if (event === 'session-start') {
-        const context = await sessionStartContext(store, { resumeArgs: ctx.values.dir ? ['--dir', resolved.dir] : [] });
-        await recordSessionStart(resolved.dir, { source: input.source, told: context !== undefined }, fileReads(true));
+        const context = await sessionStartContext(store, { resumeArgs: ctx.values.dir ? ['--dir', store.memoryDir] : [] });
+        await recordSessionStart(store.memoryDir, { source: input.source, told: context !== undefined }, fileReads(true));
         // Answered once per session start, when the plugin's hooks and Connect's both run.
-        if (context && firstToAnswer(input, resolved.dir, context)) io.out(sessionStartOutput(context));
+        if (context && firstToAnswer(input, store.memoryDir, context)) io.out(sessionStartOutput(context));
         return;
       }
       const r =

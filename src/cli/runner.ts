@@ -7,7 +7,7 @@ import { CheckpointError, UsageError, errorMessage } from '../core/errors';
 import { didYouMean } from '../core/suggest';
 import { AmbiguousNameError, printable } from '../core/names';
 import { AmbiguousCheckpointError, CheckpointExistsError, CheckpointNotFoundError } from '../core/storeTypes';
-import { claudeMemoryDir, resolveMemoryFolder, withClaude, type ClaudeMemory, type MemoryFolder, type ResolvedMemoryDir } from '../core/memoryDir';
+import { resolveMemoryDir, type ResolvedMemoryDir } from '../core/memoryDir';
 import { openStore } from '../core/openStore';
 import type { CheckpointStore } from '../core/store';
 import { agentLine, terminalText } from '../core/escaping';
@@ -136,6 +136,13 @@ function parse(command: Command, args: string[], synopsis: string): { values: Re
   }
 }
 
+/** The promise kept under `key`, made by `make` the first time. */
+function once<T>(kept: Map<string, Promise<T>>, key: string, make: () => Promise<T>): Promise<T> {
+  let p = kept.get(key);
+  if (!p) kept.set(key, (p = make()));
+  return p;
+}
+
 async function context(
   command: Command,
   args: string[],
@@ -159,18 +166,15 @@ async function context(
   if (typeof values.cwd === 'string') {
     if (!(await isFolder(cwd, fileReads(true)))) throw new CheckpointError(`--cwd ${cwd} is not a folder.`);
   }
-  let resolved: Promise<ResolvedMemoryDir> | undefined;
-  let store: Promise<CheckpointStore> | undefined;
-  // The CLI runs what its user asked for in their own folder: a trusted workspace (the folder's Claude Code
-  // settings count). A command is a one-shot process: it reads inline (`checkpoint mcp` opens its own stores).
-  const where = { cwd, configured: values.dir as string | undefined, env, trusted: true, syncReads: true };
-  // Each read once: Claude Code's settings, and the folder (a store needs the folder only: with --dir or
-  // $CHECKPOINT_MEMORY_DIR, Claude Code's settings are not read for it).
-  let claude: Promise<ClaudeMemory | undefined> | undefined;
-  let found: Promise<MemoryFolder> | undefined;
-  const claudeOnce = (): Promise<ClaudeMemory | undefined> => (claude ??= claudeMemoryDir(where));
-  const folder = (): Promise<MemoryFolder> => (found ??= resolveMemoryFolder(where, claudeOnce));
-  const memoryDir = (): Promise<ResolvedMemoryDir> => (resolved ??= Promise.all([folder(), claudeOnce()]).then(([f, c]) => withClaude(f, c)));
+  // Each folder's memory folder and store, resolved on first use, once. The CLI runs what its user asked for in
+  // their own folder: a trusted workspace (the folder's Claude Code settings count). A command is a one-shot process:
+  // it reads inline (`checkpoint mcp` opens its own stores).
+  const resolved = new Map<string, Promise<ResolvedMemoryDir>>();
+  const stores = new Map<string, Promise<CheckpointStore>>();
+  const memoryDir = (folder = cwd): Promise<ResolvedMemoryDir> =>
+    once(resolved, folder, () => resolveMemoryDir({ cwd: folder, configured: values.dir as string | undefined, env, trusted: true, syncReads: true }));
+  const store = (folder = cwd): Promise<CheckpointStore> =>
+    once(stores, folder, async () => (await openStore({ cwd: folder, env, resolved: await memoryDir(folder), syncReads: true })).store);
   return {
     values: values as CommandContext['values'],
     positionals,
@@ -180,7 +184,7 @@ async function context(
     env,
     io,
     memoryDir,
-    store: () => (store ??= folder().then(async (r) => (await openStore({ cwd, env, resolved: r, syncReads: true })).store)),
+    store,
     print: (human, data) => io.out(json ? JSON.stringify({ ...data, warnings }, null, 2) : human),
     printList: (human, items) => io.out(json ? JSON.stringify(items, null, 2) : human),
     warn: (message) => {

@@ -4,20 +4,18 @@ import path = require('node:path');
 import { NONE, oneLine, type Checkpoint } from './checkpoint';
 import { CheckpointError, errorMessage } from './errors';
 import { insideAny, readBounded, removeFile, writeFileAtomic } from './files';
-import { NO_HOOKS, readCommitState, runGit, type CommitState } from './git';
-import { GitTimeoutError } from './gitProcess';
+import { git, readCommitState, type CommitState, type GitOptions } from './git';
+import { GIT_LONG_TIMEOUT_MS, GitTimeoutError } from './gitProcess';
 import { isLikelySecret } from './secrets';
-import { GIT_INDEX_MAX_BYTES, GIT_QUICK_MS } from './snapshot';
+import { GIT_INDEX_MAX_BYTES } from './snapshot';
 import type { CheckpointStore, SaveInput, SaveResult } from './store';
 
-// Seed 002's end of a session: after saving, commit the work with a conventional message. Every git call goes
-// through git.ts's runner, which stops git and the hooks it started at the time limit.
+// The end of a session: after saving, commit the work with a conventional message. Every git call goes through
+// git.ts's `git()`, which stops git and the hooks it started at the time limit; only the commit and the push run the
+// repository's hooks.
 
 /** Longest subject line of the commit message. */
 export const SUBJECT_MAX = 72;
-/** Time limit of one git call (a pre-commit hook or a push may take a while; none may hang). */
-export const GIT_WRITE_TIMEOUT_MS = 120_000;
-
 
 /** Why a commit did not happen; `output` carries what git (or its hook) said. */
 export type CommitProblem = 'not-a-repository' | 'detached' | 'in-progress' | 'no-email' | 'staged-secret' | 'nothing' | 'hook' | 'timeout' | 'failed';
@@ -44,6 +42,7 @@ export interface CommitOptions {
   signal?: AbortSignal;
   /** Environment to take git's from (default: this process's); tests point HOME at a temp folder. */
   env?: NodeJS.ProcessEnv;
+  /** Time limit of each git call (default GIT_LONG_TIMEOUT_MS: a pre-commit hook or a push may take a while). */
   timeoutMs?: number;
   /** The Conventional Commits type of the subject (default `chore`; see {@link COMMIT_TYPE}). */
   type?: string;
@@ -106,16 +105,19 @@ function conventionalSummary(text: string): string {
 /** Variables a push needs to authenticate, beside those git always sees (git.ts's ENV_KEEP). */
 const PUSH_ENV_KEEP = ['SSH_AUTH_SOCK', 'HTTP_PROXY', 'HTTPS_PROXY', 'NO_PROXY', 'http_proxy', 'https_proxy', 'no_proxy'];
 
+/** A git call of a commit, in its repository; `hooks` only for the user's commit and push. */
+type CommitGit = (args: string[], more?: Pick<GitOptions, 'env' | 'hooks'>) => Promise<string>;
+
 /** Runs git in `root` for a commit: each call with the time limit and `signal`, any non-zero exit an error. */
-function writer(root: string, opts: CommitOptions): (args: string[], more?: Record<string, string>) => Promise<string> {
+function writer(root: string, opts: CommitOptions): CommitGit {
   const envFrom = opts.env ?? process.env;
   const env: Record<string, string> = { GIT_LITERAL_PATHSPECS: '1' };
   for (const k of PUSH_ENV_KEEP) {
     const v = envFrom[k];
     if (v !== undefined) env[k] = v;
   }
-  const timeoutMs = opts.timeoutMs ?? GIT_WRITE_TIMEOUT_MS;
-  return (args, more) => runGit(root, args, { env: { ...env, ...more }, envFrom, timeoutMs, signal: opts.signal, failOnExitCode: true });
+  const timeoutMs = opts.timeoutMs ?? GIT_LONG_TIMEOUT_MS;
+  return (args, more = {}) => git(root, args, { env: { ...env, ...more.env }, envFrom, timeoutMs, signal: opts.signal, failOnExitCode: true, hooks: more.hooks });
 }
 
 /** What this commit stages: changed paths except the memory folder and likely secrets, which are listed. */
@@ -180,8 +182,8 @@ async function realFolder(dir: string): Promise<string> {
  * The index file as it is now, to put back byte for byte when a commit fails: intent-to-add entries, the
  * assume-unchanged and skip-worktree bits and a sparse checkout survive, which a `read-tree` of the staged tree loses.
  */
-async function saveIndex(git: (args: string[]) => Promise<string>, root: string): Promise<{ restore: () => Promise<void>; dropLock: () => Promise<void> }> {
-  const [indexPath] = (await git(['rev-parse', '--git-path', 'index'])).split('\n');
+async function saveIndex(inRepo: CommitGit, root: string): Promise<{ restore: () => Promise<void>; dropLock: () => Promise<void> }> {
+  const [indexPath] = (await inRepo(['rev-parse', '--git-path', 'index'])).split('\n');
   const file = path.resolve(root, indexPath);
   const lock = `${file}.lock`;
   // No index file: put back as none. One that cannot be read (a FIFO, too large) is left as it is.
@@ -233,7 +235,7 @@ async function hooksRan(trace: string): Promise<{ failed?: string; unfinished?: 
 
 /** The commit at HEAD when git made it over `parent` ('' for none): it moved HEAD on, with `parent` as first parent. */
 async function madeOver(root: string, parent: string): Promise<string | undefined> {
-  const line = await runGit(root, ['show', '-s', '--format=%H %P', 'HEAD'], { timeoutMs: GIT_QUICK_MS }).catch(() => '');
+  const line = await git(root, ['show', '-s', '--format=%H %P', 'HEAD']).catch(() => '');
   const [hash, first] = line.trim().split(' ');
   return hash && hash !== parent && (first ?? '') === parent ? hash : undefined;
 }
@@ -259,10 +261,10 @@ export async function commitWork(cp: Pick<Checkpoint, 'name' | 'description' | '
   const skipped = leftOut.length ? ` (left out as likely secrets: ${leftOut.join(', ')})` : '';
   if (stage.length === 0 && !alreadyStaged) throw new CommitError('nothing', `Nothing to commit${skipped}.`);
 
-  const git = writer(state.root, opts);
+  const inRepo = writer(state.root, opts);
   const tmp = await fs.mkdtemp(path.join(os.tmpdir(), 'checkpoint-commit-'));
   try {
-    const index = await saveIndex(git, state.root);
+    const index = await saveIndex(inRepo, state.root);
     const undo = async (): Promise<void> => index.restore().catch(() => undefined);
     const warnings: string[] = [];
     const type = opts.type ?? DEFAULT_COMMIT_TYPE;
@@ -271,21 +273,21 @@ export async function commitWork(cp: Pick<Checkpoint, 'name' | 'description' | '
       if (stage.length) {
         const list = path.join(tmp, 'pathspec');
         await fs.writeFile(list, `${stage.join('\0')}\0`);
-        await git(['add', '--all', `--pathspec-from-file=${list}`, '--pathspec-file-nul']);
+        await inRepo(['add', '--all', `--pathspec-from-file=${list}`, '--pathspec-file-nul']);
       }
-      const staged = (await git(['diff', '--cached', '--no-renames', '--name-only', '-z'])).split('\0').filter((p) => p !== '');
+      const staged = (await inRepo(['diff', '--cached', '--no-renames', '--name-only', '-z'])).split('\0').filter((p) => p !== '');
       if (staged.length === 0) {
         await undo();
         throw new CommitError('nothing', `Nothing to commit${skipped}.`);
       }
-      const parent = await git(['rev-parse', '--verify', '-q', 'HEAD']).then((s) => s.trim(), () => '');
+      const parent = await inRepo(['rev-parse', '--verify', '-q', 'HEAD']).then((s) => s.trim(), () => '');
       const message = path.join(tmp, 'message');
       const text = commitMessage(cp, type);
       await fs.writeFile(message, text);
       // git's trace2 events say which hook ran and which failed (pre-commit, commit-msg, post-commit…).
       const trace = path.join(tmp, 'trace2');
       try {
-        await git(['commit', '--quiet', '--cleanup=whitespace', `--file=${message}`], { GIT_TRACE2_EVENT: trace });
+        await inRepo(['commit', '--quiet', '--cleanup=whitespace', `--file=${message}`], { env: { GIT_TRACE2_EVENT: trace }, hooks: true });
       } catch (err) {
         const hooks = await hooksRan(trace);
         // Whether the commit exists is HEAD's to say, not git's exit: a post-commit or reference-transaction hook
@@ -313,9 +315,9 @@ export async function commitWork(cp: Pick<Checkpoint, 'name' | 'description' | '
       let hash: string;
       let committed: string[];
       try {
-        hash = (await git(['rev-parse', 'HEAD'])).trim();
+        hash = (await inRepo(['rev-parse', 'HEAD'])).trim();
         // What the commit holds, not what was staged before it: a pre-commit hook may have staged more.
-        committed = (await git(['diff-tree', '--root', '--no-commit-id', '--no-renames', '--name-only', '-r', '-z', hash])).split('\0').filter((p) => p !== '');
+        committed = (await inRepo(['diff-tree', '--root', '--no-commit-id', '--no-renames', '--name-only', '-r', '-z', hash])).split('\0').filter((p) => p !== '');
       } catch (err) {
         throw new CommitError('failed', 'Committed, but git could not say what the commit holds: check it with git show --stat HEAD.', errorMessage(err));
       }
@@ -325,7 +327,7 @@ export async function commitWork(cp: Pick<Checkpoint, 'name' | 'description' | '
         const what = `the pre-commit hook staged ${held.join(', ')}, which ${held.length > 1 ? 'look' : 'looks'} like a secret or a checkpoint`;
         // Back to the commit before, only if the branch still points at this one; then the index as it was.
         const reason = 'checkpoint: undo a commit that held likely secrets';
-        const undone = await git([...NO_HOOKS, 'update-ref', '-m', reason, ...(parent ? ['HEAD', parent, hash] : ['-d', 'HEAD', hash])]).then(
+        const undone = await inRepo(['update-ref', '-m', reason, ...(parent ? ['HEAD', parent, hash] : ['-d', 'HEAD', hash])]).then(
           () => true,
           () => false,
         );
@@ -336,7 +338,7 @@ export async function commitWork(cp: Pick<Checkpoint, 'name' | 'description' | '
       const result: CommitResult = { hash, branch: state.branch, subject: text.split('\n')[0], leftOut, committed, pushed: false, warnings };
       if (opts.push) {
         try {
-          await push(git, state.branch);
+          await push(inRepo, state.branch);
           result.pushed = true;
         } catch (err) {
           result.pushError = opts.signal?.aborted ? 'canceled' : errorMessage(err).trim();
@@ -355,20 +357,20 @@ export async function commitWork(cp: Pick<Checkpoint, 'name' | 'description' | '
 }
 
 /** Pushes the current branch: to its upstream, else to `origin` (or the only remote), setting the upstream. */
-async function push(git: (args: string[]) => Promise<string>, branch: string): Promise<void> {
-  const upstream = await git(['rev-parse', '--abbrev-ref', '--symbolic-full-name', '@{upstream}']).then(
+async function push(inRepo: CommitGit, branch: string): Promise<void> {
+  const upstream = await inRepo(['rev-parse', '--abbrev-ref', '--symbolic-full-name', '@{upstream}']).then(
     (s) => s.trim(),
     () => '',
   );
   if (upstream) {
-    await git(['push', '--quiet']);
+    await inRepo(['push', '--quiet'], { hooks: true });
     return;
   }
-  const remotes = (await git(['remote'])).split('\n').filter((r) => r !== '');
+  const remotes = (await inRepo(['remote'])).split('\n').filter((r) => r !== '');
   const remote = remotes.includes('origin') ? 'origin' : remotes.length === 1 ? remotes[0] : undefined;
   if (!remote) throw new Error(remotes.length ? `no upstream and several remotes (${remotes.join(', ')}); push once with git push -u <remote> ${branch}` : 'no remote to push to');
   // The remote's name comes from the repository's config; after `--` it can only be read as the repository.
-  await git(['push', '--quiet', '--set-upstream', '--', remote, 'HEAD']);
+  await inRepo(['push', '--quiet', '--set-upstream', '--', remote, 'HEAD'], { hooks: true });
 }
 
 export interface SaveAndCommitResult {

@@ -6,7 +6,7 @@ import { fileReads, isFolder, type FileReads } from './files';
 import { spawnInGroup } from './gitProcess';
 import { INDEX_FILE } from './memoryIndex';
 import { claudeLeavesOut } from './memoryIndexBudget';
-import { claudeMemoryDir, managedSettingsDir, managedSettingsFiles, readClaudeJson, resolveMemoryFolder, withClaude, type ResolvedMemoryDir } from './memoryDir';
+import { managedSettingsDir, managedSettingsFiles, readClaudeJson, resolveMemoryDir, type ResolvedMemoryDir } from './memoryDir';
 import { openStore } from './openStore';
 import { claudeConfigDir, homeFrom, tildify } from './paths';
 import { findPending } from './pending';
@@ -184,12 +184,12 @@ export async function diagnose(opts: DoctorOptions): Promise<DoctorReport> {
   const reads = fileReads(opts.syncReads);
   const claudeDir = claudeConfigDir(env, home);
   const where = { cwd, configured: opts.configured, env, trusted, managedDir, syncReads: opts.syncReads };
-  const [claude, version, configDirExists] = await Promise.all([
-    claudeMemoryDir(where),
+  const [resolved, version, configDirExists] = await Promise.all([
+    resolveMemoryDir(where),
     (opts.claudeVersion ?? (() => claudeVersionFromPath(cwd, env)))(),
     isFolder(claudeDir, reads),
   ]);
-  const resolved = withClaude(await resolveMemoryFolder(where, () => Promise.resolve(claude)), claude);
+  const claude = resolved.claude;
   const notes: string[] = [];
   const problems: DoctorProblem[] = [];
   const t = (p: string): string => tildify(p, home);

@@ -5,14 +5,12 @@ import { CheckpointError, errorMessage } from './errors';
 import { adoptStatusScan, GIT_TIMEOUT_MS, GitTimeoutError, NO_FSMONITOR, spawnInGroup, STATUS_ARGS, type GitRunOptions } from './gitProcess';
 import { printable } from './names';
 
-// One way to run git: `runGitBytes` below spawns git directly, in a process group of its own, with a time limit
-// after which the whole group (git and any hook or filter it started) is killed (`startGitScript`: a fixed sequence
-// of git calls in one POSIX shell, the same way). Reads (status, branch, the state a
-// commit checks first), the code snapshot's plumbing (snapshot.ts, handoff.ts, with NO_HOOKS) and the writes of
-// Save and Commit (commit.ts: stage, commit, push, the index rollback) all go through it. simple-git was used for
-// the writes once; it kills git at its time limit but not the hook git started, so a hanging pre-commit hook kept a
-// save alive long after the limit. Every argument is built by the product: user text reaches git only through a
-// file, stdin or after `--`, a checkpoint name enters a ref only after `git check-ref-format`.
+// One way to run git: `git()` below (and `gitBytes()`, its raw-stdout twin) spawns git in a process group of its own,
+// with a time limit after which the whole group (git and any hook or filter it started) is killed (`startGitScript`:
+// a fixed sequence of git calls in one POSIX shell, the same way). Reads (status, branch, the state a commit checks
+// first), the code snapshot's and the hand-off's plumbing, and the writes of Save and Commit (stage, commit, push,
+// the index rollback) all go through it. Every argument is built by the product: user text reaches git only through
+// a file, stdin or after `--`, a checkpoint name enters a ref only after `git check-ref-format`.
 
 export interface GitState {
   /** Current branch; `HEAD (detached at <sha>)` when detached; '' when not a repository or git is unusable. */
@@ -33,33 +31,55 @@ export interface GitState {
 const DETACHED = /^HEAD \(detached at ([0-9a-f]{4,})\)$/;
 const isCommitHex = (s: string): boolean => s.length >= 4 && s.length <= 40 && /^[0-9a-f]+$/.test(s);
 
-/** Runs one git command in a folder; resolves with its stdout. */
-type GitRunner = (args: string[]) => Promise<string>;
-
 /**
- * Arguments that keep git from running any hook a repository's config names (`core.hooksPath`): updating a ref
- * runs `reference-transaction`, for one. For the product's own plumbing, never for the user's own commands.
+ * Arguments that keep git from running any hook a repository names (`core.hooksPath` set to an empty device, which
+ * overrides the config and `.git/hooks`): {@link git} puts them before every call unless `hooks` is set, a script of
+ * {@link startGitScript} before each of its git calls.
  */
 export const NO_HOOKS = ['-c', `core.hooksPath=${devNull}`];
 
+/** How one {@link git} call runs. */
+export interface GitOptions extends GitRunOptions {
+  /**
+   * Whether git may run the hooks a repository names (`.git/hooks`, `core.hooksPath`): off unless set. The product's
+   * own reads and plumbing never run them (updating a ref would run `reference-transaction`, for one). On only for a
+   * command the user asked for by its name, which their hooks are there to guard: Save and Commit's `git commit`
+   * (pre-commit, commit-msg…) and `git push` (pre-push), and Switch Branch's `git checkout` (post-checkout).
+   */
+  hooks?: boolean;
+}
+
 /**
- * Runs git once and resolves with its raw stdout. Never runs a repository's fsmonitor hook (a `.git/config` could
- * name any command there), never prompts, and does not inherit variables such as EDITOR or GIT_PAGER.
+ * Runs git once in `cwd` and resolves with its stdout (UTF-8). Never runs a repository's fsmonitor hook (a
+ * `.git/config` could name any command there), nor its other hooks unless `hooks` is set; never prompts, and does
+ * not inherit variables such as EDITOR or GIT_PAGER.
  *
- * A folder that does not exist throws at once; a command fails when git exits non-zero *and* wrote to stderr (the
+ * A folder that does not exist fails at once; a command fails when git exits non-zero *and* wrote to stderr (the
  * error's message is that stderr; `failOnExitCode`: any non-zero exit), otherwise it resolves with stdout; it
  * completes on 'close', or 50 ms after 'exit' when a grandchild (a hook) keeps the pipes open.
  *
- * Every call has a time limit (`timeoutMs`): git runs in a process group of its own, and the whole group (git and
- * whatever filter or hook it started) is killed when the limit passes; the call then fails with GitTimeoutError.
- * The same happens on `signal`'s abort, and to every call still running when this process exits.
- * Callers pass arguments they built themselves: user text goes after `--`, through stdin, or is checked first.
+ * Every call has a time limit (`timeoutMs`, default {@link GIT_TIMEOUT_MS}): git runs in a process group of its own,
+ * and the whole group (git and whatever filter or hook it started) is killed when the limit passes; the call then
+ * fails with GitTimeoutError. The same happens on `signal`'s abort (failing with "canceled"), and to every call still
+ * running when this process exits. Callers pass arguments they built themselves: user text goes after `--`, through
+ * stdin, or is checked first.
  */
-export function runGitBytes(cwd: string, args: string[], opts: GitRunOptions = {}): Promise<Buffer> {
-  return runInGroup(cwd, 'git', [...NO_FSMONITOR, ...args], opts).then((r) => gitOutput(r, opts.failOnExitCode));
+export async function git(cwd: string, args: string[], opts: GitOptions = {}): Promise<string> {
+  return (await gitBytes(cwd, args, opts)).toString('utf8');
 }
 
-/** git's stdout, or the error its exit code and stderr say (see {@link runGitBytes}). */
+/** {@link git} with stdout as it came (a blob's bytes). */
+export function gitBytes(cwd: string, args: string[], opts: GitOptions = {}): Promise<Buffer> {
+  const argv = opts.hooks ? [...NO_FSMONITOR, ...args] : [...NO_FSMONITOR, ...NO_HOOKS, ...args];
+  return runInGroup(cwd, 'git', argv, opts).then((r) => gitOutput(r, opts.failOnExitCode));
+}
+
+/** Kept for the snapshot module only: {@link gitBytes} without its hook rule (its callers add NO_HOOKS). */
+export function runGitBytes(cwd: string, args: string[], opts: GitRunOptions = {}): Promise<Buffer> {
+  return gitBytes(cwd, args, { ...opts, hooks: true });
+}
+
+/** git's stdout, or the error its exit code and stderr say (see {@link git}). */
 function gitOutput({ code, out, err }: { code: number; out: Buffer; err: Buffer }, failOnExitCode?: boolean): Buffer {
   if (code && failOnExitCode) throw new Error(Buffer.concat([out, err]).toString('utf8') || `git exited with code ${code}`);
   if (code && err.length) throw new Error(err.toString('utf8'));
@@ -96,7 +116,7 @@ export interface ScriptWaiting {
 
 /**
  * Starts a fixed POSIX shell script whose commands are git's, under the same rules and time limit as one git call
- * ({@link runGitBytes}): a sequence of git calls costs this process one fork instead of one each, and its git
+ * ({@link git}): a sequence of git calls costs this process one fork instead of one each, and its git
  * processes start while this one does other work. Its input comes on file descriptor 3 and stdin, never in its text.
  * Not on Windows.
  *
@@ -153,18 +173,13 @@ function runInGroup(cwd: string, file: string, argv: string[], opts: GitRunOptio
   return run.done;
 }
 
-/** {@link runGitBytes} with stdout decoded as UTF-8. */
+/** Kept for the snapshot module only: {@link git} without its hook rule (its callers add NO_HOOKS). */
 export async function runGit(cwd: string, args: string[], opts: GitRunOptions = {}): Promise<string> {
-  return (await runGitBytes(cwd, args, opts)).toString('utf8');
+  return git(cwd, args, { ...opts, hooks: true });
 }
 
-/** A runner bound to a folder (see {@link runGitBytes}); throws at once when the folder does not exist. */
-function gitIn(cwd: string, timeoutMs = GIT_TIMEOUT_MS, signal?: AbortSignal): GitRunner {
-  if (!statSync(cwd, { throwIfNoEntry: false })?.isDirectory()) {
-    throw new CheckpointError(`Cannot run git in ${cwd}: the folder does not exist.`);
-  }
-  return (args) => runGit(cwd, args, { timeoutMs, signal });
-}
+/** What a read of the repository's state may be given: its time limit and a way to stop it. */
+export type GitReadOptions = Pick<GitOptions, 'timeoutMs' | 'signal'>;
 
 /** Parses `git status --porcelain=v2 --branch -z` into branch and changed paths. */
 export function parseStatusV2(out: string): Omit<GitState, 'problem'> {
@@ -196,11 +211,11 @@ function fieldsAfter(record: string, n: number): string {
 }
 
 /** Branch and changed files in one git call. Not a repository, or no git at all, is not an error. */
-export async function readGitState(cwd: string, opts: { timeoutMs?: number; signal?: AbortSignal } = {}): Promise<GitState> {
+export async function readGitState(cwd: string, opts: GitReadOptions = {}): Promise<GitState> {
   try {
     // The CLI's entry may have started this very scan already (startStatusScan): it is read, and stopped as its own.
     const early = adoptStatusScan(cwd);
-    if (!early) return parseStatus(await gitIn(cwd, opts.timeoutMs, opts.signal)(STATUS_ARGS));
+    if (!early) return parseStatus(await git(cwd, STATUS_ARGS, opts));
     if (opts.signal?.aborted) early.abort();
     opts.signal?.addEventListener('abort', () => early.abort(), { once: true });
     return parseStatus(gitOutput(await early.done).toString('utf8'));
@@ -212,12 +227,11 @@ export async function readGitState(cwd: string, opts: { timeoutMs?: number; sign
 }
 
 /** The current branch only (cheap: no work-tree scan). */
-export async function readBranch(cwd: string, opts: { timeoutMs?: number } = {}): Promise<string> {
-  const git = gitIn(cwd, opts.timeoutMs);
+export async function readBranch(cwd: string, opts: GitReadOptions = {}): Promise<string> {
   // `symbolic-ref -q` prints nothing (status 1) when HEAD is detached; it works before the first commit.
-  const branch = await git(['symbolic-ref', '--short', '-q', 'HEAD']).then((s) => s.trim(), () => '');
+  const branch = await git(cwd, ['symbolic-ref', '--short', '-q', 'HEAD'], opts).then((s) => s.trim(), () => '');
   if (branch) return branch;
-  const sha = await git(['rev-parse', '--short=7', 'HEAD']).then((s) => s.trim(), () => '');
+  const sha = await git(cwd, ['rev-parse', '--short=7', 'HEAD'], opts).then((s) => s.trim(), () => '');
   return isCommitHex(sha) ? `HEAD (detached at ${sha})` : '';
 }
 
@@ -234,7 +248,6 @@ function gitProblem(err: unknown): string {
  * and can never be read as an option. Throws with git's own reason when git refuses.
  */
 export async function switchBranch(cwd: string, branch: string): Promise<void> {
-  const git = gitIn(cwd);
   const match = DETACHED.exec(branch);
   const detached = match && isCommitHex(match[1]) ? match : null;
   if (!detached) {
@@ -244,16 +257,19 @@ export async function switchBranch(cwd: string, branch: string): Promise<void> {
     if (!branch || branch.startsWith('-') || branch === '@' || branch.includes('@{')) throw invalid;
     let normalized: string;
     try {
-      normalized = (await git(['check-ref-format', '--branch', branch])).replace(/\n$/, '');
+      normalized = (await git(cwd, ['check-ref-format', '--branch', branch])).replace(/\n$/, '');
     } catch (err) {
       if (err instanceof GitTimeoutError) throw new CheckpointError(`git could not check the branch name: ${err.message}`);
+      // git could not run there at all (the folder is gone): that, not the name, is what went wrong.
+      if (err instanceof CheckpointError) throw err;
       throw invalid;
     }
     if (normalized !== branch) throw invalid;
   }
   try {
-    if (detached) await git(['checkout', '--detach', detached[1], '--']);
-    else await git(['checkout', branch, '--']);
+    // The user's own command: their post-checkout hook runs, as it would for the same `git checkout` typed.
+    if (detached) await git(cwd, ['checkout', '--detach', detached[1], '--'], { hooks: true });
+    else await git(cwd, ['checkout', branch, '--'], { hooks: true });
   } catch (err) {
     throw new CheckpointError(`git could not switch to ${branch}: ${errorMessage(err).trim()}`);
   }
@@ -303,10 +319,9 @@ export interface CommitState {
 
 /** Reads {@link CommitState}. Throws CheckpointError when `cwd` is not in a git repository or git is missing. */
 export async function readCommitState(cwd: string): Promise<CommitState> {
-  const git = gitIn(cwd);
   let top: string[];
   try {
-    top = (await git(['rev-parse', '--show-toplevel', '--absolute-git-dir'])).split('\n');
+    top = (await git(cwd, ['rev-parse', '--show-toplevel', '--absolute-git-dir'])).split('\n');
   } catch (err) {
     throw new CheckpointError(`Cannot commit: ${gitProblem(err)} (${cwd}).`);
   }
@@ -323,9 +338,9 @@ export async function readCommitState(cwd: string): Promise<CommitState> {
           ? 'a revert'
           : undefined;
   const [branch, email, status] = await Promise.all([
-    git(['symbolic-ref', '--short', '-q', 'HEAD']).then((s) => s.trim(), () => ''),
-    git(['config', '--get', 'user.email']).then((s) => s.trim(), () => ''),
-    gitIn(root)(['status', '--porcelain=v2', '-z', '--untracked-files=all']),
+    git(cwd, ['symbolic-ref', '--short', '-q', 'HEAD']).then((s) => s.trim(), () => ''),
+    git(cwd, ['config', '--get', 'user.email']).then((s) => s.trim(), () => ''),
+    git(root, ['status', '--porcelain=v2', '-z', '--untracked-files=all']),
   ]);
   const entries = statusEntries(status);
   const state: CommitState = { root, branch, email, entries, operation };

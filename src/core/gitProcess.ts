@@ -19,6 +19,8 @@ function gitEnv(source: NodeJS.ProcessEnv = process.env): Record<string, string>
 
 /** How long one git call may take before it is killed (a repository's filter or hook can hang it forever). */
 export const GIT_TIMEOUT_MS = 10_000;
+/** The time limit of git calls that may rightly take long: a push or fetch (the network), the user's commit (their hooks). */
+export const GIT_LONG_TIMEOUT_MS = 120_000;
 
 /**
  * The time limit set in the environment (`CHECKPOINT_GIT_TIMEOUT_MS`, for a repository whose `git status` takes

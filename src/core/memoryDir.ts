@@ -45,6 +45,7 @@ export interface ClaudeMemory {
   ignored?: { value: string; settingsFile: string };
 }
 
+/** Where a folder's checkpoints go, and what Claude Code makes of that folder: what {@link resolveMemoryDir} gives. */
 export interface ResolvedMemoryDir {
   dir: string;
   source: MemoryDirSource;
@@ -191,7 +192,7 @@ function autoMemoryOff(files: SettingsFile[], env: NodeJS.ProcessEnv, home: stri
  * that sets it, when the client accepts the value (see {@link acceptedAutoMemoryDirectory}), else
  * `<claude dir>/projects/<project name of the repository's main worktree>/memory` (see {@link claudeProjectName}).
  */
-export async function claudeMemoryDir(opts: MemoryDirOptions): Promise<ClaudeMemory | undefined> {
+async function claudeMemoryDir(opts: MemoryDirOptions): Promise<ClaudeMemory | undefined> {
   const env = opts.env ?? process.env;
   const home = opts.home ?? homeFrom(env);
   const cwd = path.resolve(opts.cwd);
@@ -209,22 +210,19 @@ export async function claudeMemoryDir(opts: MemoryDirOptions): Promise<ClaudeMem
   return found;
 }
 
-/** The memory folder alone: what a store needs (see {@link ResolvedMemoryDir}). */
-export type MemoryFolder = Pick<ResolvedMemoryDir, 'dir' | 'source' | 'ignoreInGit'>;
+type MemoryFolder = Pick<ResolvedMemoryDir, 'dir' | 'source' | 'ignoreInGit'>;
 
 /**
- * The memory folder: the setting/flag, else `$CHECKPOINT_MEMORY_DIR`, else Claude Code's auto-memory folder (when
- * the Claude config folder exists), else `<folder>/.claude/memory`. Claude Code's settings are read only when they
- * decide it (through `claude` when given: a caller that needs them anyway reads them once).
+ * The memory folder alone: the setting/flag, else `$CHECKPOINT_MEMORY_DIR`, else Claude Code's auto-memory folder
+ * (`found`: when the Claude config folder exists), else `<folder>/.claude/memory`.
  */
-export async function resolveMemoryFolder(opts: MemoryDirOptions, claude = (): Promise<ClaudeMemory | undefined> => claudeMemoryDir(opts)): Promise<MemoryFolder> {
+async function resolveMemoryFolder(opts: MemoryDirOptions, found: ClaudeMemory | undefined): Promise<MemoryFolder> {
   const env = opts.env ?? process.env;
   const home = opts.home ?? homeFrom(env);
   const cwd = path.resolve(opts.cwd);
   if (opts.configured?.trim()) return { dir: path.resolve(cwd, expandHome(opts.configured.trim(), home)), source: 'setting' };
   const fromEnv = env.CHECKPOINT_MEMORY_DIR?.trim();
   if (fromEnv) return { dir: path.resolve(cwd, expandHome(fromEnv, home)), source: 'env' };
-  const found = await claude();
   if (found) return { dir: found.dir, source: 'claude' };
   const fallback: MemoryFolder = { dir: path.join(cwd, '.claude', 'memory'), source: 'workspace' };
   const reads = fileReads(opts.syncReads);
@@ -233,15 +231,14 @@ export async function resolveMemoryFolder(opts: MemoryDirOptions, claude = (): P
   return fallback;
 }
 
-/** The memory folder ({@link resolveMemoryFolder}) with what Claude Code makes of it. */
+/**
+ * The one way to find a folder's memory folder (every entry point: CLI, hooks, MCP server, extension, doctor): where
+ * its checkpoints go ({@link resolveMemoryFolder}) and Claude Code's own memory folder for it, read once, with
+ * whether Claude Code loads the checkpoints from there.
+ */
 export async function resolveMemoryDir(opts: MemoryDirOptions): Promise<ResolvedMemoryDir> {
-  const reading = claudeMemoryDir(opts);
-  const [folder, found] = await Promise.all([resolveMemoryFolder(opts, () => reading), reading]);
-  return withClaude(folder, found);
-}
-
-/** A resolved memory folder with Claude Code's own (`found`, as {@link claudeMemoryDir} reads it). */
-export function withClaude(folder: MemoryFolder, found: ClaudeMemory | undefined): ResolvedMemoryDir {
+  const found = await claudeMemoryDir(opts);
+  const folder = await resolveMemoryFolder(opts, found);
   const r: ResolvedMemoryDir = { ...folder, claudeLoads: found !== undefined && found.dir === folder.dir && !found.autoMemoryOff };
   if (found) r.claude = found;
   return r;

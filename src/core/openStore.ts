@@ -1,5 +1,5 @@
 import { gitTimeoutFrom } from './gitProcess';
-import { resolveMemoryFolder, type MemoryFolder } from './memoryDir';
+import { resolveMemoryDir, type ResolvedMemoryDir } from './memoryDir';
 import { CheckpointStore } from './store';
 import { homeFrom } from './paths';
 
@@ -18,17 +18,17 @@ export interface OpenStoreOptions {
   /** Read with synchronous I/O (a one-shot process; never in the extension host). */
   syncReads?: boolean;
   /** The memory folder already resolved with these options (the extension keeps it until a setting changes). */
-  resolved?: MemoryFolder;
+  resolved?: ResolvedMemoryDir;
 }
 
 /**
  * The one way every entry point (CLI, hooks, MCP server, extension) opens a folder's checkpoints: the same memory
  * folder, the same trust rule, the same `.gitignore` when it creates the fallback folder, the same git time limit.
  */
-export async function openStore(opts: OpenStoreOptions): Promise<{ store: CheckpointStore; resolved: MemoryFolder }> {
+export async function openStore(opts: OpenStoreOptions): Promise<{ store: CheckpointStore; resolved: ResolvedMemoryDir }> {
   const env = opts.env ?? process.env;
   const trusted = opts.trusted ?? true;
-  const resolved = opts.resolved ?? (await resolveMemoryFolder({ cwd: opts.cwd, configured: opts.dir, env, trusted, syncReads: opts.syncReads }));
+  const resolved = opts.resolved ?? (await resolveMemoryDir({ cwd: opts.cwd, configured: opts.dir, env, trusted, syncReads: opts.syncReads }));
   const store = new CheckpointStore({
     memoryDir: resolved.dir,
     cwd: opts.cwd,

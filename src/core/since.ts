@@ -4,7 +4,7 @@
 import { isObjectId, type Checkpoint } from './checkpoint';
 import { errorMessage } from './errors';
 import { oneLine } from './escaping';
-import { NO_HOOKS, runGit } from './git';
+import { git as gitCall } from './git';
 import { GitTimeoutError } from './gitProcess';
 import { memoryTest, splitZ } from './snapshot';
 
@@ -85,7 +85,7 @@ export async function sinceSaved(
   const gitAt =
     (cwd: string): Git =>
     (args, failOnExitCode = false, input = undefined) =>
-      runGit(cwd, [...NO_HOOKS, ...args], { timeoutMs: Math.max(50, deadline - Date.now()), signal: stop.signal, failOnExitCode, input });
+      gitCall(cwd, args, { timeoutMs: Math.max(50, deadline - Date.now()), signal: stop.signal, failOnExitCode, input });
   try {
     await compare(since, cp, gitAt, source, { currentBranch: opts.currentBranch, files: opts.files ?? true });
   } catch (err) {
@@ -353,7 +353,7 @@ export async function orderByBranch<T extends { branch: string; path: string }>(
     const timer = setTimeout(() => stop.abort(), timeLimitMs);
     timer.unref();
     const git = (args: string[], failOnExitCode = false): Promise<string> =>
-      runGit(source.cwd, [...NO_HOOKS, ...args], { timeoutMs: timeLimitMs, signal: stop.signal, failOnExitCode });
+      gitCall(source.cwd, args, { timeoutMs: timeLimitMs, signal: stop.signal, failOnExitCode });
     try {
       const refs = (out: string): Set<string> => new Set(out.split('\n').filter((l) => l !== ''));
       const [all, merged] = await Promise.all([

@@ -22,6 +22,12 @@ function write(root: string, rel: string, text = 'x\n'): void {
   writeFileSync(path.join(root, rel), text);
 }
 
+/** Writes a file and stages it. */
+function stage(repo: string, rel: string): void {
+  write(repo, rel);
+  git(repo, 'add', '--', rel);
+}
+
 /** A repository whose memory folder lies inside it (`.claude/memory`), as when Claude Code is not set up. */
 function setup(): { repo: string; store: CheckpointStore; mem: string } {
   const repo = makeRepo({ dir: temp('checkpoint-repo-') });
@@ -40,6 +46,22 @@ const status = (repo: string): string =>
 const index = (repo: string): string => git(repo, 'ls-files', '--stage');
 const head = (repo: string): string => git(repo, 'rev-parse', 'HEAD').trim();
 const committedFiles = (repo: string): string[] => git(repo, 'show', '--no-renames', '--name-only', '--format=', 'HEAD').split('\n').filter(Boolean).sort();
+
+/**
+ * Notes the index (paths and blobs) and HEAD as they are now (and `git status`, with `status`); the function it
+ * returns asserts that they still are.
+ */
+function unchangedFrom(repo: string, opts: { status?: boolean } = {}): () => void {
+  const now = (): object => ({ index: index(repo), head: head(repo), ...(opts.status ? { status: status(repo) } : {}) });
+  const before = now();
+  return () => assert.deepEqual(now(), before);
+}
+
+/** A hook of the repository (`.git/hooks/<name>`) that runs `script` (sh). */
+function hook(repo: string, name: string, script: string): void {
+  write(repo, `.git/hooks/${name}`, `#!/bin/sh\n${script}\n`);
+  chmodSync(path.join(repo, '.git/hooks', name), 0o755);
+}
 
 test('secret-looking file names', () => {
   const secrets = [
@@ -70,8 +92,7 @@ test('save --commit stages the work tree except likely secrets (listed) and the 
   const { repo, store, mem } = setup();
   write(repo, 'src/a.ts');
   write(repo, 'README.md', '# changed\n');
-  write(repo, 'old.txt');
-  git(repo, 'add', 'old.txt');
+  stage(repo, 'old.txt');
   git(repo, 'commit', '-qm', 'old');
   rmSync(path.join(repo, 'old.txt'));
   const secrets = ['.env', 'config/.env.local', 'keys/server.KEY', 'id_rsa', 'id_rsa.pub', 'cert.p12', 'tls.pem'];
@@ -105,25 +126,18 @@ test('a message with quotes, newlines and a leading "-" is committed as text, ne
 
 test('a failing pre-commit hook: its output shown, the index put back, the checkpoint kept', async () => {
   const { repo, store, mem } = setup();
-  write(repo, 'staged.txt');
-  git(repo, 'add', 'staged.txt');
+  stage(repo, 'staged.txt');
   write(repo, 'unstaged.txt');
-  write(repo, '.git/hooks/pre-commit', '#!/bin/sh\necho "lint: 3 problems in src/a.ts" >&2\nexit 1\n');
-  chmodSync(path.join(repo, '.git/hooks/pre-commit'), 0o755);
-  const before = { index: index(repo), head: head(repo) };
+  hook(repo, 'pre-commit', 'echo "lint: 3 problems in src/a.ts" >&2\nexit 1');
+  const unchanged = unchangedFrom(repo);
   const r = await saveAndCommit(store, { name: 'hooked', leftOff: 'x' }, { env });
   assert.equal(r.commitError?.problem, 'hook');
   assert.match(r.commitError!.message, /pre-commit hook failed[\s\S]*lint: 3 problems in src\/a\.ts/);
-  assert.deepEqual({ index: index(repo), head: head(repo) }, before);
+  unchanged();
   assert.match(git(repo, 'status', '--porcelain'), /\?\? unstaged\.txt/);
   assert.ok(existsSync(path.join(mem, 'checkpoint-hooked.md')));
 });
 
-/** A pre-commit hook that runs `script` (sh). */
-function preCommit(repo: string, script: string): void {
-  write(repo, '.git/hooks/pre-commit', `#!/bin/sh\n${script}\n`);
-  chmodSync(path.join(repo, '.git/hooks/pre-commit'), 0o755);
-}
 
 test('a failed pre-commit hook leaves the index file byte for byte as it was: intent-to-add, assume-unchanged, skip-worktree, sparse checkout', async () => {
   const { repo, store } = setup();
@@ -136,7 +150,7 @@ test('a failed pre-commit hook leaves the index file byte for byte as it was: in
   git(repo, 'add', '--intent-to-add', 'planned.txt');
   git(repo, 'update-index', '--assume-unchanged', 'a.txt');
   write(repo, 'near/d.txt', 'changed\n');
-  preCommit(repo, 'echo "lint failed" >&2\nexit 1');
+  hook(repo, 'pre-commit', 'echo "lint failed" >&2\nexit 1');
   const indexFile = path.join(repo, '.git', 'index');
   const before = readFileSync(indexFile);
   const r = await saveAndCommit(store, { name: 'sparse', leftOff: 'x' }, { env });
@@ -166,7 +180,7 @@ test('a pre-commit hook that stages a left-out secret (git add -A): the commit i
   const { repo, store } = setup();
   write(repo, 'src/a.ts');
   write(repo, '.env', 'TOKEN=secret\n');
-  preCommit(repo, 'git add -A');
+  hook(repo, 'pre-commit', 'git add -A');
   const before = { index: readFileSync(path.join(repo, '.git', 'index')), head: head(repo), count: git(repo, 'rev-list', '--count', '--branches') };
   const r = await saveAndCommit(store, { name: 'sneaky', leftOff: 'x' }, { env });
   assert.equal(r.commit, undefined, 'no commit is reported');
@@ -183,7 +197,7 @@ test('in a repository without commits, a commit a pre-commit hook filled with a 
   const store = new CheckpointStore({ memoryDir: path.join(temp('checkpoint-mem-'), 'memory'), cwd: repo });
   write(repo, 'a.txt');
   write(repo, 'id_ed25519', 'KEY\n');
-  preCommit(repo, 'git add -A');
+  hook(repo, 'pre-commit', 'git add -A');
   const r = await saveAndCommit(store, { name: 'first', leftOff: 'x' }, { env });
   assert.equal(r.commitError?.problem, 'staged-secret', r.commitError?.message);
   assert.match(r.commitError!.message, /staged id_ed25519.*the commit was undone/);
@@ -196,13 +210,12 @@ test('a hanging pre-commit hook stops at the time limit with its processes: the 
   write(repo, 'a.txt');
   const pidFile = path.join(repo, '.git', 'hook-pids');
   // The hook and the sleep it waits on outlast the test's own time limit: only the commit's time limit ends them.
-  write(repo, '.git/hooks/pre-commit', `#!/bin/sh\necho "checking…" >&2\necho $$ >> "${pidFile}"\nsleep 90 &\necho $! >> "${pidFile}"\nwait\n`);
-  chmodSync(path.join(repo, '.git/hooks/pre-commit'), 0o755);
-  const before = { index: index(repo), head: head(repo) };
+  hook(repo, 'pre-commit', `echo "checking…" >&2\necho $$ >> "${pidFile}"\nsleep 90 &\necho $! >> "${pidFile}"\nwait`);
+  const unchanged = unchangedFrom(repo);
   const r = await saveAndCommit(store, { name: 'slow', leftOff: 'x' }, { env, timeoutMs: 1_500 });
   assert.equal(r.commitError?.problem, 'timeout', r.commitError?.message);
   assert.match(r.commitError.message, /Not committed: the time limit of 2 s was reached while the pre-commit hook ran/);
-  assert.deepEqual({ index: index(repo), head: head(repo) }, before);
+  unchanged();
   assert.ok(!existsSync(path.join(repo, '.git', 'index.lock')), 'no lock left behind: git works on');
   assert.ok(existsSync(path.join(mem, 'checkpoint-slow.md')));
   const pids = readFileSync(pidFile, 'utf8').split('\n').filter(Boolean).map(Number);
@@ -210,14 +223,12 @@ test('a hanging pre-commit hook stops at the time limit with its processes: the 
   await Promise.all(pids.map((pid) => ended(pid)));
 });
 
-for (const hook of ['post-commit', 'reference-transaction'] as const) {
-  test(`a ${hook} hook past the time limit: the commit exists, so it is reported with a warning and the index is never put back`, { timeout: 30_000 }, async () => {
+for (const late of ['post-commit', 'reference-transaction'] as const) {
+  test(`a ${late} hook past the time limit: the commit exists, so it is reported with a warning and the index is never put back`, { timeout: 30_000 }, async () => {
     const { repo, store } = setup();
     write(repo, 'a.txt', 'the work\n');
     // reference-transaction runs for each state (prepared, committed): it hangs once the ref is moved.
-    const body = hook === 'post-commit' ? 'sleep 90' : 'if [ "$1" = committed ]; then sleep 90; fi';
-    write(repo, `.git/hooks/${hook}`, `#!/bin/sh\n${body}\n`);
-    chmodSync(path.join(repo, `.git/hooks/${hook}`), 0o755);
+    hook(repo, late, late === 'post-commit' ? 'sleep 90' : 'if [ "$1" = committed ]; then sleep 90; fi');
     const before = head(repo);
     const r = await saveAndCommit(store, { name: 'late', leftOff: 'x' }, { env, timeoutMs: 1_500 });
     assert.equal(r.commitError, undefined, r.commitError?.message);
@@ -225,7 +236,7 @@ for (const hook of ['post-commit', 'reference-transaction'] as const) {
     assert.equal(r.commit.hash, head(repo));
     assert.notEqual(r.commit.hash, before);
     assert.deepEqual(r.commit.committed, ['a.txt']);
-    assert.match(r.commit.warnings.join('\n'), new RegExp(`Committed, but the ${hook} hook was stopped at the time limit of 2 s after the commit was made`));
+    assert.match(r.commit.warnings.join('\n'), new RegExp(`Committed, but the ${late} hook was stopped at the time limit of 2 s after the commit was made`));
     // The index is the commit's: nothing staged against HEAD, a.txt tracked (a restored index would stage its removal).
     assert.equal(git(repo, 'diff', '--cached', '--name-only'), '');
     assert.equal(status(repo), '');
@@ -234,18 +245,15 @@ for (const hook of ['post-commit', 'reference-transaction'] as const) {
 }
 
 /** A commit-msg hook as commitlint's conventional config judges a subject: a known type, an optional scope, no sentence-case, no final full stop. */
-const COMMITLINT = `#!/bin/sh
-subject=$(head -n 1 "$1")
+const COMMITLINT = `subject=$(head -n 1 "$1")
 echo "$subject" | grep -Eq '^(build|chore|ci|docs|feat|fix|perf|refactor|revert|style|test)(\\([^)]+\\))?: [^A-Z].*[^.]$' && exit 0
 echo "⧗   input: $subject" >&2
 echo "✖   subject may not be empty / type may not be empty [type-enum]" >&2
-exit 1
-`;
+exit 1`;
 
 test('a commit-msg hook that lints Conventional Commits passes the default subject (chore) and a chosen type', async () => {
   const { repo, store } = setup();
-  write(repo, '.git/hooks/commit-msg', COMMITLINT);
-  chmodSync(path.join(repo, '.git/hooks/commit-msg'), 0o755);
+  hook(repo, 'commit-msg', COMMITLINT);
   write(repo, 'a.txt');
   const r = await saveAndCommit(store, { name: 'lint', leftOff: 'Wiring the OAuth callback.' }, { env });
   assert.equal(r.commitError, undefined, r.commitError?.message);
@@ -259,15 +267,14 @@ test('a commit-msg hook that lints Conventional Commits passes the default subje
 test('a commit-msg hook that refuses: the message names that hook, the subject and its output; the index is put back', async () => {
   const { repo, store } = setup();
   // The pre-commit hook runs git itself, whose own hooks and children go to the same trace: only commit's count.
-  write(repo, '.git/hooks/pre-commit', '#!/bin/sh\ngit status --porcelain >/dev/null\ngit rev-parse --verify -q nothing >/dev/null\nexit 0\n');
-  write(repo, '.git/hooks/commit-msg', '#!/bin/sh\necho "✖   type must be one of [feat, fix]" >&2\nexit 1\n');
-  for (const h of ['pre-commit', 'commit-msg']) chmodSync(path.join(repo, '.git/hooks', h), 0o755);
+  hook(repo, 'pre-commit', 'git status --porcelain >/dev/null\ngit rev-parse --verify -q nothing >/dev/null\nexit 0');
+  hook(repo, 'commit-msg', 'echo "✖   type must be one of [feat, fix]" >&2\nexit 1');
   write(repo, 'a.txt');
-  const before = { index: index(repo), head: head(repo) };
+  const unchanged = unchangedFrom(repo);
   const r = await saveAndCommit(store, { name: 'refused', leftOff: 'x' }, { env });
   assert.equal(r.commitError?.problem, 'hook');
   assert.match(r.commitError!.message, /^Not committed: the commit-msg hook refused the message "chore\(refused\): x"; nothing was staged or committed\. Its output:\n✖ {3}type must be one of \[feat, fix\]/);
-  assert.deepEqual({ index: index(repo), head: head(repo) }, before);
+  unchanged();
   await assert.rejects(saveAndCommit(store, { name: 'bad-type', leftOff: 'x' }, { env, type: 'Feat!' }).then((x) => { if (x.commitError) throw x.commitError; }), /Invalid commit type "Feat!"/);
 });
 
@@ -275,7 +282,7 @@ test('Cancel while a pre-commit hook runs stops it with its processes and puts e
   const { repo, store } = setup();
   write(repo, 'a.txt');
   const pidFile = path.join(repo, '.git', 'hook-pids');
-  preCommit(repo, `sleep 90 &\necho $$ $! > "${pidFile}.tmp"\nmv "${pidFile}.tmp" "${pidFile}"\nwait`);
+  hook(repo, 'pre-commit', `sleep 90 &\necho $$ $! > "${pidFile}.tmp"\nmv "${pidFile}.tmp" "${pidFile}"\nwait`);
   const before = { index: readFileSync(path.join(repo, '.git', 'index')), head: head(repo) };
   const cancel = new AbortController();
   // Cancel once the hook has started its sleep (the pid file appears).
@@ -345,8 +352,7 @@ const refusals: { name: string; problem: string; message: RegExp; arrange: (repo
     problem: 'staged-secret',
     message: /\.env is already staged/,
     arrange: (repo) => {
-      write(repo, '.env');
-      git(repo, 'add', '.env');
+      stage(repo, '.env');
       write(repo, 'a.txt');
     },
   },
@@ -355,13 +361,13 @@ for (const c of refusals) {
   test(`commit refused on ${c.name}: a clear message, the checkpoint saved, nothing else changed`, async () => {
     const { repo, store, mem } = setup();
     c.arrange(repo);
-    const before = { index: index(repo), head: head(repo), status: status(repo) };
+    const unchanged = unchangedFrom(repo, { status: true });
     const r = await saveAndCommit(store, { name: 'kept', leftOff: 'x' }, { env });
     assert.equal(r.commitError?.problem, c.problem, r.commitError?.message);
     assert.match(r.commitError!.message, c.message);
     assert.equal(r.commit, undefined);
     assert.ok(existsSync(path.join(mem, 'checkpoint-kept.md')));
-    assert.deepEqual({ index: index(repo), head: head(repo), status: status(repo) }, before);
+    unchanged();
   });
 }
 

@@ -3,13 +3,15 @@
 // with a warning. The test's own timeout only guards against a hang; nothing is timed.
 import { test } from 'node:test';
 import * as assert from 'node:assert/strict';
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import * as path from 'node:path';
 import { spawn } from 'node:child_process';
-import { CLI, finished, git } from '../support/fixtures';
+import { CLI, ended, finished, git, makeRepo, tempDirs } from '../support/fixtures';
 import { attackWorld } from '../support/attackWorld';
-import { readGitState } from '../../src/core/git';
-import { GIT_TIMEOUT_MS, startStatusScan } from '../../src/core/gitProcess';
+import { git as gitCall, readGitState } from '../../src/core/git';
+import { GIT_TIMEOUT_MS, GitTimeoutError, startStatusScan } from '../../src/core/gitProcess';
+
+const temp = tempDirs();
 
 /** A repository whose clean filter writes its pid, then sleeps far longer than any test. */
 function hangingFilter(repo: string): string {
@@ -141,4 +143,23 @@ test('readGitState with a short time limit reports the timeout (core, as the ext
     const pid = Number(readFileSync(pidFile, 'utf8'));
     assert.equal(await gone(pid), true);
   });
+});
+
+test('git() with hooks on: a hook that hangs is stopped at the time limit with every process it started; with hooks off it never runs', { timeout: 60_000 }, async () => {
+  const repo = makeRepo({ dir: temp('checkpoint-repo-') });
+  const pidFile = path.join(repo, '..', `${path.basename(repo)}-hook.pids`);
+  // The hook and the sleep it waits on outlast the test's own time limit: only git()'s time limit ends them.
+  writeFileSync(path.join(repo, '.git', 'hooks', 'pre-commit'), `#!/bin/sh\nsleep 100000 &\necho $$ $! > "${pidFile}"\nwait\n`);
+  chmodSync(path.join(repo, '.git', 'hooks', 'pre-commit'), 0o755);
+  const commit = ['commit', '-q', '--allow-empty', '-m', 'x'];
+  const err = await gitCall(repo, commit, { hooks: true, timeoutMs: 3000 }).then(() => undefined, (e: unknown) => e);
+  assert.ok(err instanceof GitTimeoutError, String(err));
+  const pids = readFileSync(pidFile, 'utf8').trim().split(' ').map(Number);
+  assert.equal(pids.length, 2);
+  await Promise.all(pids.map((pid) => ended(pid)));
+  assert.equal(git(repo, 'rev-list', '--count', 'HEAD'), '1', 'no commit was made');
+  rmSync(pidFile);
+  await gitCall(repo, commit);
+  assert.equal(existsSync(pidFile), false, 'hooks off: the hook did not run');
+  assert.equal(git(repo, 'rev-list', '--count', 'HEAD'), '2');
 });

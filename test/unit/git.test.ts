@@ -1,8 +1,8 @@
 import { test } from 'node:test';
 import * as assert from 'node:assert/strict';
-import { existsSync, writeFileSync, mkdirSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import * as path from 'node:path';
-import { branchDiffers, parseStatusV2, readBranch, readGitState, switchBranch } from '../../src/core/git';
+import { branchDiffers, git as gitCall, gitBytes, parseStatusV2, readBranch, readGitState, switchBranch } from '../../src/core/git';
 import { CheckpointError } from '../../src/core/errors';
 import { startStatusScan } from '../../src/core/gitProcess';
 import { git, makeRepo, removeDir, tempDirs } from '../support/fixtures';
@@ -105,6 +105,52 @@ test('switchBranch switches, and refuses option-like or invalid names without ru
   writeFileSync(path.join(repo, 'README.md'), 'conflicting\n');
   await assert.rejects(switchBranch(repo, 'feature/x'), /could not switch.*overwritten|would be overwritten/s);
   assert.equal(await readBranch(repo), 'main');
+});
+
+/**
+ * A repository whose reference-transaction hook (git runs it for each ref update) appends to a file: in `.git/hooks`,
+ * or in a folder of its own that the repository's `core.hooksPath` names. `ran()`: how many times it ran.
+ */
+function hookedRepo(where: '.git/hooks' | 'core.hooksPath'): { repo: string; ran: () => number } {
+  const repo = makeRepo({ dir: temp('checkpoint-repo-') });
+  const log = path.join(temp('checkpoint-hook-log-'), 'ran');
+  const dir = where === '.git/hooks' ? path.join(repo, '.git', 'hooks') : temp('checkpoint-hooks-');
+  if (where === 'core.hooksPath') git(repo, 'config', 'core.hooksPath', dir);
+  writeFileSync(path.join(dir, 'reference-transaction'), `#!/bin/sh\necho "$1" >> "${log}"\n`);
+  chmodSync(path.join(dir, 'reference-transaction'), 0o755);
+  return { repo, ran: () => (existsSync(log) ? readFileSync(log, 'utf8').split('\n').filter(Boolean).length : 0) };
+}
+
+for (const where of ['.git/hooks', 'core.hooksPath'] as const) {
+  test(`git(): a hook the repository names (${where}) runs only with hooks on`, async () => {
+    const { repo, ran } = hookedRepo(where);
+    await gitCall(repo, ['update-ref', 'refs/heads/product', 'HEAD']);
+    await gitCall(repo, ['update-ref', 'refs/heads/product-too', 'HEAD'], { hooks: false });
+    assert.equal(ran(), 0, 'hooks are off unless asked for');
+    await gitCall(repo, ['update-ref', 'refs/heads/user', 'HEAD'], { hooks: true });
+    assert.ok(ran() > 0, 'with hooks on, the repository\'s hook runs');
+    assert.equal(git(repo, 'rev-parse', 'product', 'user').split('\n').length, 2, 'both refs were made');
+  });
+}
+
+test('git(): user text after `--` is never an option, whatever it looks like', async () => {
+  const repo = makeRepo({ dir: temp('checkpoint-repo-') });
+  for (const name of ['--output=pwned', '-c']) writeFileSync(path.join(repo, name), 'x\n');
+  git(repo, 'add', '--', '--output=pwned', '-c');
+  git(repo, 'commit', '-qm', 'odd names');
+  // As an option, `--output=<file>` would write the log into that file instead of printing it.
+  assert.equal(await gitCall(repo, ['log', '--format=%s', '--', '--output=pwned']), 'odd names\n');
+  assert.equal(readFileSync(path.join(repo, '--output=pwned'), 'utf8'), 'x\n');
+  assert.equal(await gitCall(repo, ['ls-files', '--', '-c']), '-c\n');
+});
+
+test('git(): a failure carries git\'s own words; gitBytes() gives a blob\'s bytes as they are', async () => {
+  const repo = makeRepo({ dir: temp('checkpoint-repo-') });
+  await assert.rejects(gitCall(repo, ['rev-parse', '--verify', 'no-such-ref']), /no-such-ref|Needed a single revision/);
+  await assert.rejects(gitCall(path.join(repo, 'missing'), ['status']), /does not exist/);
+  const bytes = Buffer.from([0, 0xff, 0xfe, 10, 0x80]);
+  const blob = (await gitCall(repo, ['hash-object', '-w', '--stdin'], { input: bytes })).trim();
+  assert.ok((await gitBytes(repo, ['cat-file', 'blob', blob])).equals(bytes));
 });
 
 test('branchDiffers ignores unknown branches', () => {
