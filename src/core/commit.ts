@@ -5,9 +5,9 @@ import { NONE, oneLine, type Checkpoint } from './checkpoint';
 import { CheckpointError, errorMessage } from './errors';
 import { insideAny, readBounded, removeFile, writeFileAtomic } from './files';
 import { NO_HOOKS, readCommitState, runGit, type CommitState } from './git';
-import { GitTimeoutError } from './gitProcess';
+import { GIT_TIMEOUT_MS, GitTimeoutError } from './gitProcess';
 import { isLikelySecret } from './secrets';
-import { GIT_INDEX_MAX_BYTES, GIT_QUICK_MS } from './snapshot';
+import { GIT_INDEX_MAX_BYTES } from './snapshot/indexNote';
 import type { CheckpointStore, SaveInput, SaveResult } from './store';
 
 // Seed 002's end of a session: after saving, commit the work with a conventional message. Every git call goes
@@ -233,7 +233,7 @@ async function hooksRan(trace: string): Promise<{ failed?: string; unfinished?: 
 
 /** The commit at HEAD when git made it over `parent` ('' for none): it moved HEAD on, with `parent` as first parent. */
 async function madeOver(root: string, parent: string): Promise<string | undefined> {
-  const line = await runGit(root, ['show', '-s', '--format=%H %P', 'HEAD'], { timeoutMs: GIT_QUICK_MS }).catch(() => '');
+  const line = await runGit(root, ['show', '-s', '--format=%H %P', 'HEAD'], { timeoutMs: GIT_TIMEOUT_MS }).catch(() => '');
   const [hash, first] = line.trim().split(' ');
   return hash && hash !== parent && (first ?? '') === parent ? hash : undefined;
 }

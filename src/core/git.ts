@@ -2,13 +2,12 @@ import { statSync } from 'node:fs';
 import { devNull } from 'node:os';
 import path = require('node:path');
 import { CheckpointError, errorMessage } from './errors';
-import { adoptStatusScan, GIT_TIMEOUT_MS, GitTimeoutError, NO_FSMONITOR, spawnInGroup, STATUS_ARGS, type GitRunOptions } from './gitProcess';
+import { GIT_TIMEOUT_MS, GitTimeoutError, NO_FSMONITOR, spawnInGroup, STATUS_ARGS, type GitRunOptions } from './gitProcess';
 import { printable } from './names';
 
 // One way to run git: `runGitBytes` below spawns git directly, in a process group of its own, with a time limit
-// after which the whole group (git and any hook or filter it started) is killed (`startGitScript`: a fixed sequence
-// of git calls in one POSIX shell, the same way). Reads (status, branch, the state a
-// commit checks first), the code snapshot's plumbing (snapshot.ts, handoff.ts, with NO_HOOKS) and the writes of
+// after which the whole group (git and any hook or filter it started) is killed. Reads (status, branch, the state a
+// commit checks first), the code snapshot's plumbing (snapshot/io.ts, with NO_HOOKS) and the writes of
 // Save and Commit (commit.ts: stage, commit, push, the index rollback) all go through it. simple-git was used for
 // the writes once; it kills git at its time limit but not the hook git started, so a hanging pre-commit hook kept a
 // save alive long after the limit. Every argument is built by the product: user text reaches git only through a
@@ -66,86 +65,6 @@ function gitOutput({ code, out, err }: { code: number; out: Buffer; err: Buffer 
   return out;
 }
 
-/** A script of {@link startGitScript} that has said what it made, or has ended. */
-export interface ScriptStarted {
-  /** Its output so far: the lines it was to print (all of its output when it ended first). */
-  out: string;
-  /** Set when the script ended before it printed those lines (`timedOutMs`: stopped at that time limit). */
-  ended?: { code: number; err: string; timedOutMs?: number };
-  /**
-   * Gives the waiting script the rest of its stdin and closes it (an empty `input`: it has nothing to do), with a
-   * time limit of its own from now; resolves with its exit code (-1 when it was stopped or had ended) and stderr.
-   * Only the first call writes; later ones resolve with the same result.
-   */
-  finish(input: string, timeoutMs?: number): Promise<{ code: number; err: string }>;
-}
-
-/** A script of {@link startGitScript}, started, waiting for its input. */
-export interface ScriptWaiting {
-  /**
-   * Gives the script its first input (on file descriptor 3, then closed) and the first lines of its stdin (`lines`,
-   * without the last newline), with a time limit from now; resolves once it has printed its lines, or has ended.
-   */
-  begin(fd3: string, lines: string, timeoutMs: number): Promise<ScriptStarted>;
-  /**
-   * Closes its inputs unless it began (it then ends with nothing done, as it must); resolves once it has ended. After
-   * `begin`, the {@link ScriptStarted} it gave is what ends it.
-   */
-  cancel(): Promise<void>;
-}
-
-/**
- * Starts a fixed POSIX shell script whose commands are git's, under the same rules and time limit as one git call
- * ({@link runGitBytes}): a sequence of git calls costs this process one fork instead of one each, and its git
- * processes start while this one does other work. Its input comes on file descriptor 3 and stdin, never in its text.
- * Not on Windows.
- *
- * The script reads its first input from file descriptor 3 and the first lines of its stdin
- * ({@link ScriptWaiting.begin}), makes something, prints `lines` lines about it, then reads the rest of its stdin for
- * what to do next ({@link ScriptStarted.finish}). Its time limit runs from now; `begin` and `finish` each set a new one.
- */
-export function startGitScript(cwd: string, script: string, opts: Omit<GitRunOptions, 'input'> & { lines: number }): ScriptWaiting {
-  const run = spawnInGroup(cwd, '/bin/sh', ['-c', script], { ...opts, fd3: true });
-  const ended = run.done.then(
-    ({ code, out, err }): { code: number; out: string; err: string; timedOutMs?: number } => ({ code, out: out.toString('utf8'), err: err.toString('utf8') }),
-    (e: unknown) => ({ code: -1, out: '', err: errorMessage(e), timedOutMs: e instanceof GitTimeoutError ? e.ms : undefined }),
-  );
-  const said = new Promise<string>((resolve) => {
-    let text = '';
-    run.child?.stdout?.on('data', (d: Buffer) => {
-      text += d.toString('utf8');
-      if (text.split('\n').length > opts.lines) resolve(text);
-    });
-  });
-  const extra = run.child?.stdio[3] as import('node:stream').Writable | undefined;
-  let begun = false;
-  let finished: Promise<{ code: number; err: string }> | undefined;
-  const finish = (input: string, timeoutMs = GIT_TIMEOUT_MS): Promise<{ code: number; err: string }> => {
-    if (!finished) {
-      run.rearm(timeoutMs);
-      extra?.end();
-      run.child?.stdin?.end(input);
-      finished = ended.then(({ code, err }) => ({ code, err }));
-    }
-    return finished;
-  };
-  return {
-    async begin(fd3, lines, timeoutMs) {
-      begun = true;
-      run.rearm(timeoutMs);
-      extra?.end(fd3);
-      run.child?.stdin?.write(`${lines}\n`);
-      const first = await Promise.race([said, ended]);
-      if (typeof first === 'string') return { out: first, finish };
-      void finish('');
-      return { out: first.out, ended: { code: first.code, err: first.err, timedOutMs: first.timedOutMs }, finish: () => Promise.resolve({ code: -1, err: first.err }) };
-    },
-    cancel: async () => {
-      if (!begun) await finish('');
-    },
-  };
-}
-
 /** Spawns `file` in a process group of its own with git's environment and time limit; resolves when it is done. */
 function runInGroup(cwd: string, file: string, argv: string[], opts: GitRunOptions): Promise<{ code: number; out: Buffer; err: Buffer }> {
   const run = spawnInGroup(cwd, file, argv, opts);
@@ -159,11 +78,11 @@ export async function runGit(cwd: string, args: string[], opts: GitRunOptions = 
 }
 
 /** A runner bound to a folder (see {@link runGitBytes}); throws at once when the folder does not exist. */
-function gitIn(cwd: string, timeoutMs = GIT_TIMEOUT_MS, signal?: AbortSignal): GitRunner {
+function gitIn(cwd: string, timeoutMs = GIT_TIMEOUT_MS): GitRunner {
   if (!statSync(cwd, { throwIfNoEntry: false })?.isDirectory()) {
     throw new CheckpointError(`Cannot run git in ${cwd}: the folder does not exist.`);
   }
-  return (args) => runGit(cwd, args, { timeoutMs, signal });
+  return (args) => runGit(cwd, args, { timeoutMs });
 }
 
 /** Parses `git status --porcelain=v2 --branch -z` into branch and changed paths. */
@@ -196,14 +115,9 @@ function fieldsAfter(record: string, n: number): string {
 }
 
 /** Branch and changed files in one git call. Not a repository, or no git at all, is not an error. */
-export async function readGitState(cwd: string, opts: { timeoutMs?: number; signal?: AbortSignal } = {}): Promise<GitState> {
+export async function readGitState(cwd: string, opts: { timeoutMs?: number } = {}): Promise<GitState> {
   try {
-    // The CLI's entry may have started this very scan already (startStatusScan): it is read, and stopped as its own.
-    const early = adoptStatusScan(cwd);
-    if (!early) return parseStatus(await gitIn(cwd, opts.timeoutMs, opts.signal)(STATUS_ARGS));
-    if (opts.signal?.aborted) early.abort();
-    opts.signal?.addEventListener('abort', () => early.abort(), { once: true });
-    return parseStatus(gitOutput(await early.done).toString('utf8'));
+    return parseStatus(await gitIn(cwd, opts.timeoutMs)(STATUS_ARGS));
   } catch (err) {
     const state: GitState = { branch: '', modifiedFiles: [], problem: gitProblem(err) };
     if (err instanceof GitTimeoutError) state.timedOut = true;

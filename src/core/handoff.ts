@@ -5,8 +5,11 @@ import { CheckpointError, errorMessage } from './errors';
 import { oneLine } from './escaping';
 import { fileNameFor, printable, sanitizeName } from './names';
 import { SHOW_READ_BYTES, type CheckpointStore } from './store';
-import { checkedRef, commitTree, FILES_REFS, GIT_QUICK_MS, hasCommit, keepSnapshot, memoryTest, runGit, SNAPSHOT_REFS } from './snapshot';
-import { repoTop } from './snapshotUse';
+import { GIT_TIMEOUT_MS } from './gitProcess';
+import { memoryTest } from './snapshot/candidates';
+import { snapshotGit } from './snapshot/io';
+import { repoTop } from './snapshot/reading';
+import { checkedRef, commitTree, FILES_REFS, hasCommit, keepSnapshot, SNAPSHOT_REFS } from './snapshot/refs';
 import { expandHome, homeFrom, tildify } from './paths';
 import path = require('node:path');
 
@@ -33,7 +36,7 @@ function networkEnv(): Record<string, string> {
 
 /** The remote to use: the one named (it must be configured), else `origin`, else the only remote. */
 export async function resolveRemote(cwd: string, remote?: string): Promise<string> {
-  const out = await runGit(cwd, ['remote'], { timeoutMs: GIT_QUICK_MS }).catch((err: unknown) => {
+  const out = await snapshotGit(cwd, ['remote'], { timeoutMs: GIT_TIMEOUT_MS }).catch((err: unknown) => {
     throw new CheckpointError(`git cannot list the remotes of ${cwd}: ${errorMessage(err).trim().split('\n')[0]}`);
   });
   const remotes = out.split('\n').map((r) => r.trim()).filter(Boolean);
@@ -79,20 +82,20 @@ export interface PushResult {
 
 /** The commit of a checkpoint file (a tree holding `checkpoint-<name>.md` only). */
 async function fileCommit(cwd: string, name: string, text: string): Promise<string> {
-  const blob = (await runGit(cwd, ['hash-object', '-w', '--stdin'], { input: text, timeoutMs: GIT_QUICK_MS })).trim();
-  const tree = (await runGit(cwd, ['mktree'], { input: `100644 blob ${blob}\t${fileNameFor(name)}\n`, timeoutMs: GIT_QUICK_MS })).trim();
+  const blob = (await snapshotGit(cwd, ['hash-object', '-w', '--stdin'], { input: text, timeoutMs: GIT_TIMEOUT_MS })).trim();
+  const tree = (await snapshotGit(cwd, ['mktree'], { input: `100644 blob ${blob}\t${fileNameFor(name)}\n`, timeoutMs: GIT_TIMEOUT_MS })).trim();
   return commitTree(cwd, tree, '', `checkpoint file: ${name}`);
 }
 
 /** Commits reachable from `commit` that none of the remote's tracking refs (`refs/remotes/<remote>/`) reaches. */
 async function commitsBeyondRemote(cwd: string, commit: string, remote: string): Promise<number> {
-  const out = await runGit(cwd, ['rev-list', '--count', commit, '--not', `--glob=refs/remotes/${remote}/*`], { timeoutMs: GIT_QUICK_MS });
+  const out = await snapshotGit(cwd, ['rev-list', '--count', commit, '--not', `--glob=refs/remotes/${remote}/*`], { timeoutMs: GIT_TIMEOUT_MS });
   return Number(out.trim()) || 0;
 }
 
 /** The files a snapshot changes over its parent (its own content: the work tree beyond the commit it was taken on). */
 async function snapshotFiles(cwd: string, snapshot: string): Promise<PublishedFile[]> {
-  const out = await runGit(cwd, ['diff-tree', '-r', '--root', '--no-commit-id', '--no-renames', '--name-status', '-z', snapshot], { timeoutMs: GIT_QUICK_MS });
+  const out = await snapshotGit(cwd, ['diff-tree', '-r', '--root', '--no-commit-id', '--no-renames', '--name-status', '-z', snapshot], { timeoutMs: GIT_TIMEOUT_MS });
   const parts = out.split('\0');
   const files: PublishedFile[] = [];
   for (let i = 0; i + 1 < parts.length; i += 2) {
@@ -176,7 +179,7 @@ export async function runPush(store: CheckpointStore, plan: PushPlan): Promise<P
   const result: PushResult = { remote: plan.remote, pushed: plan.checkpoints.map((c) => (c.snapshot ? { name: c.name, snapshot: c.snapshot } : { name: c.name })), heldBack: plan.heldBack, warnings: plan.warnings };
   if (plan.refspecs.length === 0) return result;
   try {
-    await runGit(store.cwd, ['push', '--no-verify', '--quiet', '--', plan.remote, ...plan.refspecs], { timeoutMs: NETWORK_MS, env: networkEnv() });
+    await snapshotGit(store.cwd, ['push', '--no-verify', '--quiet', '--', plan.remote, ...plan.refspecs], { timeoutMs: NETWORK_MS, env: networkEnv() });
   } catch (err) {
     if (err instanceof CheckpointError) throw err;
     throw new CheckpointError(`git push to ${plan.remote} failed: ${errorMessage(err).trim()}`);
@@ -196,7 +199,7 @@ export async function pushCheckpoints(store: CheckpointStore, names: string[], r
 async function unsharedFiles(store: CheckpointStore, snapshot: string): Promise<string[]> {
   const top = await repoTop(store.cwd);
   if (!top) return [];
-  const out = await runGit(top, ['diff-tree', '-r', '--root', '--no-commit-id', '--no-renames', '--name-only', '--diff-filter=d', '-z', snapshot], { timeoutMs: GIT_QUICK_MS });
+  const out = await snapshotGit(top, ['diff-tree', '-r', '--root', '--no-commit-id', '--no-renames', '--name-only', '--diff-filter=d', '-z', snapshot], { timeoutMs: GIT_TIMEOUT_MS });
   const inMemory = memoryTest(top, store.memoryDir);
   return out.split('\0').filter((p) => p !== '' && (isLikelySecret(p) || inMemory(p)));
 }
@@ -251,7 +254,7 @@ export async function pullCheckpoints(store: CheckpointStore, remoteName?: strin
   const cwd = store.cwd;
   const remote = await resolveRemote(cwd, remoteName);
   try {
-    await runGit(
+    await snapshotGit(
       cwd,
       ['fetch', '--no-tags', '--no-write-fetch-head', '--prune', '--quiet', '--', remote, `+${FILES_REFS}*:${INCOMING}files/*`, `+${SNAPSHOT_REFS}*:${INCOMING}snapshots/*`],
       { timeoutMs: NETWORK_MS, env: networkEnv() },
@@ -260,7 +263,7 @@ export async function pullCheckpoints(store: CheckpointStore, remoteName?: strin
     if (err instanceof CheckpointError) throw err;
     throw new CheckpointError(`git fetch from ${remote} failed: ${errorMessage(err).trim()}`);
   }
-  const refs = (await runGit(cwd, ['for-each-ref', '--format=%(objectname) %(refname)', INCOMING], { timeoutMs: GIT_QUICK_MS }))
+  const refs = (await snapshotGit(cwd, ['for-each-ref', '--format=%(objectname) %(refname)', INCOMING], { timeoutMs: GIT_TIMEOUT_MS }))
     .split('\n')
     .filter(Boolean)
     .map((l) => ({ sha: l.slice(0, l.indexOf(' ')), ref: l.slice(l.indexOf(' ') + 1) }));
@@ -325,7 +328,7 @@ export async function pullCheckpoints(store: CheckpointStore, remoteName?: strin
   } finally {
     // The fetched refs were only a way in: the snapshots are kept by their own refs now.
     if (refs.length) {
-      await runGit(cwd, ['update-ref', '-z', '--stdin'], { input: refs.map((r) => `delete ${r.ref}\0${r.sha}\0`).join(''), timeoutMs: GIT_QUICK_MS }).catch(() => undefined);
+      await snapshotGit(cwd, ['update-ref', '-z', '--stdin'], { input: refs.map((r) => `delete ${r.ref}\0${r.sha}\0`).join(''), timeoutMs: GIT_TIMEOUT_MS }).catch(() => undefined);
     }
   }
   return result;
@@ -334,10 +337,10 @@ export async function pullCheckpoints(store: CheckpointStore, remoteName?: strin
 /** The checkpoint in a pushed file commit, parsed; throws with the reason when it is not one. */
 async function readPushedFile(cwd: string, commit: string, name: string): Promise<Checkpoint> {
   const spec = `${commit}:${fileNameFor(name)}`;
-  const size = Number((await runGit(cwd, ['cat-file', '-s', spec], { timeoutMs: GIT_QUICK_MS }).catch(() => '')).trim());
+  const size = Number((await snapshotGit(cwd, ['cat-file', '-s', spec], { timeoutMs: GIT_TIMEOUT_MS }).catch(() => '')).trim());
   if (!Number.isSafeInteger(size) || size <= 0) throw new CheckpointError(`no ${fileNameFor(name)} in it`);
   if (size > SHOW_READ_BYTES) throw new CheckpointError(`too large (${size} bytes)`);
-  const text = await runGit(cwd, ['cat-file', 'blob', spec], { timeoutMs: GIT_QUICK_MS });
+  const text = await snapshotGit(cwd, ['cat-file', 'blob', spec], { timeoutMs: GIT_TIMEOUT_MS });
   const cp = parseCheckpoint(text, name);
   return { ...cp, name };
 }

@@ -5,7 +5,7 @@ import { describe, renderCheckpoint, type Checkpoint } from './checkpoint';
 import { capModifiedFiles, sizeWarning } from './checkpointSize';
 import { formatLocalDate } from './dates';
 import { assertInside, assertNotSymlink, cleanStaleTempFiles, exists, identityOf, removeFile, sameIdentity, syncDir, writeFileAtomic, type FileIdentity } from './files';
-import { readGitState } from './git';
+import { readGitState, type GitState } from './git';
 import { LockLostError, preloadLock, withDirLock, type DirLock } from './lock';
 import { formatBullet, removableNames, removeFromIndex, upsertIndex, type IndexBullets, type IndexEdit } from './memoryIndex';
 import { oneLine } from './escaping';
@@ -15,8 +15,8 @@ import { readPlanProgress, resolvePlanPath, withPortablePlan } from './plans';
 import { recordLastCheckpoint } from './stateIndex';
 import { branchDiffers } from './git';
 import { NO_CHECKPOINTS } from './wording';
-import { keepSnapshot, takeSnapshot } from './snapshot';
-import { collectGarbage, TRASH_PURGE_DAYS } from './snapshotUse';
+import { CodeSnapshot } from './snapshot/codeSnapshot';
+import { collectGarbage, TRASH_PURGE_DAYS } from './snapshot/garbage';
 import { CheckpointReader } from './storeReader';
 import { healIndex } from './indexRepair';
 import { moveToTrashDay, trashedCopy } from './trash';
@@ -40,6 +40,9 @@ import {
 
 // The store's shapes and errors are imported with it.
 export * from './storeTypes';
+
+/** What a save records of git where git may not run. */
+const NO_GIT: GitState = { branch: '', modifiedFiles: [] };
 
 /**
  * The checkpoints of one memory directory: save, resume, delete, restore and the trash, each a write under the
@@ -97,41 +100,41 @@ export class CheckpointStore extends CheckpointReader {
     const file = this.pathFor(name);
     // A save that would be refused is refused before git runs: no snapshot is made for it (the lock checks again).
     if (!input.force && (await exists(file))) throw await this.existsError(file, name);
-    const pendingGit = input.git ?? (this.allowGit ? (input.scan ?? readGitState(this.cwd, { timeoutMs: this.gitTimeoutMs })) : { branch: '', modifiedFiles: [] });
-    // The snapshot's git calls run before the lock, on the same status scan as Modified Files; its ref is set once
-    // the checkpoint is written.
-    const pendingSnapshot =
-      this.allowGit && !input.git
-        ? takeSnapshot(this.cwd, name, { timeLimitMs: this.gitTimeoutMs, memoryDir: this.memoryDir, scan: Promise.resolve(pendingGit), syncReads: this.syncReads, ...input.snapshot })
+    const scan: Promise<GitState> = Promise.resolve(input.git ?? (this.allowGit ? readGitState(this.cwd, { timeoutMs: this.gitTimeoutMs }) : NO_GIT));
+    // The code snapshot is taken from the same status scan as Modified Files, before the lock; its ref moves once the
+    // checkpoint is written.
+    const snapshot =
+      this.allowGit && input.git === undefined && input.snapshot?.enabled !== false
+        ? CodeSnapshot.begin(this.cwd, name, scan, { timeLimitMs: this.gitTimeoutMs, memoryDir: this.memoryDir, syncReads: this.syncReads, ...input.snapshot })
         : undefined;
-    // Where the name's snapshot ref points now, as the checkpoint this save replaces says ('' none; keepSnapshot
-    // checks the guess): read while git runs.
-    const replacing = pendingSnapshot && this.read(file, LIST_READ_BYTES).then((old) => old.snapshot ?? '', (err: NodeJS.ErrnoException) => (err.code === 'ENOENT' ? '' : undefined));
-    // While git runs in its child process, load what the write needs, which would otherwise load after it.
-    preloadLock();
-    const git = await pendingGit;
-    const leftOff = (input.leftOff ?? '').trim();
-    const warnings: string[] = [];
-    if ('timedOut' in git && git.timedOut) warnings.push(`${git.problem}; saved without the branch and the modified files.`);
-    const cp: Checkpoint = {
-      name,
-      description: describe(leftOff),
-      branch: git.branch,
-      saved: this.now().toISOString(),
-      leftOff,
-      done: input.done ?? [],
-      failed: input.failed ?? [],
-      decisions: input.decisions ?? [],
-      questions: input.questions ?? [],
-      modifiedFiles: capModifiedFiles(git.modifiedFiles),
-    };
-    if (input.blockers?.length) cp.blockers = input.blockers;
-    if (input.auto) {
-      cp.auto = true;
-      if (input.auto.session) cp.session = input.auto.session;
-    }
-    const snap = await pendingSnapshot;
     try {
+      // Where the name's snapshot ref points now, as the checkpoint this save replaces says ('' none; only a guess,
+      // checked when the ref moves): read while git runs.
+      const replacing = snapshot && this.read(file, LIST_READ_BYTES).then((old) => old.snapshot ?? '', (err: NodeJS.ErrnoException) => (err.code === 'ENOENT' ? '' : undefined));
+      // While git runs in its child process, load what the write needs, which would otherwise load after it.
+      preloadLock();
+      const git = await scan;
+      const leftOff = (input.leftOff ?? '').trim();
+      const warnings: string[] = [];
+      if (git.timedOut) warnings.push(`${git.problem}; saved without the branch and the modified files.`);
+      const cp: Checkpoint = {
+        name,
+        description: describe(leftOff),
+        branch: git.branch,
+        saved: this.now().toISOString(),
+        leftOff,
+        done: input.done ?? [],
+        failed: input.failed ?? [],
+        decisions: input.decisions ?? [],
+        questions: input.questions ?? [],
+        modifiedFiles: capModifiedFiles(git.modifiedFiles),
+      };
+      if (input.blockers?.length) cp.blockers = input.blockers;
+      if (input.auto) {
+        cp.auto = true;
+        if (input.auto.session) cp.session = input.auto.session;
+      }
+      const snap = await snapshot?.tree();
       if (snap?.snapshot) {
         if (snap.snapshot.head) cp.head = snap.snapshot.head;
         cp.snapshot = snap.snapshot.commit;
@@ -167,31 +170,24 @@ export class CheckpointStore extends CheckpointReader {
       if (written.edit.budgetWarning) warnings.push(written.edit.budgetWarning);
       const result: SaveResult = { checkpoint: cp, path: file, overwritten: written.overwritten, warnings };
       if (written.replaced) result.replaced = written.replaced;
-      // The snapshot's ref moves only once its checkpoint is written: a save that writes nothing moves no ref (a save
-      // refused, or beaten by another writer of the same name, must not take the ref from the checkpoint that names it).
-      const snapshot = cp.snapshot;
       const after = await Promise.all([
         (async () => {
-          const kept = snapshot
-            ? await keepSnapshot(this.cwd, name, snapshot, undefined, await replacing, snap?.keeper).then(
-                () => undefined,
-                (err: unknown) => `The code snapshot ${snapshot.slice(0, 12)} is saved but no ref keeps it (${errorMessage(err).trim().split('\n')[0]}); git may prune it.`,
-              )
-            : undefined;
+          // The snapshot's ref moves only now that its checkpoint is written: a save that writes nothing moves no ref
+          // (a save refused, or beaten by another writer of the same name, must not take the ref from the checkpoint
+          // that names it).
+          const kept = await snapshot?.keep(await replacing);
           // Then trash older than 30 days goes, with the snapshot refs only it named: not while the ref moves, whose
           // old value may be one of them.
           const purged = await collectGarbage(this, TRASH_PURGE_DAYS, { git: this.allowGit }).then((g) => g.warnings, (err: unknown) => [`Old trash was not purged: ${errorMessage(err)}`]);
           return [kept, ...purged];
         })(),
-        // Seed 003's `.claude/state-index.json`, when it exists, records every save as the last checkpoint.
+        // `.claude/state-index.json`, when it exists, records every save as the last checkpoint.
         recordLastCheckpoint(this.cwd, cp.saved),
-        snap?.noted,
       ]);
       for (const w of after.flat()) if (w) warnings.push(w);
       return result;
     } finally {
-      // A save that ends before its ref moves lets the snapshot's git process end with nothing updated.
-      void snap?.keeper?.finish('');
+      await snapshot?.end();
     }
   }
 

@@ -16,7 +16,7 @@ import { openStore } from '../core/openStore';
 import { readBranch } from '../core/git';
 import { resolveGitDir } from '../core/gitDir';
 import { resolvePlansDir } from '../core/plans';
-import { branchFromSnapshot } from '../core/snapshotUse';
+import { branchFromSnapshot } from '../core/snapshot/reading';
 import { OrphanRemovedError, type CheckpointStore, type CheckpointSummary, type ResumeResult, type SaveInput, type SaveResult } from '../core/store';
 import { folderSetting, snapshotSetting } from './settings';
 

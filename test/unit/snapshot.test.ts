@@ -6,8 +6,10 @@ import { existsSync, mkdirSync, readFileSync, readdirSync, rmSync, symlinkSync, 
 import * as path from 'node:path';
 import { CheckpointExistsError, CheckpointStore } from '../../src/core/store';
 import { parseCheckpoint, renderCheckpoint, type Checkpoint } from '../../src/core/checkpoint';
-import { groundSnapshot, keepSnapshot, takeSnapshot, workTreeNow } from '../../src/core/snapshot';
+import { keepSnapshot } from '../../src/core/snapshot/refs';
+import { workTreeNow } from '../../src/core/snapshot/workTree';
 import { git, makeRepo, tempDirs } from '../support/fixtures';
+import { commitFiles, takeSnapshot } from '../support/snapshots';
 
 const temp = tempDirs();
 
@@ -74,12 +76,7 @@ const BINARY = Buffer.from([0, 1, 2, 255, 254, 0, 10, 13, 0, 7]);
 
 test('a snapshot records tracked changes and untracked files, leaving index, work tree, stash and HEAD byte-identical', async () => {
   const { repo, store } = setup();
-  writeFileSync(path.join(repo, '.gitignore'), 'build/\n*.log\n');
-  writeFileSync(path.join(repo, 'old name.txt'), 'to be renamed\n');
-  writeFileSync(path.join(repo, 'gone.txt'), 'to be deleted\n');
-  writeFileSync(path.join(repo, 'staged.txt'), 'v1\n');
-  git(repo, 'add', '-A');
-  git(repo, 'commit', '-q', '-m', 'files');
+  commitFiles(repo, { '.gitignore': 'build/\n*.log\n', 'old name.txt': 'to be renamed\n', 'gone.txt': 'to be deleted\n', 'staged.txt': 'v1\n' }, 'files');
   // A stash entry the snapshot must not touch.
   writeFileSync(path.join(repo, 'README.md'), 'stashed change\n');
   git(repo, 'stash', '-q');
@@ -226,24 +223,24 @@ test('new content over the size limit: the checkpoint is saved without a snapsho
   assert.equal(spawnOut(repo, ['for-each-ref', 'refs/checkpoints']), '');
 });
 
-test('the snapshot script started while git scans ends with nothing done when the save does not use it: over the size limit, a snapshot index no longer trusted', async () => {
+test('a save over the size limit leaves the snapshot index as it was and unlocked; one no longer trusted is rebuilt, then trusted again', async () => {
   const { repo, store } = setup();
   const own = path.join(repo, '.git', 'checkpoint-snapshot-index');
   writeFileSync(path.join(repo, 'taken.txt'), 'taken\n');
   await store.save({ name: 'early', force: true });
   writeFileSync(path.join(repo, 'a.txt'), 'a 1\n');
-  // The snapshot index is now the one its note names: the next save starts its script before the scan ends.
+  // The snapshot index is now the one its note names: the next save updates it in place.
   const trusted = await store.save({ name: 'early', force: true });
   assert.equal(git(repo, 'rev-parse', `${trusted.checkpoint.snapshot}^{tree}`).trim(), freshAddTree(repo));
   const ownBefore = readFileSync(own);
-  // Over the size limit: no snapshot, the snapshot index untouched, its lock gone, no git left running.
+  // Over the size limit: no snapshot, the snapshot index untouched and unlocked, no git left running.
   writeFileSync(path.join(repo, 'big.bin'), Buffer.alloc(300_000, 1));
   const big = await store.save({ name: 'early', force: true, snapshot: { limitBytes: 100_000 } });
   assert.equal(big.checkpoint.snapshot, undefined);
   assert.deepEqual(readFileSync(own), ownBefore, 'the snapshot index is as it was');
   assert.equal(existsSync(`${own}.lock`), false);
   await gitProcessesEnded();
-  // A file the snapshot index took is gone: it is not trusted, and is rebuilt once its script has ended.
+  // A file the snapshot index took is gone: it is not trusted, and is rebuilt.
   rmSync(path.join(repo, 'big.bin'));
   rmSync(path.join(repo, 'taken.txt'));
   const rebuilt = await store.save({ name: 'early', force: true });
@@ -309,7 +306,7 @@ test('a save that is refused moves no snapshot ref: the name keeps the snapshot 
   await gitProcessesEnded();
 });
 
-test('a save that fails after its snapshot was made (MEMORY.md cannot be replaced) moves no ref, and its waiting git ends with it', async () => {
+test('a save that fails after its snapshot was made (MEMORY.md cannot be replaced) moves no ref and leaves no git running', async () => {
   const { repo, mem, store } = setup();
   writeFileSync(path.join(repo, 'a.txt'), 'one\n');
   const first = await store.save({ name: 'kept' });
@@ -319,7 +316,7 @@ test('a save that fails after its snapshot was made (MEMORY.md cannot be replace
   writeFileSync(path.join(repo, 'a.txt'), 'two\n');
   await assert.rejects(store.save({ name: 'kept', force: true }));
   assert.equal(git(repo, 'rev-parse', 'refs/checkpoints/snapshots/kept').trim(), first.checkpoint.snapshot);
-  // The snapshot's git process, left waiting to move the ref, ended with the failed save (not at its time limit).
+  // No git the snapshot started outlives the failed save.
   await gitProcessesEnded();
 });
 
@@ -406,7 +403,7 @@ test('a git that hangs is stopped at the time limit and the save goes on', async
   }
 });
 
-test('the snapshot\'s script stopped at the time limit: the snapshot is skipped, not rebuilt (its git would hang again)', async () => {
+test('git stopped at the time limit on the snapshot index: the snapshot is skipped, not rebuilt (its git would hang again)', async () => {
   const { repo, mem } = setup();
   const bin = temp();
   const log = path.join(bin, 'update-index.log');
@@ -425,7 +422,7 @@ test('the snapshot\'s script stopped at the time limit: the snapshot is skipped,
     const store = new CheckpointStore({ memoryDir: mem, cwd: repo });
     writeFileSync(path.join(repo, 'x.txt'), 'x\n');
     assert.ok((await store.save({ name: 'slow' })).checkpoint.snapshot);
-    // The snapshot index is now trusted: the next save's update-index runs in the snapshot's script.
+    // The snapshot index is now trusted: the next save's update-index runs on it.
     writeFileSync(path.join(repo, 'x.txt'), 'x grew\n');
     writeFileSync(hang, '');
     const r = await store.save({ name: 'slow', force: true, snapshot: { timeLimitMs: 1500 } });
@@ -442,7 +439,7 @@ test('a repository git refuses to work in (core.bare): the save takes no snapsho
   git(repo, 'config', 'core.bare', 'true');
   writeFileSync(path.join(repo, 'x.txt'), 'x\n');
   const store = new CheckpointStore({ memoryDir: mem, cwd: repo, syncReads: true });
-  const r = await store.save({ name: 'bare', snapshot: { ground: groundSnapshot(repo, { syncReads: true, startScript: true }) } });
+  const r = await store.save({ name: 'bare' });
   assert.equal(r.checkpoint.snapshot, undefined);
   assert.equal(r.checkpoint.snapshotSkipped, undefined);
   assert.deepEqual(r.warnings.filter((w) => /snapshot/i.test(w)), []);
@@ -473,7 +470,7 @@ test('front matter: head and snapshot round-trip; anything but a full object id 
   assert.doesNotMatch(renderCheckpoint({ ...cp, head: 'HEAD', snapshot: '-x' }), /head:|snapshot:/);
 });
 
-test('workTreeNow and takeSnapshot do not write the user index even when its stat data is stale', async () => {
+test('a compare with now and a snapshot do not write the user index even when its stat data is stale', async () => {
   const repo = makeRepo({ dir: temp('checkpoint-repo-') });
   // Touch a tracked file without changing it: a refresh would rewrite the index; we must not.
   const file = path.join(repo, 'README.md');
@@ -483,7 +480,7 @@ test('workTreeNow and takeSnapshot do not write the user index even when its sta
   const snap = await takeSnapshot(repo, 'stale');
   assert.deepEqual(userState(repo), before);
   assert.equal(git(repo, 'rev-parse', `${snap.snapshot!.commit}^{tree}`).trim(), tree);
-  assert.equal(spawnOut(repo, ['for-each-ref', 'refs/checkpoints']), '', 'takeSnapshot alone creates no ref');
+  assert.equal(spawnOut(repo, ['for-each-ref', 'refs/checkpoints']), '', 'a snapshot no save kept has no ref');
   rmSync(path.join(repo, '.git', 'index'));
 });
 
@@ -564,7 +561,7 @@ test('the snapshot index is never trusted blindly: 20 snapshots with edits, a ch
   await check('snapshot index replaced by garbage');
 });
 
-test('a save whose snapshot ground was read beside the scan (the CLI) records what a fresh git add -A would, from the top, a subfolder or a linked path', async () => {
+test('a save with inline reads (the CLI) records what a fresh git add -A would, from the top, a subfolder or a linked path', async () => {
   const { repo, mem } = setupWithSub();
   const link = path.join(temp(), 'link');
   symlinkSync(repo, link);
@@ -577,8 +574,7 @@ test('a save whose snapshot ground was read beside the scan (the CLI) records wh
     if (i === 6) writeFileSync(path.join(repo, 'sub', 'new-1.txt'), 'x'.repeat(20_000));
     const expected = i < 6 ? freshAddTree(repo) : undefined;
     const store = new CheckpointStore({ memoryDir: mem, cwd, syncReads: true });
-    const ground = groundSnapshot(cwd, { syncReads: true });
-    const r = await store.save({ name: 'ground', leftOff: `from ${cwd}`, force: true, snapshot: { ground, fileLimitBytes: 10_000 } });
+    const r = await store.save({ name: 'ground', leftOff: `from ${cwd}`, force: true, snapshot: { fileLimitBytes: 10_000 } });
     assert.ok(r.checkpoint.snapshot, r.warnings.join('\n'));
     const files = snapshotFiles(repo, r.checkpoint.snapshot);
     if (expected) assert.equal(git(repo, 'rev-parse', `${r.checkpoint.snapshot}^{tree}`), expected, `save ${i + 1} from ${cwd}`);
