@@ -1,5 +1,5 @@
-import { lstatSync, promises as fs, readdirSync, statSync, type Stats } from 'node:fs';
-import { readBounded, readTail } from '../files';
+import type { Stats } from 'node:fs';
+import { fileReads, readBounded, readTail } from '../files';
 import { NO_HOOKS, runGitBytes } from '../git';
 import type { GitRunOptions } from '../gitProcess';
 
@@ -34,30 +34,20 @@ export interface SnapshotReads {
   readdir(dir: string): Promise<string[]>;
 }
 
-/** Runs a synchronous read as a promise: its value, or its error as the rejection. */
-function inline<T>(read: () => T): Promise<T> {
-  try {
-    return Promise.resolve(read());
-  } catch (err) {
-    return Promise.reject(err);
-  }
+/** The snapshot's reads over files.ts's (inline with `sync`, else through the thread pool). */
+function readsOf(sync: boolean): SnapshotReads {
+  const files = fileReads(sync);
+  return {
+    lstat: (file) => files.lstat(file),
+    stat: (file) => files.stat(file),
+    readBounded: (file, maxBytes) => readBounded(file, maxBytes, { sync }),
+    readTail: (file, maxBytes) => readTail(file, maxBytes, { sync }),
+    readdir: async (dir) => (await files.readdir(dir)).map((e) => e.name),
+  };
 }
 
-const INLINE: SnapshotReads = {
-  lstat: (file) => inline(() => lstatSync(file)),
-  stat: (file) => inline(() => statSync(file)),
-  readBounded: (file, maxBytes) => readBounded(file, maxBytes, { sync: true }),
-  readTail: (file, maxBytes) => readTail(file, maxBytes, { sync: true }),
-  readdir: (dir) => inline(() => readdirSync(dir)),
-};
-
-const THREAD_POOL: SnapshotReads = {
-  lstat: (file) => fs.lstat(file),
-  stat: (file) => fs.stat(file),
-  readBounded: (file, maxBytes) => readBounded(file, maxBytes),
-  readTail: (file, maxBytes) => readTail(file, maxBytes),
-  readdir: (dir) => fs.readdir(dir),
-};
+const INLINE = readsOf(true);
+const THREAD_POOL = readsOf(false);
 
 /** The reads for a caller: inline when it is a one-shot process (`syncReads`), else through the thread pool. */
 export function snapshotReads(syncReads?: boolean): SnapshotReads {
