@@ -1,5 +1,5 @@
-import { rename } from 'node:fs/promises';
-import type { Stats } from 'node:fs';
+// `promises` is taken from node:fs when used: a one-shot process that reads inline never loads node:fs/promises.
+import { promises as fs, type Stats } from 'node:fs';
 import { isObjectId } from '../checkpoint';
 import { CheckpointError } from '../errors';
 import { oneLine } from '../escaping';
@@ -135,7 +135,7 @@ export async function writeWorkTree(cwd: string, grounding: Promise<Ground | und
       if (!seeded && head) await git(top, [...WHOLE_INDEX, 'read-tree', head], { env: { GIT_INDEX_FILE: tmp } });
       const tree = await update(tmp);
       renamedSum = await checksum(tmp);
-      await rename(tmp, own);
+      await fs.rename(tmp, own);
       // A lock left by a git stopped at its time limit would keep the snapshot index from being updated in place.
       await removeStaleLock(`${own}.lock`, opts.timeLimitMs, opts.reads);
       return tree;
