@@ -1,6 +1,5 @@
 import { test } from 'node:test';
 import * as assert from 'node:assert/strict';
-import { createHash } from 'node:crypto';
 import { execFileSync } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, readdirSync, rmSync, symlinkSync, unlinkSync, writeFileSync } from 'node:fs';
 import * as path from 'node:path';
@@ -9,35 +8,23 @@ import { parseCheckpoint, renderCheckpoint, type Checkpoint } from '../../src/co
 import { keepSnapshot } from '../../src/core/snapshot/refs';
 import { workTreeNow } from '../../src/core/snapshot/workTree';
 import { git, makeRepo, tempDirs } from '../support/fixtures';
-import { commitFiles, takeSnapshot } from '../support/snapshots';
+import { commitFiles, contentHash, takeSnapshot, workTreeFiles } from '../support/snapshots';
 
 const temp = tempDirs();
-
-/** Every file under `dir` but `.git`, with a hash of its bytes (the work tree as the user sees it). */
-function workTree(dir: string, rel = ''): Record<string, string> {
-  const out: Record<string, string> = {};
-  for (const e of readdirSync(path.join(dir, rel), { withFileTypes: true })) {
-    const p = rel ? `${rel}/${e.name}` : e.name;
-    if (e.name === '.git') continue;
-    if (e.isDirectory()) Object.assign(out, workTree(dir, p));
-    else out[p] = createHash('sha256').update(readFileSync(path.join(dir, p))).digest('hex');
-  }
-  return out;
-}
 
 /** What a snapshot must never change: the index file's bytes, HEAD, the stash, the branches, and the work tree. */
 function userState(repo: string): Record<string, unknown> {
   const gitDir = path.resolve(repo, git(repo, 'rev-parse', '--git-dir').trim());
   const index = path.join(gitDir, 'index');
   return {
-    index: existsSync(index) ? createHash('sha256').update(readFileSync(index)).digest('hex') : 'none',
+    index: existsSync(index) ? contentHash(readFileSync(index)) : 'none',
     headFile: readFileSync(path.join(gitDir, 'HEAD'), 'utf8'),
     head: spawnOut(repo, ['rev-parse', '-q', '--verify', 'HEAD']),
     stash: spawnOut(repo, ['stash', 'list']),
     stashRef: spawnOut(repo, ['rev-parse', '-q', '--verify', 'refs/stash']),
     branches: git(repo, 'for-each-ref', '--format=%(refname) %(objectname)', 'refs/heads', 'refs/tags'),
     status: spawnOut(repo, ['status', '--porcelain=v2', '-z', '--untracked-files=all']),
-    workTree: workTree(repo),
+    workTree: workTreeFiles(repo),
   };
 }
 
@@ -61,7 +48,7 @@ function snapshotFiles(repo: string, commit: string): Record<string, string> {
       continue;
     }
     const bytes = execFileSync('git', ['cat-file', 'blob', sha], { cwd: repo });
-    out[p] = createHash('sha256').update(bytes).digest('hex');
+    out[p] = contentHash(bytes);
   }
   return out;
 }
@@ -105,7 +92,7 @@ test('a snapshot records tracked changes and untracked files, leaving index, wor
   assert.equal(git(repo, 'rev-parse', 'refs/checkpoints/snapshots/snap').trim(), snap);
   assert.equal(git(repo, 'rev-parse', `${snap}^`).trim(), head, 'HEAD is the parent');
   // Exactly the work tree's files that git does not ignore, with their bytes.
-  const expected = workTree(repo);
+  const expected = workTreeFiles(repo);
   delete expected['build/out.js'];
   delete expected['debug.log'];
   assert.deepEqual(snapshotFiles(repo, snap), expected);

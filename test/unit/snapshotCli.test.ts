@@ -5,7 +5,7 @@ import { existsSync, readFileSync, readdirSync, renameSync, unlinkSync, writeFil
 import * as path from 'node:path';
 import { checkpointText, CLI, git, isolatedEnv, makeRepo, remotePair, removeDir, runCli, runCliInProcess, tempDirs } from '../support/fixtures';
 import { shellQuote } from '../../src/core/escaping';
-import { commitFiles, writeFiles } from '../support/snapshots';
+import { commitFiles, contentHash, workTreeFiles, writeFiles } from '../support/snapshots';
 import { CheckpointStore } from '../../src/core/store';
 
 const temp = tempDirs();
@@ -78,23 +78,11 @@ test('CLI saves that fail or are refused leave the snapshot index unlocked and m
   assert.equal(existsSync(`${own}.lock`), false);
 });
 
-/** Every file under `dir` but `.git`, with its bytes as a hex string. */
-function files(dir: string, rel = ''): Record<string, string> {
-  const out: Record<string, string> = {};
-  for (const e of readdirSync(path.join(dir, rel), { withFileTypes: true })) {
-    const p = rel ? `${rel}/${e.name}` : e.name;
-    if (e.name === '.git') continue;
-    if (e.isDirectory()) Object.assign(out, files(dir, p));
-    else out[p] = readFileSync(path.join(dir, p)).toString('hex');
-  }
-  return out;
-}
-
-/** A branch's files and their bytes as a hex string. */
+/** A branch's files, each with a hash of its bytes (as {@link workTreeFiles} gives the work tree's). */
 function branchFiles(repo: string, rev: string): Record<string, string> {
   const out: Record<string, string> = {};
   for (const p of git(repo, 'ls-tree', '-r', '-z', '--name-only', rev).split('\0').filter(Boolean)) {
-    out[p] = execFileSync('git', ['show', `${rev}:${p}`], { cwd: repo }).toString('hex');
+    out[p] = contentHash(execFileSync('git', ['show', `${rev}:${p}`], { cwd: repo }));
   }
   return out;
 }
@@ -110,7 +98,7 @@ test('diff and branch: exactly the saved content, against the work tree now, and
   writeFileSync(path.join(repo, 'logo.bin'), Buffer.from([0, 255, 1, 254, 0]));
   writeFileSync(path.join(repo, 'secret.env'), 'TOKEN=1\n');
   git(repo, 'mv', 'keep.txt', 'kept.txt');
-  const atSave = files(repo);
+  const atSave = workTreeFiles(repo);
   delete atSave['secret.env'];
   assert.equal((await run('save', 'feat', '--left-off', 'x')).code, 0);
 
@@ -134,11 +122,11 @@ test('diff and branch: exactly the saved content, against the work tree now, and
   assert.match(patch.out, /\n\+later line\n/);
   assert.doesNotMatch(patch.out, /secret/);
 
-  const before = { index: indexHash(repo), head: git(repo, 'rev-parse', 'HEAD'), branch: git(repo, 'symbolic-ref', 'HEAD'), tree: files(repo) };
+  const before = { index: indexHash(repo), head: git(repo, 'rev-parse', 'HEAD'), branch: git(repo, 'symbolic-ref', 'HEAD'), tree: workTreeFiles(repo) };
   const b = await run('branch', 'feat', '--json');
   assert.equal(b.code, 0, b.err);
   assert.equal(JSON.parse(b.out).branch, 'checkpoint/feat');
-  assert.deepEqual({ index: indexHash(repo), head: git(repo, 'rev-parse', 'HEAD'), branch: git(repo, 'symbolic-ref', 'HEAD'), tree: files(repo) }, before);
+  assert.deepEqual({ index: indexHash(repo), head: git(repo, 'rev-parse', 'HEAD'), branch: git(repo, 'symbolic-ref', 'HEAD'), tree: workTreeFiles(repo) }, before);
   assert.deepEqual(branchFiles(repo, 'checkpoint/feat'), atSave, 'the branch holds exactly the saved work tree');
   assert.equal(git(repo, 'rev-parse', 'checkpoint/feat^').trim(), before.head.trim());
 
