@@ -1,5 +1,5 @@
 import { shellQuote } from '../core/escaping';
-import { branchFromSnapshot, checkpointSnapshot } from '../core/snapshotUse';
+import { branchFromSnapshot, checkpointSnapshot } from '../core/snapshot/reading';
 import { UsageError } from '../core/errors';
 import { defineCommand } from './command';
 

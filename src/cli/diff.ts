@@ -1,5 +1,5 @@
-import { DEFAULT_FILE_LIMIT_BYTES } from '../core/snapshot';
-import { changesSince, checkpointSnapshot, diffSince, leftOutAsLarge } from '../core/snapshotUse';
+import { DEFAULT_FILE_LIMIT_BYTES } from '../core/snapshot/workTree';
+import { changesSince, checkpointSnapshot, diffSince, leftOutAsLarge } from '../core/snapshot/reading';
 import { defineCommand } from './command';
 
 export const diffCommand = defineCommand({

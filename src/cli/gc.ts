@@ -1,5 +1,5 @@
 import { UsageError } from '../core/errors';
-import { collectGarbage, TRASH_PURGE_DAYS } from '../core/snapshotUse';
+import { collectGarbage, TRASH_PURGE_DAYS } from '../core/snapshot/garbage';
 import { defineCommand } from './command';
 
 export const gcCommand = defineCommand({

@@ -10,10 +10,7 @@ import { assertCommitType, saveAndCommit, type SaveAndCommitResult } from '../co
 import { defineCommand } from './command';
 import { autoMemoryOffNotice } from '../core/wording';
 import { suggestName } from '../core/saveForm';
-import { readGitState } from '../core/git';
-import { gitTimeoutFrom } from '../core/gitProcess';
 import type { ResolvedMemoryDir } from '../core/memoryDir';
-import { groundSnapshot } from '../core/snapshot';
 import { checkpointJson, cliLine, resumeHint } from './output';
 
 export const saveCommand = defineCommand({
@@ -89,14 +86,6 @@ null), "commitError" and "warnings".`,
         ctx.warn('No --left-off: the checkpoint does not say where work stopped (its Left Off is "None"). Save it again with --force --left-off TEXT to say it.');
       }
     }
-    // git scans the work tree (branch, Modified Files, the snapshot) while the store opens; a save that fails stops
-    // it instead of waiting for it.
-    const stop = new AbortController();
-    const timeoutMs = gitTimeoutFrom(ctx.env);
-    const scan = readGitState(ctx.cwd, { timeoutMs, signal: stop.signal });
-    // Where the repository keeps its files, and the snapshot's git script started, while the scan runs.
-    const ground = values['no-snapshot'] === true ? undefined : groundSnapshot(ctx.cwd, { timeLimitMs: timeoutMs, syncReads: true, startScript: true });
-    const snapshot = ground ? { ground } : { enabled: false };
     let r;
     let committed: SaveAndCommitResult | undefined;
     let resolved: Promise<ResolvedMemoryDir | undefined>;
@@ -131,8 +120,7 @@ null), "commitError" and "warnings".`,
         blockers: values.blocker,
         plan,
         force: values.force === true,
-        scan,
-        snapshot,
+        snapshot: { enabled: values['no-snapshot'] !== true },
       };
       if (values.commit) {
         committed = await saveAndCommit(store, input, { push: values.push === true, type: values.type });
@@ -141,13 +129,8 @@ null), "commitError" and "warnings".`,
         r = await store.save(input);
       }
     } catch (err) {
-      stop.abort();
       if (err instanceof CheckpointExistsError) err.message += ' Use --force to overwrite it.';
       throw err;
-    } finally {
-      // A save that took no snapshot lets the script it started end with nothing done (it holds the snapshot index's
-      // lock until then).
-      await ground?.then((g) => g?.script?.cancel());
     }
     for (const w of r.warnings) ctx.warn(w);
     const where = await resolved;

@@ -7,7 +7,7 @@ import { insideAny, readBounded, removeFile, writeFileAtomic } from './files';
 import { git, readCommitState, type CommitState, type GitOptions } from './git';
 import { GIT_LONG_TIMEOUT_MS, GitTimeoutError } from './gitProcess';
 import { isLikelySecret } from './secrets';
-import { GIT_INDEX_MAX_BYTES } from './snapshot';
+import { GIT_INDEX_MAX_BYTES } from './snapshot/indexNote';
 import type { CheckpointStore, SaveInput, SaveResult } from './store';
 
 // The end of a session: after saving, commit the work with a conventional message. Every git call goes through

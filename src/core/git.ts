@@ -2,12 +2,11 @@ import { statSync } from 'node:fs';
 import { devNull } from 'node:os';
 import path = require('node:path');
 import { CheckpointError, errorMessage } from './errors';
-import { adoptStatusScan, GIT_TIMEOUT_MS, GitTimeoutError, NO_FSMONITOR, spawnInGroup, STATUS_ARGS, type GitRunOptions } from './gitProcess';
+import { GitTimeoutError, NO_FSMONITOR, spawnInGroup, STATUS_ARGS, type GitRunOptions } from './gitProcess';
 import { printable } from './names';
 
 // One way to run git: `git()` below (and `gitBytes()`, its raw-stdout twin) spawns git in a process group of its own,
-// with a time limit after which the whole group (git and any hook or filter it started) is killed (`startGitScript`:
-// a fixed sequence of git calls in one POSIX shell, the same way). Reads (status, branch, the state a commit checks
+// with a time limit after which the whole group (git and any hook or filter it started) is killed. Reads (status, branch, the state a commit checks
 // first), the code snapshot's and the hand-off's plumbing, and the writes of Save and Commit (stage, commit, push,
 // the index rollback) all go through it. Every argument is built by the product: user text reaches git only through
 // a file, stdin or after `--`, a checkpoint name enters a ref only after `git check-ref-format`.
@@ -36,7 +35,7 @@ const isCommitHex = (s: string): boolean => s.length >= 4 && s.length <= 40 && /
  * overrides the config and `.git/hooks`): {@link git} puts them before every call unless `hooks` is set, a script of
  * {@link startGitScript} before each of its git calls.
  */
-export const NO_HOOKS = ['-c', `core.hooksPath=${devNull}`];
+const NO_HOOKS = ['-c', `core.hooksPath=${devNull}`];
 
 /** How one {@link git} call runs. */
 export interface GitOptions extends GitRunOptions {
@@ -74,11 +73,6 @@ export function gitBytes(cwd: string, args: string[], opts: GitOptions = {}): Pr
   return runInGroup(cwd, 'git', argv, opts).then((r) => gitOutput(r, opts.failOnExitCode));
 }
 
-/** Kept for the snapshot module only: {@link gitBytes} without its hook rule (its callers add NO_HOOKS). */
-export function runGitBytes(cwd: string, args: string[], opts: GitRunOptions = {}): Promise<Buffer> {
-  return gitBytes(cwd, args, { ...opts, hooks: true });
-}
-
 /** git's stdout, or the error its exit code and stderr say (see {@link git}). */
 function gitOutput({ code, out, err }: { code: number; out: Buffer; err: Buffer }, failOnExitCode?: boolean): Buffer {
   if (code && failOnExitCode) throw new Error(Buffer.concat([out, err]).toString('utf8') || `git exited with code ${code}`);
@@ -86,96 +80,11 @@ function gitOutput({ code, out, err }: { code: number; out: Buffer; err: Buffer 
   return out;
 }
 
-/** A script of {@link startGitScript} that has said what it made, or has ended. */
-export interface ScriptStarted {
-  /** Its output so far: the lines it was to print (all of its output when it ended first). */
-  out: string;
-  /** Set when the script ended before it printed those lines (`timedOutMs`: stopped at that time limit). */
-  ended?: { code: number; err: string; timedOutMs?: number };
-  /**
-   * Gives the waiting script the rest of its stdin and closes it (an empty `input`: it has nothing to do), with a
-   * time limit of its own from now; resolves with its exit code (-1 when it was stopped or had ended) and stderr.
-   * Only the first call writes; later ones resolve with the same result.
-   */
-  finish(input: string, timeoutMs?: number): Promise<{ code: number; err: string }>;
-}
-
-/** A script of {@link startGitScript}, started, waiting for its input. */
-export interface ScriptWaiting {
-  /**
-   * Gives the script its first input (on file descriptor 3, then closed) and the first lines of its stdin (`lines`,
-   * without the last newline), with a time limit from now; resolves once it has printed its lines, or has ended.
-   */
-  begin(fd3: string, lines: string, timeoutMs: number): Promise<ScriptStarted>;
-  /**
-   * Closes its inputs unless it began (it then ends with nothing done, as it must); resolves once it has ended. After
-   * `begin`, the {@link ScriptStarted} it gave is what ends it.
-   */
-  cancel(): Promise<void>;
-}
-
-/**
- * Starts a fixed POSIX shell script whose commands are git's, under the same rules and time limit as one git call
- * ({@link git}): a sequence of git calls costs this process one fork instead of one each, and its git
- * processes start while this one does other work. Its input comes on file descriptor 3 and stdin, never in its text.
- * Not on Windows.
- *
- * The script reads its first input from file descriptor 3 and the first lines of its stdin
- * ({@link ScriptWaiting.begin}), makes something, prints `lines` lines about it, then reads the rest of its stdin for
- * what to do next ({@link ScriptStarted.finish}). Its time limit runs from now; `begin` and `finish` each set a new one.
- */
-export function startGitScript(cwd: string, script: string, opts: Omit<GitRunOptions, 'input'> & { lines: number }): ScriptWaiting {
-  const run = spawnInGroup(cwd, '/bin/sh', ['-c', script], { ...opts, fd3: true });
-  const ended = run.done.then(
-    ({ code, out, err }): { code: number; out: string; err: string; timedOutMs?: number } => ({ code, out: out.toString('utf8'), err: err.toString('utf8') }),
-    (e: unknown) => ({ code: -1, out: '', err: errorMessage(e), timedOutMs: e instanceof GitTimeoutError ? e.ms : undefined }),
-  );
-  const said = new Promise<string>((resolve) => {
-    let text = '';
-    run.child?.stdout?.on('data', (d: Buffer) => {
-      text += d.toString('utf8');
-      if (text.split('\n').length > opts.lines) resolve(text);
-    });
-  });
-  const extra = run.child?.stdio[3] as import('node:stream').Writable | undefined;
-  let begun = false;
-  let finished: Promise<{ code: number; err: string }> | undefined;
-  const finish = (input: string, timeoutMs = GIT_TIMEOUT_MS): Promise<{ code: number; err: string }> => {
-    if (!finished) {
-      run.rearm(timeoutMs);
-      extra?.end();
-      run.child?.stdin?.end(input);
-      finished = ended.then(({ code, err }) => ({ code, err }));
-    }
-    return finished;
-  };
-  return {
-    async begin(fd3, lines, timeoutMs) {
-      begun = true;
-      run.rearm(timeoutMs);
-      extra?.end(fd3);
-      run.child?.stdin?.write(`${lines}\n`);
-      const first = await Promise.race([said, ended]);
-      if (typeof first === 'string') return { out: first, finish };
-      void finish('');
-      return { out: first.out, ended: { code: first.code, err: first.err, timedOutMs: first.timedOutMs }, finish: () => Promise.resolve({ code: -1, err: first.err }) };
-    },
-    cancel: async () => {
-      if (!begun) await finish('');
-    },
-  };
-}
-
 /** Spawns `file` in a process group of its own with git's environment and time limit; resolves when it is done. */
 function runInGroup(cwd: string, file: string, argv: string[], opts: GitRunOptions): Promise<{ code: number; out: Buffer; err: Buffer }> {
   const run = spawnInGroup(cwd, file, argv, opts);
   run.child?.stdin?.end(opts.input);
   return run.done;
-}
-
-/** Kept for the snapshot module only: {@link git} without its hook rule (its callers add NO_HOOKS). */
-export async function runGit(cwd: string, args: string[], opts: GitRunOptions = {}): Promise<string> {
-  return git(cwd, args, { ...opts, hooks: true });
 }
 
 /** What a read of the repository's state may be given: its time limit and a way to stop it. */
@@ -213,12 +122,7 @@ function fieldsAfter(record: string, n: number): string {
 /** Branch and changed files in one git call. Not a repository, or no git at all, is not an error. */
 export async function readGitState(cwd: string, opts: GitReadOptions = {}): Promise<GitState> {
   try {
-    // The CLI's entry may have started this very scan already (startStatusScan): it is read, and stopped as its own.
-    const early = adoptStatusScan(cwd);
-    if (!early) return parseStatus(await git(cwd, STATUS_ARGS, opts));
-    if (opts.signal?.aborted) early.abort();
-    opts.signal?.addEventListener('abort', () => early.abort(), { once: true });
-    return parseStatus(gitOutput(await early.done).toString('utf8'));
+    return parseStatus(await git(cwd, STATUS_ARGS, opts));
   } catch (err) {
     const state: GitState = { branch: '', modifiedFiles: [], problem: gitProblem(err) };
     if (err instanceof GitTimeoutError) state.timedOut = true;

@@ -3,7 +3,7 @@ import { CheckpointError } from './errors';
 
 // How git runs as a process: in a process group of its own, with a time limit after which the whole group (git and
 // any hook or filter it started) is killed, with an environment that names no program. git.ts builds every call on
-// it; the CLI's entry starts a save's status scan with it before the rest of the CLI has loaded (startStatusScan).
+// it.
 
 /** Environment variables git may see: enough to find itself and the user's config, nothing that names a program. */
 export const ENV_KEEP = ['PATH', 'HOME', 'USERPROFILE', 'LANG', 'LC_ALL', 'TMPDIR', 'TEMP', 'TMP', 'XDG_CONFIG_HOME', 'SYSTEMROOT', 'ComSpec'];
@@ -64,40 +64,34 @@ export const NO_FSMONITOR = ['-c', 'core.fsmonitor=false'];
 const running = new Set<() => void>();
 let killOnExit = false;
 
-/**
- * The spawn behind {@link runInGroup}: stdin is a pipe left open when `input` is given or `fd3` set (else closed);
- * `fd3`: file descriptor 3 is a pipe too (`child.stdio[3]`). `rearm` restarts the time limit.
- */
+/** The spawn behind git.ts's runner: stdin is a pipe when `input` is given (else closed). */
 export function spawnInGroup(
   cwd: string,
   file: string,
   argv: string[],
-  opts: GitRunOptions & { fd3?: boolean },
-): { done: Promise<{ code: number; out: Buffer; err: Buffer }>; child?: import('node:child_process').ChildProcess; rearm(ms: number): void } {
-  const none = { rearm: () => undefined };
+  opts: GitRunOptions,
+): { done: Promise<{ code: number; out: Buffer; err: Buffer }>; child?: import('node:child_process').ChildProcess } {
   if (!statSync(cwd, { throwIfNoEntry: false })?.isDirectory()) {
-    return { ...none, done: Promise.reject(new CheckpointError(`Cannot run git in ${cwd}: the folder does not exist.`)) };
+    return { done: Promise.reject(new CheckpointError(`Cannot run git in ${cwd}: the folder does not exist.`)) };
   }
-  if (opts.signal?.aborted) return { ...none, done: Promise.reject(new CheckpointError('canceled')) };
+  if (opts.signal?.aborted) return { done: Promise.reject(new CheckpointError('canceled')) };
   const env = { ...gitEnv(opts.envFrom), ...opts.env };
   // node:child_process is loaded on first use: commands that never run git do not pay for it.
   const { spawn } = require('node:child_process') as typeof import('node:child_process');
   const group = process.platform !== 'win32';
-  const stdin = opts.input === undefined && !opts.fd3 ? 'ignore' : 'pipe';
+  const stdin = opts.input === undefined ? 'ignore' : 'pipe';
   if (!killOnExit) {
     killOnExit = true;
     process.on('exit', () => running.forEach((kill) => kill()));
   }
   const stdio: ('pipe' | 'ignore')[] = [stdin, 'pipe', 'pipe'];
-  if (opts.fd3) stdio.push('pipe');
   let child: import('node:child_process').ChildProcess;
   try {
     child = spawn(file, argv, { cwd, env, windowsHide: true, detached: group, stdio });
   } catch (e) {
-    return { ...none, done: Promise.reject(e as Error) };
+    return { done: Promise.reject(e as Error) };
   }
   let timer: NodeJS.Timeout | undefined;
-  let rearm: (ms: number) => void = () => undefined;
   const done = new Promise<{ code: number; out: Buffer; err: Buffer }>((resolve, reject) => {
     const out: Buffer[] = [];
     const err: Buffer[] = [];
@@ -126,13 +120,9 @@ export function spawnInGroup(
         killGroup();
         reject(error);
       });
-    rearm = (ms: number): void => {
-      if (settled) return;
-      clearTimeout(timer);
-      timer = setTimeout(() => stop(new GitTimeoutError(ms)), ms);
-      timer.unref();
-    };
-    rearm(opts.timeoutMs ?? GIT_TIMEOUT_MS);
+    const ms = opts.timeoutMs ?? GIT_TIMEOUT_MS;
+    timer = setTimeout(() => stop(new GitTimeoutError(ms)), ms);
+    timer.unref();
     const onAbort = (): void => stop(new CheckpointError('canceled'));
     opts.signal?.addEventListener('abort', onAbort, { once: true });
     running.add(killGroup);
@@ -145,57 +135,8 @@ export function spawnInGroup(
   });
   // git may exit before reading all of its input; its exit code tells.
   child.stdin?.on('error', () => undefined);
-  (child.stdio[3] as import('node:stream').Writable | undefined)?.on('error', () => undefined);
-  return { done, child, rearm: (ms) => rearm(ms) };
+  return { done, child };
 }
 
 /** The status scan of a save: branch, HEAD, changed and untracked paths (see readGitState). */
 export const STATUS_ARGS = ['status', '--porcelain=v2', '--branch', '-z', '--untracked-files=normal'];
-
-/**
- * A status scan started before the code that reads it had loaded (see {@link startStatusScan}). The entry and the CLI
- * are two bundles, each with its own copy of this module's classes: what crosses between them is plain data.
- */
-interface EarlyScan {
-  cwd: string;
-  /** Lets the scan keep this process alive (it does not until then: a command that fails first exits at once). */
-  hold(): void;
-  /** The result, or the error as data (never rejects). */
-  settled: Promise<{ code: number; out: Buffer; err: Buffer } | { failed: { message: string; timeoutMs?: number } }>;
-  abort(): void;
-}
-const EARLY_SCAN = Symbol.for('checkpoint.earlyStatusScan');
-
-/**
- * Starts `git status` (STATUS_ARGS) in `cwd` for the save about to run, so that git scans while this process loads
- * the rest of the CLI (they meet through a global). The save's {@link adoptStatusScan} takes it; nothing else runs
- * it, and a process that exits first kills it.
- */
-export function startStatusScan(cwd: string, env: NodeJS.ProcessEnv): void {
-  const stop = new AbortController();
-  const run = spawnInGroup(cwd, 'git', [...NO_FSMONITOR, ...STATUS_ARGS], { envFrom: env, timeoutMs: gitTimeoutFrom(env), signal: stop.signal });
-  // Until the save takes it, the scan does not keep the process alive: a command that fails before (a usage error)
-  // exits at once, and the exit stops git.
-  const handles = [run.child, run.child?.stdout, run.child?.stderr] as ({ ref(): void; unref(): void } | null | undefined)[];
-  for (const h of handles) h?.unref();
-  const settled = run.done.catch((e: unknown) => ({ failed: { message: e instanceof Error ? e.message : String(e), timeoutMs: e instanceof GitTimeoutError ? e.ms : undefined } }));
-  const scan: EarlyScan = { cwd, settled, abort: () => stop.abort(), hold: () => handles.forEach((h) => h?.ref()) };
-  (globalThis as Record<symbol, unknown>)[EARLY_SCAN] = scan;
-}
-
-/**
- * The status scan started for `cwd` by {@link startStatusScan}, once (undefined: none, or for another folder): its
- * result, or its failure as this module's own error (GitTimeoutError at its time limit).
- */
-export function adoptStatusScan(cwd: string): { done: Promise<{ code: number; out: Buffer; err: Buffer }>; abort(): void } | undefined {
-  const g = globalThis as Record<symbol, EarlyScan | undefined>;
-  const scan = g[EARLY_SCAN];
-  if (scan?.cwd !== cwd) return undefined;
-  g[EARLY_SCAN] = undefined;
-  scan.hold();
-  const done = scan.settled.then((r) => {
-    if (!('failed' in r)) return r;
-    throw r.failed.timeoutMs !== undefined ? new GitTimeoutError(r.failed.timeoutMs) : new Error(r.failed.message);
-  });
-  return { done, abort: scan.abort };
-}

@@ -7,10 +7,11 @@ import { CheckpointError, errorMessage } from './errors';
 import { oneLine } from './escaping';
 import { fileNameFor, printable, sanitizeName } from './names';
 import { SHOW_READ_BYTES, type CheckpointStore } from './store';
-import { checkedRef, commitTree, FILES_REFS, hasCommit, keepSnapshot, memoryTest, SNAPSHOT_REFS } from './snapshot';
 import { git } from './git';
 import { GIT_LONG_TIMEOUT_MS } from './gitProcess';
-import { repoTop } from './snapshotUse';
+import { memoryTest } from './snapshot/candidates';
+import { repoTop } from './snapshot/reading';
+import { checkedRef, commitTree, FILES_REFS, hasCommit, keepSnapshot, SNAPSHOT_REFS } from './snapshot/refs';
 import { expandHome, homeFrom, tildify } from './paths';
 import path = require('node:path');
 

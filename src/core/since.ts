@@ -6,7 +6,8 @@ import { errorMessage } from './errors';
 import { oneLine } from './escaping';
 import { git as gitCall } from './git';
 import { GitTimeoutError } from './gitProcess';
-import { memoryTest, splitZ } from './snapshot';
+import { memoryTest } from './snapshot/candidates';
+import { splitZ } from './snapshot/io';
 
 /** The whole comparison gives up after this long and says "not checked": a resume never waits on a slow repository. */
 export const SINCE_TIME_LIMIT_MS = 2000;

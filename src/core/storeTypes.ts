@@ -5,7 +5,7 @@ import { formatLocalDateTime } from './dates';
 import { printable } from './names';
 import { didYouMean, nearest } from './suggest';
 import { oneLine } from './escaping';
-import type { SnapshotOptions } from './snapshot';
+import type { SnapshotOptions } from './snapshot/codeSnapshot';
 import type { GitState } from './git';
 
 /** Listing reads only this much of each file: front matter and the first sections are at the top. */
@@ -49,10 +49,11 @@ export interface SaveInput {
   /** Plan file path (absolute, or relative to the workspace folder). */
   plan?: string;
   force?: boolean;
-  /** Given instead of asking git (for example in Restricted Mode). */
-  git?: { branch: string; modifiedFiles: string[] };
-  /** The status scan of the store's folder (`readGitState`) when the caller started it early; used when git may run. */
-  scan?: Promise<GitState>;
+  /**
+   * The branch and the modified files, given instead of asking git (a hook that read them already); no code snapshot
+   * is taken then. Without it the save runs git's status scan itself (unless the store may not run git).
+   */
+  git?: SaveGit | Promise<SaveGit>;
   /** Saved by a hook: marked `auto: true`, with the agent session it belongs to. */
   auto?: { session?: string };
   /**
@@ -61,8 +62,11 @@ export interface SaveInput {
    */
   unless?: () => Promise<string | undefined>;
   /** The code snapshot (default: on in a git work tree; never without git or with `git` given). */
-  snapshot?: SnapshotOptions;
+  snapshot?: Pick<SnapshotOptions, 'enabled' | 'limitBytes' | 'fileLimitBytes' | 'timeLimitMs'>;
 }
+
+/** What a checkpoint records of git: its branch and modified files. */
+export type SaveGit = Pick<GitState, 'branch' | 'modifiedFiles'>;
 
 export interface SaveResult {
   checkpoint: Checkpoint;

@@ -1,4 +1,4 @@
-import type { SnapshotChange } from '../core/snapshotUse';
+import type { SnapshotChange } from '../core/snapshot/reading';
 
 /** The command ids (as in package.json), shared by the commands, the views and the status bar. */
 export const CommandId = {

@@ -11,7 +11,7 @@ import { pullCheckpoints, pushCheckpoints, type PullResult, type PushResult } fr
 import { commitWork } from '../core/commit';
 import { openStore } from '../core/openStore';
 import { resolvePlansDir } from '../core/plans';
-import { branchFromSnapshot } from '../core/snapshotUse';
+import { branchFromSnapshot } from '../core/snapshot/reading';
 import { OrphanRemovedError, type CheckpointStore, type CheckpointSummary, type ResumeResult, type SaveInput, type SaveResult } from '../core/store';
 import { FolderBranch } from './folderBranch';
 import type { FolderHost, UndoEntry, WriteOperation } from './folderHost';

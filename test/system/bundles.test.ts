@@ -88,11 +88,12 @@ test('the lazily loaded libraries are files of their own, not copies inside the 
   assert.match(extensionText, /\("\.\/toolSchemas\.js"\)/, 'the extension requires the tool schemas from dist/');
   assert.match(markers['cli-main.js'][0], /\("\.\/mcpServer\.js"\)/, '`checkpoint mcp` requires the MCP server from dist/');
   assert.match(extensionText, /\("vscode"\)/, 'the extension requires the vscode API');
-  // The entry picks a bundle and loads it with its code cache (src/cli/codeCache.ts), after starting a save's status scan
-  // (src/core/gitProcess.ts); no command's code is in it.
+  // The entry picks a bundle and loads it with its code cache (src/cli/codeCache.ts); no command's code is in it, and it
+  // starts no git (a save runs its own).
   const entry = readFileSync(CLI, 'utf8');
   assert.ok(entry.length < 12_288, 'dist/cli.js is only the entry');
   assert.doesNotMatch(entry, /Usage: checkpoint|hookSpecificOutput/, 'dist/cli.js holds no command');
+  assert.doesNotMatch(entry, /porcelain|child_process/, 'dist/cli.js runs no git');
 });
 
 test('each module built apart is in its own file only (a second copy would have classes of its own)', (t) => {

@@ -9,7 +9,7 @@ import { spawn } from 'node:child_process';
 import { CLI, ended, finished, git, makeRepo, tempDirs } from '../support/fixtures';
 import { attackWorld } from '../support/attackWorld';
 import { git as gitCall, readGitState } from '../../src/core/git';
-import { GIT_TIMEOUT_MS, GitTimeoutError, startStatusScan } from '../../src/core/gitProcess';
+import { GIT_TIMEOUT_MS, GitTimeoutError } from '../../src/core/gitProcess';
 
 const temp = tempDirs();
 
@@ -75,9 +75,9 @@ test(`save in a repository whose clean filter hangs: git is stopped after ${GIT_
   });
 });
 
-test('a save run in the repository, whose status scan the CLI starts before it loads: at the time limit, saved without git data, with the warning', { timeout: 60_000 }, async () => {
+test('a save run in the repository it saves (no --cwd): at the time limit, saved without git data, with the warning', { timeout: 60_000 }, async () => {
   await withHangingFilter(async (w, pidFile) => {
-    // No --cwd: the CLI's entry starts git status in the folder it runs in, before the rest of the CLI has loaded.
+    // No --cwd: git runs in the folder the command runs in.
     const child = spawn(process.execPath, [CLI, 'save', 'slow', '--left-off', 'filter hangs', '--json', '--dir', w.mem], {
       cwd: w.repo,
       env: { ...w.env, CHECKPOINT_GIT_TIMEOUT_MS: '1500' },
@@ -88,13 +88,7 @@ test('a save run in the repository, whose status scan the CLI starts before it l
   });
 });
 
-/** When the filter started (it wrote its pid), checks that it was stopped. */
-async function stoppedIfStarted(pidFile: string): Promise<void> {
-  const started = existsSync(pidFile) ? readFileSync(pidFile, 'utf8').trim() : '';
-  if (started) assert.equal(await gone(Number(started)), true, 'the filter git started was stopped with it');
-}
-
-test('a save that fails before it reads the scan its entry started (a usage error) ends at once, and git with it', { timeout: 60_000 }, async () => {
+test('a save refused for a usage error ends at once and runs no git', { timeout: 60_000 }, async () => {
   await withHangingFilter(async (w, pidFile) => {
     // A time limit longer than the test's own: only ending without waiting for git ends the command in time.
     const child = spawn(process.execPath, [CLI, 'save', 'x', '--push', '--dir', w.mem], {
@@ -105,32 +99,17 @@ test('a save that fails before it reads the scan its entry started (a usage erro
   const r = await finished(child);
   assert.equal(r.code, 2, r.err);
   assert.match(r.err, /--push goes with --commit/);
-  await stoppedIfStarted(pidFile);
+  assert.equal(existsSync(pidFile), false, 'git never ran the filter');
   });
 });
 
-test('a save that fails while git scans stops git and ends at once: it does not wait for the scan it started', { timeout: 60_000 }, async () => {
+test('a save refused for its name ends at once: git runs only for a save that can be written', { timeout: 60_000 }, async () => {
   await withHangingFilter(async (w, pidFile) => {
-    // A time limit longer than the test's own: only stopping git ends the command in time.
+    // A time limit longer than the test's own: a save that ran git would wait for it.
     const r = await w.cli(['save', '!!!', '--left-off', 'never saved'], { env: { ...w.env, CHECKPOINT_GIT_TIMEOUT_MS: '600000' } });
     assert.equal(r.code, 1, r.err);
     assert.match(r.err, /is not a usable checkpoint name/);
-    // The save can fail before git reaches the filter: when the filter did start (it wrote its pid), it was stopped.
-    await stoppedIfStarted(pidFile);
-  });
-});
-
-test('a status scan started early is stopped by the abort of the scan that reads it (and what git started with it)', { timeout: 60_000 }, async () => {
-  await withHangingFilter(async (w, pidFile) => {
-    // A time limit longer than the test's own: only the abort ends the scan in time.
-    startStatusScan(w.repo, { ...process.env, CHECKPOINT_GIT_TIMEOUT_MS: '600000' });
-    const stop = new AbortController();
-    const state = readGitState(w.repo, { signal: stop.signal });
-    while (!existsSync(pidFile) || !readFileSync(pidFile, 'utf8').trim()) await new Promise((r) => setTimeout(r, 20));
-    const pid = Number(readFileSync(pidFile, 'utf8'));
-    stop.abort();
-    assert.match((await state).problem ?? '', /canceled/);
-    assert.equal(await gone(pid), true, 'the filter git started was stopped with it');
+    assert.equal(existsSync(pidFile), false, 'git never ran the filter');
   });
 });
 

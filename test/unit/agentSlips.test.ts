@@ -265,7 +265,7 @@ test('twin names: a save whose name another save took meanwhile in a spelling th
   let go!: (g: GitState) => void;
   const result = new Promise<GitState>((r) => (go = r));
   const scan = { then: (ok: (g: GitState) => unknown, ko?: (e: unknown) => unknown) => (reached(), result.then(ok, ko)) } as unknown as Promise<GitState>;
-  const first = store.save({ name: 'my-task', leftOff: 'one', scan, snapshot: { enabled: false } });
+  const first = store.save({ name: 'my-task', leftOff: 'one', git: scan });
   await atScan;
   await new CheckpointStore({ memoryDir: mem, cwd: root, allowGit: false }).save({ name: 'my_task', leftOff: 'two' });
   go({ branch: '', modifiedFiles: [] });

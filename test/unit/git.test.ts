@@ -4,7 +4,6 @@ import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'n
 import * as path from 'node:path';
 import { branchDiffers, git as gitCall, gitBytes, parseStatusV2, readBranch, readGitState, switchBranch } from '../../src/core/git';
 import { CheckpointError } from '../../src/core/errors';
-import { startStatusScan } from '../../src/core/gitProcess';
 import { git, makeRepo, removeDir, tempDirs } from '../support/fixtures';
 
 const temp = tempDirs();
@@ -24,25 +23,6 @@ test('a real repository: branch and modified + untracked files', async () => {
   assert.equal(s.branch, 'feature/oauth');
   assert.deepEqual(s.modifiedFiles.sort(), ['README.md', 'new file.txt']);
   assert.equal(await readBranch(repo), 'feature/oauth');
-});
-
-test('a status scan started early (the CLI entry starts a save\'s) is read by the scan of its own folder only, once', async () => {
-  const a = makeRepo({ dir: temp('checkpoint-repo-') });
-  const b = makeRepo({ dir: temp('checkpoint-repo-') });
-  git(a, 'checkout', '-q', '-b', 'feature/a');
-  git(b, 'checkout', '-q', '-b', 'feature/b');
-  writeFileSync(path.join(a, 'only in a.txt'), 'a');
-  startStatusScan(a, process.env);
-  // Another folder's scan runs its own git.
-  assert.equal((await readGitState(b)).branch, 'feature/b');
-  // The folder's own scan reads the one started: what git saw then (the file added since is not in it).
-  writeFileSync(path.join(a, 'added later.txt'), 'a');
-  const early = await readGitState(a);
-  assert.equal(early.branch, 'feature/a');
-  assert.ok(early.modifiedFiles.includes('only in a.txt'));
-  assert.ok(!early.modifiedFiles.includes('added later.txt'), 'the scan read is the one started before the file was added');
-  // Once: the next scan is a new one.
-  assert.ok((await readGitState(a)).modifiedFiles.includes('added later.txt'));
 });
 
 test('detached HEAD and no commits yet', async () => {

@@ -1,6 +1,5 @@
 import { test } from 'node:test';
 import * as assert from 'node:assert/strict';
-import { createHash } from 'node:crypto';
 import { execFileSync } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, readdirSync, rmSync, symlinkSync, unlinkSync, writeFileSync } from 'node:fs';
 import * as path from 'node:path';
@@ -8,36 +7,26 @@ import { CheckpointExistsError, CheckpointStore } from '../../src/core/store';
 import { parseCheckpoint } from '../../src/core/checkpointParse';
 import { renderCheckpoint } from '../../src/core/checkpointRender';
 import type { Checkpoint } from '../../src/core/checkpoint';
-import { groundSnapshot, keepSnapshot, takeSnapshot, workTreeNow } from '../../src/core/snapshot';
+import { keepSnapshot } from '../../src/core/snapshot/refs';
+import { workTreeNow } from '../../src/core/snapshot/workTree';
 import { git, makeRepo, tempDirs } from '../support/fixtures';
+import { commitFiles, contentHash, takeSnapshot, workTreeFiles } from '../support/snapshots';
 
 const temp = tempDirs();
-
-/** Every file under `dir` but `.git`, with a hash of its bytes (the work tree as the user sees it). */
-function workTree(dir: string, rel = ''): Record<string, string> {
-  const out: Record<string, string> = {};
-  for (const e of readdirSync(path.join(dir, rel), { withFileTypes: true })) {
-    const p = rel ? `${rel}/${e.name}` : e.name;
-    if (e.name === '.git') continue;
-    if (e.isDirectory()) Object.assign(out, workTree(dir, p));
-    else out[p] = createHash('sha256').update(readFileSync(path.join(dir, p))).digest('hex');
-  }
-  return out;
-}
 
 /** What a snapshot must never change: the index file's bytes, HEAD, the stash, the branches, and the work tree. */
 function userState(repo: string): Record<string, unknown> {
   const gitDir = path.resolve(repo, git(repo, 'rev-parse', '--git-dir').trim());
   const index = path.join(gitDir, 'index');
   return {
-    index: existsSync(index) ? createHash('sha256').update(readFileSync(index)).digest('hex') : 'none',
+    index: existsSync(index) ? contentHash(readFileSync(index)) : 'none',
     headFile: readFileSync(path.join(gitDir, 'HEAD'), 'utf8'),
     head: spawnOut(repo, ['rev-parse', '-q', '--verify', 'HEAD']),
     stash: spawnOut(repo, ['stash', 'list']),
     stashRef: spawnOut(repo, ['rev-parse', '-q', '--verify', 'refs/stash']),
     branches: git(repo, 'for-each-ref', '--format=%(refname) %(objectname)', 'refs/heads', 'refs/tags'),
     status: spawnOut(repo, ['status', '--porcelain=v2', '-z', '--untracked-files=all']),
-    workTree: workTree(repo),
+    workTree: workTreeFiles(repo),
   };
 }
 
@@ -61,7 +50,7 @@ function snapshotFiles(repo: string, commit: string): Record<string, string> {
       continue;
     }
     const bytes = execFileSync('git', ['cat-file', 'blob', sha], { cwd: repo });
-    out[p] = createHash('sha256').update(bytes).digest('hex');
+    out[p] = contentHash(bytes);
   }
   return out;
 }
@@ -76,12 +65,7 @@ const BINARY = Buffer.from([0, 1, 2, 255, 254, 0, 10, 13, 0, 7]);
 
 test('a snapshot records tracked changes and untracked files, leaving index, work tree, stash and HEAD byte-identical', async () => {
   const { repo, store } = setup();
-  writeFileSync(path.join(repo, '.gitignore'), 'build/\n*.log\n');
-  writeFileSync(path.join(repo, 'old name.txt'), 'to be renamed\n');
-  writeFileSync(path.join(repo, 'gone.txt'), 'to be deleted\n');
-  writeFileSync(path.join(repo, 'staged.txt'), 'v1\n');
-  git(repo, 'add', '-A');
-  git(repo, 'commit', '-q', '-m', 'files');
+  commitFiles(repo, { '.gitignore': 'build/\n*.log\n', 'old name.txt': 'to be renamed\n', 'gone.txt': 'to be deleted\n', 'staged.txt': 'v1\n' }, 'files');
   // A stash entry the snapshot must not touch.
   writeFileSync(path.join(repo, 'README.md'), 'stashed change\n');
   git(repo, 'stash', '-q');
@@ -110,7 +94,7 @@ test('a snapshot records tracked changes and untracked files, leaving index, wor
   assert.equal(git(repo, 'rev-parse', 'refs/checkpoints/snapshots/snap').trim(), snap);
   assert.equal(git(repo, 'rev-parse', `${snap}^`).trim(), head, 'HEAD is the parent');
   // Exactly the work tree's files that git does not ignore, with their bytes.
-  const expected = workTree(repo);
+  const expected = workTreeFiles(repo);
   delete expected['build/out.js'];
   delete expected['debug.log'];
   assert.deepEqual(snapshotFiles(repo, snap), expected);
@@ -228,24 +212,24 @@ test('new content over the size limit: the checkpoint is saved without a snapsho
   assert.equal(spawnOut(repo, ['for-each-ref', 'refs/checkpoints']), '');
 });
 
-test('the snapshot script started while git scans ends with nothing done when the save does not use it: over the size limit, a snapshot index no longer trusted', async () => {
+test('a save over the size limit leaves the snapshot index as it was and unlocked; one no longer trusted is rebuilt, then trusted again', async () => {
   const { repo, store } = setup();
   const own = path.join(repo, '.git', 'checkpoint-snapshot-index');
   writeFileSync(path.join(repo, 'taken.txt'), 'taken\n');
   await store.save({ name: 'early', force: true });
   writeFileSync(path.join(repo, 'a.txt'), 'a 1\n');
-  // The snapshot index is now the one its note names: the next save starts its script before the scan ends.
+  // The snapshot index is now the one its note names: the next save updates it in place.
   const trusted = await store.save({ name: 'early', force: true });
   assert.equal(git(repo, 'rev-parse', `${trusted.checkpoint.snapshot}^{tree}`).trim(), freshAddTree(repo));
   const ownBefore = readFileSync(own);
-  // Over the size limit: no snapshot, the snapshot index untouched, its lock gone, no git left running.
+  // Over the size limit: no snapshot, the snapshot index untouched and unlocked, no git left running.
   writeFileSync(path.join(repo, 'big.bin'), Buffer.alloc(300_000, 1));
   const big = await store.save({ name: 'early', force: true, snapshot: { limitBytes: 100_000 } });
   assert.equal(big.checkpoint.snapshot, undefined);
   assert.deepEqual(readFileSync(own), ownBefore, 'the snapshot index is as it was');
   assert.equal(existsSync(`${own}.lock`), false);
   await gitProcessesEnded();
-  // A file the snapshot index took is gone: it is not trusted, and is rebuilt once its script has ended.
+  // A file the snapshot index took is gone: it is not trusted, and is rebuilt.
   rmSync(path.join(repo, 'big.bin'));
   rmSync(path.join(repo, 'taken.txt'));
   const rebuilt = await store.save({ name: 'early', force: true });
@@ -311,7 +295,7 @@ test('a save that is refused moves no snapshot ref: the name keeps the snapshot 
   await gitProcessesEnded();
 });
 
-test('a save that fails after its snapshot was made (MEMORY.md cannot be replaced) moves no ref, and its waiting git ends with it', async () => {
+test('a save that fails after its snapshot was made (MEMORY.md cannot be replaced) moves no ref and leaves no git running', async () => {
   const { repo, mem, store } = setup();
   writeFileSync(path.join(repo, 'a.txt'), 'one\n');
   const first = await store.save({ name: 'kept' });
@@ -321,7 +305,7 @@ test('a save that fails after its snapshot was made (MEMORY.md cannot be replace
   writeFileSync(path.join(repo, 'a.txt'), 'two\n');
   await assert.rejects(store.save({ name: 'kept', force: true }));
   assert.equal(git(repo, 'rev-parse', 'refs/checkpoints/snapshots/kept').trim(), first.checkpoint.snapshot);
-  // The snapshot's git process, left waiting to move the ref, ended with the failed save (not at its time limit).
+  // No git the snapshot started outlives the failed save.
   await gitProcessesEnded();
 });
 
@@ -408,7 +392,7 @@ test('a git that hangs is stopped at the time limit and the save goes on', async
   }
 });
 
-test('the snapshot\'s script stopped at the time limit: the snapshot is skipped, not rebuilt (its git would hang again)', async () => {
+test('git stopped at the time limit on the snapshot index: the snapshot is skipped, not rebuilt (its git would hang again)', async () => {
   const { repo, mem } = setup();
   const bin = temp();
   const log = path.join(bin, 'update-index.log');
@@ -427,7 +411,7 @@ test('the snapshot\'s script stopped at the time limit: the snapshot is skipped,
     const store = new CheckpointStore({ memoryDir: mem, cwd: repo });
     writeFileSync(path.join(repo, 'x.txt'), 'x\n');
     assert.ok((await store.save({ name: 'slow' })).checkpoint.snapshot);
-    // The snapshot index is now trusted: the next save's update-index runs in the snapshot's script.
+    // The snapshot index is now trusted: the next save's update-index runs on it.
     writeFileSync(path.join(repo, 'x.txt'), 'x grew\n');
     writeFileSync(hang, '');
     const r = await store.save({ name: 'slow', force: true, snapshot: { timeLimitMs: 1500 } });
@@ -444,7 +428,7 @@ test('a repository git refuses to work in (core.bare): the save takes no snapsho
   git(repo, 'config', 'core.bare', 'true');
   writeFileSync(path.join(repo, 'x.txt'), 'x\n');
   const store = new CheckpointStore({ memoryDir: mem, cwd: repo, syncReads: true });
-  const r = await store.save({ name: 'bare', snapshot: { ground: groundSnapshot(repo, { syncReads: true, startScript: true }) } });
+  const r = await store.save({ name: 'bare' });
   assert.equal(r.checkpoint.snapshot, undefined);
   assert.equal(r.checkpoint.snapshotSkipped, undefined);
   assert.deepEqual(r.warnings.filter((w) => /snapshot/i.test(w)), []);
@@ -475,7 +459,7 @@ test('front matter: head and snapshot round-trip; anything but a full object id 
   assert.doesNotMatch(renderCheckpoint({ ...cp, head: 'HEAD', snapshot: '-x' }), /head:|snapshot:/);
 });
 
-test('workTreeNow and takeSnapshot do not write the user index even when its stat data is stale', async () => {
+test('a compare with now and a snapshot do not write the user index even when its stat data is stale', async () => {
   const repo = makeRepo({ dir: temp('checkpoint-repo-') });
   // Touch a tracked file without changing it: a refresh would rewrite the index; we must not.
   const file = path.join(repo, 'README.md');
@@ -485,7 +469,7 @@ test('workTreeNow and takeSnapshot do not write the user index even when its sta
   const snap = await takeSnapshot(repo, 'stale');
   assert.deepEqual(userState(repo), before);
   assert.equal(git(repo, 'rev-parse', `${snap.snapshot!.commit}^{tree}`).trim(), tree);
-  assert.equal(spawnOut(repo, ['for-each-ref', 'refs/checkpoints']), '', 'takeSnapshot alone creates no ref');
+  assert.equal(spawnOut(repo, ['for-each-ref', 'refs/checkpoints']), '', 'a snapshot no save kept has no ref');
   rmSync(path.join(repo, '.git', 'index'));
 });
 
@@ -566,7 +550,7 @@ test('the snapshot index is never trusted blindly: 20 snapshots with edits, a ch
   await check('snapshot index replaced by garbage');
 });
 
-test('a save whose snapshot ground was read beside the scan (the CLI) records what a fresh git add -A would, from the top, a subfolder or a linked path', async () => {
+test('a save with inline reads (the CLI) records what a fresh git add -A would, from the top, a subfolder or a linked path', async () => {
   const { repo, mem } = setupWithSub();
   const link = path.join(temp(), 'link');
   symlinkSync(repo, link);
@@ -579,8 +563,7 @@ test('a save whose snapshot ground was read beside the scan (the CLI) records wh
     if (i === 6) writeFileSync(path.join(repo, 'sub', 'new-1.txt'), 'x'.repeat(20_000));
     const expected = i < 6 ? freshAddTree(repo) : undefined;
     const store = new CheckpointStore({ memoryDir: mem, cwd, syncReads: true });
-    const ground = groundSnapshot(cwd, { syncReads: true });
-    const r = await store.save({ name: 'ground', leftOff: `from ${cwd}`, force: true, snapshot: { ground, fileLimitBytes: 10_000 } });
+    const r = await store.save({ name: 'ground', leftOff: `from ${cwd}`, force: true, snapshot: { fileLimitBytes: 10_000 } });
     assert.ok(r.checkpoint.snapshot, r.warnings.join('\n'));
     const files = snapshotFiles(repo, r.checkpoint.snapshot);
     if (expected) assert.equal(git(repo, 'rev-parse', `${r.checkpoint.snapshot}^{tree}`), expected, `save ${i + 1} from ${cwd}`);

@@ -5,6 +5,7 @@ import { existsSync, readFileSync, readdirSync, renameSync, unlinkSync, writeFil
 import * as path from 'node:path';
 import { checkpointText, CLI, git, isolatedEnv, makeRepo, remotePair, removeDir, runCli, runCliInProcess, tempDirs } from '../support/fixtures';
 import { shellQuote } from '../../src/core/escaping';
+import { commitFiles, contentHash, workTreeFiles, writeFiles } from '../support/snapshots';
 import { CheckpointStore } from '../../src/core/store';
 
 const temp = tempDirs();
@@ -12,89 +13,76 @@ const temp = tempDirs();
 const home = temp('checkpoint-home-');
 after(() => removeDir(home));
 const env = isolatedEnv(home);
-// The CLI's commands run in-process where the process is not the subject: not for the save's early status scan (the
-// CLI's entry starts it) nor for push and pull (git then runs with the isolated environment, the remote's hooks and
-// config apart from the user's).
+// The CLI's commands run in-process where the process is not the subject: not for push and pull (git then runs with
+// the isolated environment, the remote's hooks and config apart from the user's).
 
 function refs(repo: string): string[] {
   return git(repo, 'for-each-ref', '--format=%(refname)', 'refs/checkpoints').split('\n').filter(Boolean);
 }
 
-test('CLI save takes a snapshot in a git repository; --no-snapshot takes none', async () => {
+/** A repository and a memory folder beside it (both removed after the tests), and the CLI run there in-process. */
+function repoWithMemory(): { repo: string; mem: string; run: (...args: string[]) => ReturnType<typeof runCliInProcess> } {
   const repo = makeRepo({ dir: temp('checkpoint-repo-') });
   const mem = path.join(temp(), 'mem');
-  try {
-    writeFileSync(path.join(repo, 'wip.ts'), 'export {};\n');
-    const a = await runCliInProcess(['save', 'with', '--left-off', 'x', '--dir', mem], { cwd: repo, env });
-    assert.equal(a.code, 0, a.err);
-    assert.equal(a.err, '');
-    const text = readFileSync(path.join(mem, 'checkpoint-with.md'), 'utf8');
-    const snap = /\nsnapshot: "([0-9a-f]{40})"\n/.exec(text)?.[1];
-    assert.ok(snap, text);
-    assert.deepEqual(refs(repo), ['refs/checkpoints/snapshots/with']);
-    assert.equal(git(repo, 'show', `${snap}:wip.ts`), 'export {};');
-
-    const b = await runCliInProcess(['save', 'without', '--no-snapshot', '--dir', mem], { cwd: repo, env });
-    assert.equal(b.code, 0, b.err);
-    assert.doesNotMatch(readFileSync(path.join(mem, 'checkpoint-without.md'), 'utf8'), /snapshot:|head:/);
-    assert.deepEqual(refs(repo), ['refs/checkpoints/snapshots/with']);
-  } finally {
-    removeDir(repo);
-    removeDir(path.dirname(mem));
-  }
-});
-
-test('CLI saves that fail or are refused after the snapshot\'s script started leave the snapshot index unlocked: the next save uses it', async () => {
-  const repo = makeRepo({ dir: temp('checkpoint-repo-') });
-  const mem = path.join(temp(), 'mem');
-  const own = path.join(repo, '.git', 'checkpoint-snapshot-index');
-  try {
-    const save = async (args: string[]): Promise<{ code: number | null; err: string }> => runCli(['save', ...args, '--left-off', 'x', '--dir', mem], { cwd: repo, env });
-    writeFileSync(path.join(repo, 'wip.ts'), 'export const a = 1;\n');
-    assert.equal((await save(['kept'])).code, 0);
-    writeFileSync(path.join(repo, 'wip.ts'), 'export const a = 2;\n');
-    // The snapshot index is now as its note says: each save below starts its script while git scans.
-    assert.equal((await save(['kept', '--force'])).code, 0);
-    writeFileSync(path.join(repo, 'wip.ts'), 'export const a = 3;\n');
-    const refused = await save(['kept']);
-    assert.equal(refused.code, 1);
-    assert.match(refused.err, /already exists/);
-    assert.equal(existsSync(`${own}.lock`), false, 'refused: no lock left');
-    const bad = await save(['--push']);
-    assert.equal(bad.code, 2);
-    const unusable = await save(['!!!']);
-    assert.equal(unusable.code, 1);
-    assert.equal(existsSync(`${own}.lock`), false, 'failed: no lock left');
-    // The next save updates the snapshot index in place (its note then names the new one), with no warning.
-    const next = await save(['kept', '--force']);
-    assert.equal(next.code, 0);
-    assert.equal(next.err, '');
-    const text = readFileSync(path.join(mem, 'checkpoint-kept.md'), 'utf8');
-    assert.equal(git(repo, 'show', `${/\nsnapshot: "([0-9a-f]{40})"\n/.exec(text)?.[1]}:wip.ts`), 'export const a = 3;');
-    assert.equal(existsSync(`${own}.lock`), false);
-  } finally {
-    removeDir(repo);
-    removeDir(path.dirname(mem));
-  }
-});
-
-/** Every file under `dir` but `.git`, with its bytes as a hex string. */
-function files(dir: string, rel = ''): Record<string, string> {
-  const out: Record<string, string> = {};
-  for (const e of readdirSync(path.join(dir, rel), { withFileTypes: true })) {
-    const p = rel ? `${rel}/${e.name}` : e.name;
-    if (e.name === '.git') continue;
-    if (e.isDirectory()) Object.assign(out, files(dir, p));
-    else out[p] = readFileSync(path.join(dir, p)).toString('hex');
-  }
-  return out;
+  return { repo, mem, run: (...args) => runCliInProcess([...args, '--dir', mem], { cwd: repo, env }) };
 }
 
-/** A branch's files and their bytes as a hex string. */
+/** The snapshot a checkpoint file names. */
+function snapshotOf(mem: string, name: string): string | undefined {
+  return /\nsnapshot: "([0-9a-f]{40})"\n/.exec(readFileSync(path.join(mem, `checkpoint-${name}.md`), 'utf8'))?.[1];
+}
+
+test('CLI save takes a snapshot in a git repository; --no-snapshot takes none', async () => {
+  const { repo, mem, run } = repoWithMemory();
+  writeFileSync(path.join(repo, 'wip.ts'), 'export {};\n');
+  const a = await run('save', 'with', '--left-off', 'x');
+  assert.equal(a.code, 0, a.err);
+  assert.equal(a.err, '');
+  const snap = snapshotOf(mem, 'with');
+  assert.ok(snap);
+  assert.deepEqual(refs(repo), ['refs/checkpoints/snapshots/with']);
+  assert.equal(git(repo, 'show', `${snap}:wip.ts`), 'export {};');
+
+  const b = await run('save', 'without', '--no-snapshot');
+  assert.equal(b.code, 0, b.err);
+  assert.doesNotMatch(readFileSync(path.join(mem, 'checkpoint-without.md'), 'utf8'), /snapshot:|head:/);
+  assert.deepEqual(refs(repo), ['refs/checkpoints/snapshots/with']);
+});
+
+test('CLI saves that fail or are refused leave the snapshot index unlocked and move no ref: the next save uses it', async () => {
+  const { repo, mem, run } = repoWithMemory();
+  const own = path.join(repo, '.git', 'checkpoint-snapshot-index');
+  const save = (...args: string[]): ReturnType<typeof runCliInProcess> => run('save', ...args, '--left-off', 'x');
+  writeFileSync(path.join(repo, 'wip.ts'), 'export const a = 1;\n');
+  assert.equal((await save('kept')).code, 0);
+  writeFileSync(path.join(repo, 'wip.ts'), 'export const a = 2;\n');
+  // The snapshot index is now as its note says: each save below may update it in place.
+  assert.equal((await save('kept', '--force')).code, 0);
+  const kept = snapshotOf(mem, 'kept');
+  writeFileSync(path.join(repo, 'wip.ts'), 'export const a = 3;\n');
+  const refused = await save('kept');
+  assert.equal(refused.code, 1);
+  assert.match(refused.err, /already exists/);
+  assert.equal(existsSync(`${own}.lock`), false, 'refused: no lock left');
+  assert.equal(git(repo, 'rev-parse', 'refs/checkpoints/snapshots/kept'), kept, 'refused: the ref stays');
+  const bad = await save('--push');
+  assert.equal(bad.code, 2);
+  const unusable = await save('!!!');
+  assert.equal(unusable.code, 1);
+  assert.equal(existsSync(`${own}.lock`), false, 'failed: no lock left');
+  // The next save updates the snapshot index in place (its note then names the new one), with no warning.
+  const next = await save('kept', '--force');
+  assert.equal(next.code, 0);
+  assert.equal(next.err, '');
+  assert.equal(git(repo, 'show', `${snapshotOf(mem, 'kept')}:wip.ts`), 'export const a = 3;');
+  assert.equal(existsSync(`${own}.lock`), false);
+});
+
+/** A branch's files, each with a hash of its bytes (as {@link workTreeFiles} gives the work tree's). */
 function branchFiles(repo: string, rev: string): Record<string, string> {
   const out: Record<string, string> = {};
   for (const p of git(repo, 'ls-tree', '-r', '-z', '--name-only', rev).split('\0').filter(Boolean)) {
-    out[p] = execFileSync('git', ['show', `${rev}:${p}`], { cwd: repo }).toString('hex');
+    out[p] = contentHash(execFileSync('git', ['show', `${rev}:${p}`], { cwd: repo }));
   }
   return out;
 }
@@ -104,74 +92,61 @@ function indexHash(repo: string): string {
 }
 
 test('diff and branch: exactly the saved content, against the work tree now, and nothing of the user touched', async () => {
-  const repo = makeRepo({ dir: temp('checkpoint-repo-') });
-  const mem = path.join(temp(), 'mem');
-  const run = (...args: string[]): ReturnType<typeof runCli> => runCliInProcess([...args, '--dir', mem], { cwd: repo, env });
-  try {
-    writeFileSync(path.join(repo, '.gitignore'), 'secret.env\n');
-    writeFileSync(path.join(repo, 'keep.txt'), 'keep\n');
-    writeFileSync(path.join(repo, 'drop.txt'), 'drop\n');
-    git(repo, 'add', '-A');
-    git(repo, 'commit', '-q', '-m', 'base');
-    writeFileSync(path.join(repo, 'README.md'), '# demo\nsaved line\n');
-    writeFileSync(path.join(repo, 'logo.bin'), Buffer.from([0, 255, 1, 254, 0]));
-    writeFileSync(path.join(repo, 'secret.env'), 'TOKEN=1\n');
-    git(repo, 'mv', 'keep.txt', 'kept.txt');
-    const atSave = files(repo);
-    delete atSave['secret.env'];
-    assert.equal((await run('save', 'feat', '--left-off', 'x')).code, 0);
+  const { repo, run } = repoWithMemory();
+  commitFiles(repo, { '.gitignore': 'secret.env\n', 'keep.txt': 'keep\n', 'drop.txt': 'drop\n' }, 'base');
+  writeFileSync(path.join(repo, 'README.md'), '# demo\nsaved line\n');
+  writeFileSync(path.join(repo, 'logo.bin'), Buffer.from([0, 255, 1, 254, 0]));
+  writeFileSync(path.join(repo, 'secret.env'), 'TOKEN=1\n');
+  git(repo, 'mv', 'keep.txt', 'kept.txt');
+  const atSave = workTreeFiles(repo);
+  delete atSave['secret.env'];
+  assert.equal((await run('save', 'feat', '--left-off', 'x')).code, 0);
 
-    const same = await run('diff', 'feat');
-    assert.equal(same.code, 0, same.err);
-    assert.match(same.out, /^No changes since the snapshot of "feat" \([0-9a-f]{12}\)\.\n$/);
+  const same = await run('diff', 'feat');
+  assert.equal(same.code, 0, same.err);
+  assert.match(same.out, /^No changes since the snapshot of "feat" \([0-9a-f]{12}\)\.\n$/);
 
-    // Work goes on after the checkpoint.
-    writeFileSync(path.join(repo, 'README.md'), '# demo\nsaved line\nlater line\n');
-    writeFileSync(path.join(repo, 'later.txt'), 'later\n');
-    unlinkSync(path.join(repo, 'drop.txt'));
-    const changes = JSON.parse((await run('diff', 'feat', '--json')).out).changes;
-    assert.deepEqual(changes, [
-      { status: 'M', path: 'README.md' },
-      { status: 'D', path: 'drop.txt' },
-      { status: 'A', path: 'later.txt' },
-    ]);
-    const stat = await run('diff', 'feat', '--stat');
-    assert.match(stat.out, /README\.md \| 1 \+\n drop\.txt {2}\| 1 -\n later\.txt \| 1 \+\n 3 files changed/);
-    const patch = await run('diff', 'feat');
-    assert.match(patch.out, /\n\+later line\n/);
-    assert.doesNotMatch(patch.out, /secret/);
+  // Work goes on after the checkpoint.
+  writeFileSync(path.join(repo, 'README.md'), '# demo\nsaved line\nlater line\n');
+  writeFileSync(path.join(repo, 'later.txt'), 'later\n');
+  unlinkSync(path.join(repo, 'drop.txt'));
+  const changes = JSON.parse((await run('diff', 'feat', '--json')).out).changes;
+  assert.deepEqual(changes, [
+    { status: 'M', path: 'README.md' },
+    { status: 'D', path: 'drop.txt' },
+    { status: 'A', path: 'later.txt' },
+  ]);
+  const stat = await run('diff', 'feat', '--stat');
+  assert.match(stat.out, /README\.md \| 1 \+\n drop\.txt {2}\| 1 -\n later\.txt \| 1 \+\n 3 files changed/);
+  const patch = await run('diff', 'feat');
+  assert.match(patch.out, /\n\+later line\n/);
+  assert.doesNotMatch(patch.out, /secret/);
 
-    const before = { index: indexHash(repo), head: git(repo, 'rev-parse', 'HEAD'), branch: git(repo, 'symbolic-ref', 'HEAD'), tree: files(repo) };
-    const b = await run('branch', 'feat', '--json');
-    assert.equal(b.code, 0, b.err);
-    assert.equal(JSON.parse(b.out).branch, 'checkpoint/feat');
-    assert.deepEqual({ index: indexHash(repo), head: git(repo, 'rev-parse', 'HEAD'), branch: git(repo, 'symbolic-ref', 'HEAD'), tree: files(repo) }, before);
-    assert.deepEqual(branchFiles(repo, 'checkpoint/feat'), atSave, 'the branch holds exactly the saved work tree');
-    assert.equal(git(repo, 'rev-parse', 'checkpoint/feat^').trim(), before.head.trim());
+  const before = { index: indexHash(repo), head: git(repo, 'rev-parse', 'HEAD'), branch: git(repo, 'symbolic-ref', 'HEAD'), tree: workTreeFiles(repo) };
+  const b = await run('branch', 'feat', '--json');
+  assert.equal(b.code, 0, b.err);
+  assert.equal(JSON.parse(b.out).branch, 'checkpoint/feat');
+  assert.deepEqual({ index: indexHash(repo), head: git(repo, 'rev-parse', 'HEAD'), branch: git(repo, 'symbolic-ref', 'HEAD'), tree: workTreeFiles(repo) }, before);
+  assert.deepEqual(branchFiles(repo, 'checkpoint/feat'), atSave, 'the branch holds exactly the saved work tree');
+  assert.equal(git(repo, 'rev-parse', 'checkpoint/feat^').trim(), before.head.trim());
 
-    const again = await run('branch', 'feat');
-    assert.equal(again.code, 1);
-    assert.match(again.err, /A branch named checkpoint\/feat exists already/);
+  const again = await run('branch', 'feat');
+  assert.equal(again.code, 1);
+  assert.match(again.err, /A branch named checkpoint\/feat exists already/);
 
-    assert.equal((await run('save', 'plain', '--no-snapshot')).code, 0);
-    const none = await run('diff', 'plain');
-    assert.equal(none.code, 1);
-    assert.match(none.err, /has no code snapshot/);
-  } finally {
-    removeDir(repo);
-    removeDir(path.dirname(mem));
-  }
+  assert.equal((await run('save', 'plain', '--no-snapshot')).code, 0);
+  const none = await run('diff', 'plain');
+  assert.equal(none.code, 1);
+  assert.match(none.err, /has no code snapshot/);
 });
 
 test('diff: a file grown past the size cap since the snapshot is left out of the work tree\'s side, and the warning says so', async () => {
-  const repo = makeRepo({ dir: temp('checkpoint-repo-') });
-  const mem = path.join(temp(), 'mem');
-  writeFileSync(path.join(repo, 'data.bin'), 'small when saved\n');
-  writeFileSync(path.join(repo, 'notes.txt'), 'as saved\n');
-  assert.equal((await runCliInProcess(['save', 'capped', '--left-off', 'x', '--dir', mem], { cwd: repo, env })).code, 0);
+  const { repo, run } = repoWithMemory();
+  writeFiles(repo, { 'data.bin': 'small when saved\n', 'notes.txt': 'as saved\n' });
+  assert.equal((await run('save', 'capped', '--left-off', 'x')).code, 0);
   writeFileSync(path.join(repo, 'data.bin'), Buffer.alloc(10 * 1024 * 1024 + 1, 7));
   writeFileSync(path.join(repo, 'notes.txt'), 'edited since\n');
-  const r = await runCliInProcess(['diff', 'capped', '--json', '--dir', mem], { cwd: repo, env });
+  const r = await run('diff', 'capped', '--json');
   assert.equal(r.code, 0, r.err);
   // Never read into the repository: the work tree's side lacks it, and the warning says why it shows as deleted.
   assert.deepEqual(JSON.parse(r.out).changes, [
@@ -179,7 +154,7 @@ test('diff: a file grown past the size cap since the snapshot is left out of the
     { status: 'M', path: 'notes.txt' },
   ]);
   assert.equal(r.err.trim(), 'Warning: Left out as larger than 10 MB, as a save leaves them out of its snapshot: data.bin. One the snapshot holds shows as deleted.');
-  const patch = await runCliInProcess(['diff', 'capped', '--dir', mem], { cwd: repo, env });
+  const patch = await run('diff', 'capped');
   assert.match(patch.out, /edited since/);
   assert.equal(patch.err, r.err);
 });

@@ -5,10 +5,12 @@ import { mkdirSync, readdirSync, writeFileSync } from 'node:fs';
 import * as path from 'node:path';
 import { CheckpointStore } from '../../src/core/store';
 import { renderCheckpoint } from '../../src/core/checkpointRender';
-import { commitTree, keepSnapshot, takeSnapshot, workTreeNow } from '../../src/core/snapshot';
-import { collectGarbage } from '../../src/core/snapshotUse';
+import { collectGarbage } from '../../src/core/snapshot/garbage';
+import { commitTree, keepSnapshot } from '../../src/core/snapshot/refs';
+import { workTreeNow } from '../../src/core/snapshot/workTree';
 import { pullCheckpoints, pushCheckpoints } from '../../src/core/handoff';
 import { git, makeRepo, remotePair, tempDirs } from '../support/fixtures';
+import { takeSnapshot } from '../support/snapshots';
 
 const temp = tempDirs();
 

@@ -4,7 +4,7 @@ import { isObjectId } from '../../core/checkpoint';
 import { CheckpointError } from '../../core/errors';
 import { oneLine } from '../../core/escaping';
 import { isInside } from '../../core/files';
-import { changesBetween, changesSince, checkpointSnapshot, fileAt, leftOutAsLarge, repoTop, type SnapshotChange } from '../../core/snapshotUse';
+import { changesBetween, changesSince, checkpointSnapshot, fileAt, leftOutAsLarge, repoTop, type SnapshotChange } from '../../core/snapshot/reading';
 import { CommandId, SNAPSHOT_SCHEME, type CompareResult, type HandoffOptions, type RestoreToBranchOptions } from '../commandIds';
 import type { FolderCheckpoints } from '../folderCheckpoints';
 import type { Services } from '../services';

@@ -1,22 +1,20 @@
-// Using a code snapshot: compare it with now or with its HEAD, read a file of it, restore it to a branch, and drop
-// the refs of snapshots no checkpoint names any more. Taking one is snapshot.ts's.
-import { isObjectId, type Checkpoint } from './checkpoint';
-import { CheckpointError, errorMessage } from './errors';
-import { oneLine, shellQuote } from './escaping';
-import { printable } from './names';
-import { readPrefix } from './files';
-import { NO_HOOKS, runGitBytes } from './git';
-import { checkedRef, DEFAULT_FILE_LIMIT_BYTES, GIT_QUICK_MS, hasCommit, KEPT_REFS, repoPaths, runGit, SNAPSHOT_REFS, SNAPSHOT_TIME_LIMIT_MS, splitZ, workTreeNow } from './snapshot';
+// Reading a code snapshot: the one a checkpoint names, what changed between it and now (or its HEAD), a file of it,
+// and a branch at it. Taking one is codeSnapshot.ts's; dropping the refs no checkpoint names any more, garbage.ts's.
+import { isObjectId, type Checkpoint } from '../checkpoint';
+import { CheckpointError, errorMessage } from '../errors';
+import { oneLine, shellQuote } from '../escaping';
+import { GIT_TIMEOUT_MS } from '../gitProcess';
+import { printable } from '../names';
+import { repoPaths } from './indexNote';
+import { git, gitBytes } from '../git';
+import { splitZ } from './io';
+import { checkedRef, hasCommit } from './refs';
+import { DEFAULT_FILE_LIMIT_BYTES, workTreeNow } from './workTree';
 
-/**
- * What the snapshot code asks of a store (the store, store.ts, calls this module: it is named by its shape, so the
- * two modules do not import each other).
- */
+/** What reading a checkpoint's snapshot asks of a store. */
 interface SnapshotStore {
   readonly cwd: string;
   show(name: string): Promise<Checkpoint>;
-  purgeTrash(olderThanDays: number, opts?: { dryRun?: boolean }): Promise<{ purged: { file: string; snapshot?: string }[]; stillNamed: Set<string> }>;
-  list(opts: { includeJson?: boolean }): Promise<{ name: string; path: string; unreadable?: string }[]>;
 }
 
 /** The snapshot commit a checkpoint names; throws when it has none or the repository lacks it. */
@@ -52,7 +50,7 @@ export interface SnapshotChange {
 /** The files that differ between two commits or trees (`from` '': the empty tree), paths relative to the top. */
 export async function changesBetween(top: string, from: string, to: string): Promise<SnapshotChange[]> {
   const args = from ? ['diff-tree', '-r', '--no-renames', '--name-status', '-z', from, to] : ['ls-tree', '-r', '-z', '--name-only', to];
-  const parts = splitZ(await runGit(top, args, { timeoutMs: SNAPSHOT_TIME_LIMIT_MS }));
+  const parts = splitZ(await git(top, args, { timeoutMs: GIT_TIMEOUT_MS }));
   if (!from) return parts.map((p) => ({ status: 'A', path: p }));
   const changes: SnapshotChange[] = [];
   for (let i = 0; i + 1 < parts.length; i += 2) {
@@ -82,7 +80,7 @@ export function leftOutAsLarge(skipped: readonly string[]): string | undefined {
 
 /** The repository's top folder (where snapshot paths start), or undefined outside a work tree. */
 export async function repoTop(cwd: string): Promise<string | undefined> {
-  return (await repoPaths(cwd, GIT_QUICK_MS))?.top;
+  return (await repoPaths(cwd, GIT_TIMEOUT_MS))?.top;
 }
 
 /**
@@ -92,7 +90,7 @@ export async function repoTop(cwd: string): Promise<string | undefined> {
 export async function fileAt(top: string, commit: string, file: string): Promise<Buffer> {
   if (!isObjectId(commit)) throw new CheckpointError(`"${commit}" is not a commit id.`);
   // `<commit>:<path>` starts with the object id: it can never be read as an option.
-  return runGitBytes(top, [...NO_HOOKS, 'cat-file', 'blob', `${commit}:${file}`], { timeoutMs: SNAPSHOT_TIME_LIMIT_MS });
+  return gitBytes(top, ['cat-file', 'blob', `${commit}:${file}`], { timeoutMs: GIT_TIMEOUT_MS });
 }
 
 /** The patch (or with `stat`, the summary) from a snapshot to the work tree now; '' when nothing changed. */
@@ -100,7 +98,7 @@ export async function diffSince(cwd: string, commit: string, opts: { stat?: bool
   const { top, tree, skipped } = await workTreeNow(cwd, { memoryDir: opts.memoryDir });
   // No external diff program and no textconv filter runs: the repository's config could name any command.
   const args = ['diff', '--no-ext-diff', '--no-textconv', '--no-color', ...(opts.stat ? ['--stat'] : []), commit, tree];
-  return { text: await runGit(top, args, { timeoutMs: SNAPSHOT_TIME_LIMIT_MS }), skipped };
+  return { text: await git(top, args, { timeoutMs: GIT_TIMEOUT_MS }), skipped };
 }
 
 /** Where `checkpoint branch` puts a snapshot: `checkpoint/<name>`. */
@@ -115,7 +113,7 @@ export async function branchFromSnapshot(cwd: string, name: string, commit: stri
   const branch = ref.slice('refs/heads/'.length);
   try {
     // An empty old value: the ref must not exist yet.
-    await runGit(cwd, ['update-ref', '-m', `checkpoint: branch from the snapshot of ${name}`, ref, commit, ''], { timeoutMs: GIT_QUICK_MS });
+    await git(cwd, ['update-ref', '-m', `checkpoint: branch from the snapshot of ${name}`, ref, commit, ''], { timeoutMs: GIT_TIMEOUT_MS });
   } catch (err) {
     if (/reference already exists/i.test(errorMessage(err))) {
       throw new CheckpointError(`A branch named ${branch} exists already; rename or delete it first (nothing was changed).`);
@@ -123,63 +121,4 @@ export async function branchFromSnapshot(cwd: string, name: string, commit: stri
     throw new CheckpointError(`git could not create ${branch}: ${errorMessage(err).trim().split('\n')[0]}`);
   }
   return branch;
-}
-
-/** Trashed checkpoints older than this many days are purged on save, with the snapshot refs only they named. */
-export const TRASH_PURGE_DAYS = 30;
-
-/**
- * Deletes the refs under refs/checkpoints/snapshots/ and refs/checkpoints/kept/ that point at one of `shas`.
- * Returns the refs deleted (`dryRun`: those it would delete). A ref moved meanwhile is left alone (the deletion checks its old value).
- */
-export async function removeSnapshotRefs(
-  cwd: string,
-  shas: ReadonlySet<string>,
-  timeoutMs = GIT_QUICK_MS,
-  keepNames: ReadonlySet<string> = new Set(),
-  dryRun = false,
-): Promise<string[]> {
-  if (shas.size === 0) return [];
-  const out = await runGit(cwd, ['for-each-ref', '--format=%(objectname) %(refname)', SNAPSHOT_REFS, KEPT_REFS], { timeoutMs });
-  const doomed = out
-    .split('\n')
-    .map((l) => [l.slice(0, l.indexOf(' ')), l.slice(l.indexOf(' ') + 1)] as const)
-    .filter(([sha, ref]) => shas.has(sha) && ref.startsWith('refs/checkpoints/') && !(ref.startsWith(SNAPSHOT_REFS) && keepNames.has(ref.slice(SNAPSHOT_REFS.length))));
-  if (doomed.length === 0 || dryRun) return doomed.map(([, ref]) => ref);
-  await runGit(cwd, ['update-ref', '-z', '--stdin'], { input: doomed.map(([sha, ref]) => `delete ${ref}\0${sha}\0`).join(''), timeoutMs });
-  return doomed.map(([, ref]) => ref);
-}
-
-/**
- * Purges trashed checkpoints dated `olderThanDays` days ago or earlier (0: the whole trash), and the snapshot refs
- * that only they named: a snapshot goes only when no live or trashed checkpoint names it any more, so Undo and
- * restore never find a checkpoint without its snapshot. `git: false` (Restricted Mode) leaves refs alone. `dryRun`:
- * nothing is removed; the result says what would be.
- */
-export async function collectGarbage(
-  store: SnapshotStore,
-  olderThanDays: number,
-  opts: { git?: boolean; dryRun?: boolean } = {},
-): Promise<{ purged: string[]; refsRemoved: string[]; warnings: string[] }> {
-  const { purged, stillNamed } = await store.purgeTrash(olderThanDays, { dryRun: opts.dryRun });
-  const gone = new Set(purged.map((p) => p.snapshot).filter((s): s is string => isObjectId(s) && !stillNamed.has(s)));
-  const warnings: string[] = [];
-  let refsRemoved: string[] = [];
-  // A live checkpoint that cannot be parsed may still name a snapshot: its name's ref, and any object id in its
-  // text, stay (the file may be fixed by hand).
-  const unreadable = gone.size ? (await store.list({ includeJson: false })).filter((c) => c.unreadable !== undefined) : [];
-  for (const c of unreadable) {
-    const text = await readPrefix(c.path, 1024 * 1024, { noFollow: true }).then(
-      (r) => r.buffer.toString('latin1'),
-      () => '',
-    );
-    for (const id of text.match(/[0-9a-f]+/g) ?? []) if (isObjectId(id)) gone.delete(id);
-  }
-  if (gone.size && opts.git !== false) {
-    refsRemoved = await removeSnapshotRefs(store.cwd, gone, GIT_QUICK_MS, new Set(unreadable.map((c) => c.name)), opts.dryRun).catch((err: unknown) => {
-      warnings.push(`The snapshot refs of purged checkpoints were not removed: ${errorMessage(err).trim().split('\n')[0]}`);
-      return [];
-    });
-  }
-  return { purged: purged.map((p) => p.file), refsRemoved, warnings };
 }
