@@ -103,7 +103,7 @@ const checkpoint = { ...load('core/checkpoint'), ...load('core/checkpointParse')
 const index = load('core/memoryIndex'), fm = load('core/frontMatter');
 const plans = load('core/plans'), names = load('core/names'), gitDir = load('core/gitDir'), git = load('core/git');
 const json = load('core/jsonCheckpoints'), resume = load('core/resumeText'), form = load('core/saveForm');
-const dates = load('core/dates'), escaping = load('core/escaping'), markdown = load('markdown');
+const dates = load('core/dates'), escaping = load('core/escaping'), markdown = load('editor/markdown');
 const call = (f, ...args) => { if (typeof f !== 'function') return; try { f(...args); } catch {} };
 const cpOf = (s) => ({ name: 'x', description: s, branch: s, saved: '2026-11-20T10:00:00.000Z', plan: s, planStep: 1, planSteps: 2,
   leftOff: s, done: [s], failed: [s], decisions: [s], questions: [s], modifiedFiles: [s] });
