@@ -95,7 +95,7 @@ null), "commitError" and "warnings".`,
       // be read, there is no notice (the checkpoint is saved all the same).
       resolved = ctx.memoryDir().catch(() => undefined);
       const store = await opening;
-      // No plan given: the one the editor's save form offers (seed 004: err on the side of including it), said.
+      // No plan given: the one the editor's save form offers (a plan left out costs more than one included), said.
       let plan = values.plan;
       if (plan === undefined && values['no-plan'] !== true) {
         const suggested = await suggestPlan(ctx.cwd, await resolvePlansDir({ cwd: ctx.cwd, env: ctx.env }), { env: ctx.env }).catch(() => undefined);

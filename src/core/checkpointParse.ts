@@ -93,7 +93,7 @@ function bodyAfterFrontMatter(text: string): string | undefined {
 }
 
 /**
- * The front matter and body of a checkpoint file, read leniently (SPEC): front matter that does not parse or holds a
+ * The front matter and body of a checkpoint file, read leniently: front matter that does not parse or holds a
  * binary byte is skipped, with the reason, and the file is read by its body. A NUL in the body is no text file.
  */
 function readFrontMatter(text: string): { fm: Schemas.FrontMatter | undefined; body: string; skipped?: string } {
@@ -148,7 +148,7 @@ export function parseCheckpoint(text: string, fallbackName: string, fallbackSave
     throw new CheckpointError(skipped ?? 'no checkpoint front matter or "# Checkpoint:" heading found');
   }
   const leftOff = sectionText(b.sections.leftOff);
-  // The body wins (SPEC): it is what a person and the agent read, and an agent may have edited it since the product
+  // The body wins: it is what a person and the agent read, and an agent may have edited it since the product
   // wrote the front matter. The front matter's time is kept when the body shows the same minute (it is precise).
   const fmSaved = asIso(fm?.saved);
   const saved = (b.saved !== undefined && (fmSaved === undefined || !sameMinute(fmSaved, b.saved)) ? b.saved : fmSaved) ?? fallbackSaved ?? new Date(0).toISOString();

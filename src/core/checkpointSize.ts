@@ -1,9 +1,9 @@
 // How large a checkpoint may grow: Modified Files capped, and a warning that says what made a file large.
 import type { Checkpoint } from './checkpoint';
 
-/** Modified Files lists at most this many paths (seeds 000 and 004: paths, not contents; `head -10`). */
+/** Modified Files lists at most this many paths (paths, not contents: the list is where the agent looks, not the diff). */
 export const MAX_MODIFIED_FILES = 25;
-/** A checkpoint file larger than this is still written, with a warning (seeds 000 and 004 keep them small). */
+/** A checkpoint file larger than this is still written, with a warning (a checkpoint is a short note the agent reads at every start). */
 export const CHECKPOINT_SIZE_BUDGET = 4 * 1024;
 
 /** The first {@link MAX_MODIFIED_FILES} paths, then `… and N more`. */

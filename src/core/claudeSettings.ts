@@ -94,7 +94,7 @@ export interface ConnectPlan extends ClaudeTargets {
 }
 
 /**
- * SHA-256 of the SKILL.md texts earlier releases installed (0.1.0 and 0.2.0 wrote the same one): Connect replaces
+ * SHA-256 of the SKILL.md texts earlier releases installed (every earlier release wrote the same one): Connect replaces
  * such a file as its own after an update, and Disconnect removes it, instead of keeping it as a person's. Add the
  * hash of the current text here when a release changes it.
  */

@@ -4,7 +4,7 @@ import type { FileIdentity } from './files';
 import { isLookupName, printable, validateName } from './names';
 import type { CheckpointStore } from './store';
 
-// Seed 001's synthesis of several checkpoints into one hand-off, made deterministic: the same sources give the same
+// Several checkpoints synthesized into one hand-off, made deterministic: the same sources give the same
 // checkpoint, byte for byte, except its saved time. Nothing is judged or rewritten; lists are merged, not summarized.
 
 /** The line a capped Modified Files list ends with (`… and 3 more`): not a path, so never merged as one. */

@@ -46,7 +46,7 @@ export function parseJsonCheckpoint(text: string, name: string, planName: string
     questions: [],
     modifiedFiles: (data.context?.files_in_progress ?? []).map(String),
   };
-  // Seed 003's blockers are what blocks the work, not questions: shown as Blockers.
+  // A JSON checkpoint's blockers are what blocks the work, not questions: shown as Blockers.
   if (data.blockers?.length) cp.blockers = data.blockers.map(String);
   const plan = planName ?? data.context?.active_plan ?? undefined;
   if (plan) cp.plan = plan;

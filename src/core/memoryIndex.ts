@@ -81,7 +81,7 @@ function bulletsIn(lines: Line[], mask: boolean[], bulletOf: Namer, sections = f
 
 /**
  * Makes the checkpoint sections of a file one `## Active Checkpoints` section, as every index write leaves it:
- * a `## Checkpoints` heading (Checkpoint 0.1.0) is renamed; the bullets of a second section move to the end of
+ * a `## Checkpoints` heading (what earlier releases wrote) is renamed; the bullets of a second section move to the end of
  * the first one's (a name already there is dropped) and its heading, resume line and blank lines go. The user's
  * own lines in a second section stay where they are.
  */
@@ -91,7 +91,7 @@ function normalizeSections(lines: Line[], eol: string, bulletOf: Namer): { mask:
   if (!sections.length) return { mask, changed: false };
   const first = sections[0];
   const rename = (): boolean => {
-    // `## Checkpoints` (0.1.0) is renamed; the heading as an agent spelled it (`### Active checkpoints`) is kept.
+    // `## Checkpoints` (earlier releases' heading) is renamed; the heading as an agent spelled it (`### Active checkpoints`) is kept.
     if (/active/i.test(lines[first.start].text)) return false;
     lines[first.start].text = SECTION_HEADING;
     return true;

@@ -12,7 +12,7 @@ const SECTION_RE = /^ {0,3}#{2,3}[ \t]+(?:active[ \t]+)?checkpoints[ \t]*(?:#+[ 
 const LEVEL_ONE_RE = /^ {0,3}#(?:[ \t]|$)/;
 const ANY_HEADING_RE = /^ {0,3}#{1,6}(?:[ \t]|$)/;
 /**
- * The shape of a bullet the product writes (and the seed's agents write): `- **name** (branch, Mon DD) — summary`,
+ * The shape of a bullet the product writes (and agents writing by hand write): `- **name** (branch, Mon DD) — summary`,
  * with the date as agents also write it (`Nov 05`, `2025-11-05`) and an en dash or `--` for the em dash. The name
  * holds no `*`; any `, <date>) <dash> ` after it will do (the first is found, scanning forward once: linear, and
  * quick on the long summaries that follow).
@@ -147,7 +147,7 @@ export function namer(known?: ReadonlySet<string>): Namer {
 const PLAIN_NAME_END = [' (', ' — ', ' – ', ' -- ', ': '];
 
 /**
- * The checkpoint of `known` a bullet names, in the shapes agents write inside the section (SPEC): `- **name** …` (also
+ * The checkpoint of `known` a bullet names, in the shapes agents write inside the section: `- **name** …` (also
  * `*` or `+`, indented), `- [name](checkpoint-name.md) …`, and a name without bold followed by ` (`, a dash or a
  * colon (`- name (main, Nov 02) — …`). A name may hold `*` (an agent's file name): each closing `**` is tried.
  */

@@ -5,7 +5,7 @@ export const CHECKPOINT_PREFIX = 'checkpoint-';
 export const CHECKPOINT_SUFFIX = '.md';
 
 /**
- * Turns free text into a checkpoint name (SPEC): Unicode NFC, lowercase; spaces, `/` and `\` become `-`; letters,
+ * Turns free text into a checkpoint name: Unicode NFC, lowercase; spaces, `/` and `\` become `-`; letters,
  * marks and digits of every script kept with `.`, `_` and `-` (so no separator, control or format character, and none
  * of the characters a file name may not hold on Windows); a run of dots becomes one (never `..`); leading `.` and `-`
  * and trailing `.` stripped; at most 64 characters (never half a character). "Café Menu" → `café-menu`; "名前" → `名前`.
@@ -85,7 +85,7 @@ export function isLookupName(raw: string): boolean {
 }
 
 /**
- * The seed's own rule for a file name (an agent following the skill writes this): lowercase; spaces and `/` become
+ * The rule an agent following the skill by hand uses for a file name: lowercase; spaces and `/` become
  * `-`; leading `-` stripped. "fix: login" → `fix:-login`.
  */
 export function seedName(raw: string): string {
@@ -108,7 +108,7 @@ export class AmbiguousNameError extends CheckpointError {
 
 /**
  * The one lookup every command uses: which of `names` (the names that exist, as their files spell them) a
- * typed name means. In order: the name as given (in either Unicode form), the seed's rule ({@link seedName}), the
+ * typed name means. In order: the name as given (in either Unicode form), the agent's rule ({@link seedName}), the
  * product's rule ({@link sanitizeName}), then the one name that matches ignoring case, spaces, dashes, underscores and
  * Unicode form. Two or more such matches: {@link AmbiguousNameError}. Undefined when none. A name that is not a
  * lookup name is never looked up (see {@link assertLookupName}).
@@ -129,7 +129,7 @@ export function resolveName(raw: string, names: Iterable<string>): string | unde
 
 /**
  * Whether a name holds a path separator of this system: `/`, and on Windows `\`. Elsewhere `\` is a character a file
- * name may hold (an agent following the seed writes `checkpoint-a\b.md` for "a\b"), found by its own name first.
+ * name may hold (an agent writing by hand writes `checkpoint-a\b.md` for "a\b"), found by its own name first.
  */
 export function hasSeparator(name: string): boolean {
   return name.includes('/') || (process.platform === 'win32' && name.includes('\\'));

@@ -94,7 +94,7 @@ export async function readPlanProgress(planPath: string): Promise<PlanProgress |
 }
 
 /**
- * A plan path as written in a checkpoint, as a path: `~/…` (the seed's form) expanded, a relative one resolved
+ * A plan path as written in a checkpoint, as a path: `~/…` expanded, a relative one resolved
  * against the workspace folder. The same plan file then has one path whatever form it was written in.
  */
 export function resolvePlanPath(plan: string, cwd: string, home?: string): string {
@@ -102,7 +102,7 @@ export function resolvePlanPath(plan: string, cwd: string, home?: string): strin
 }
 
 /**
- * A plan path as a checkpoint file holds it: under the home folder as `~/…` (the seed's form, so that a checkpoint
+ * A plan path as a checkpoint file holds it: under the home folder as `~/…` (so that a checkpoint
  * pulled on another machine finds the plan in that machine's home), any other path as it is.
  */
 export function portablePlanPath(plan: string, home: string): string {

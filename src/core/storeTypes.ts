@@ -44,7 +44,7 @@ export interface SaveInput {
   failed?: string[];
   decisions?: string[];
   questions?: string[];
-  /** What blocks the work (seed 003's `blockers`): the `## Blockers` section. */
+  /** What blocks the work (`blockers` in JSON checkpoints): the `## Blockers` section. */
   blockers?: string[];
   /** Plan file path (absolute, or relative to the workspace folder). */
   plan?: string;
@@ -168,7 +168,7 @@ export class CheckpointNotFoundError extends CheckpointError {
 
 /**
  * A checkpoint file that was read but is no checkpoint (neither its front matter nor its body can be read): `raw` is
- * what could be read of it, for the person to recover by hand (seed 000). The file is left as it is.
+ * what could be read of it, for the person to recover by hand. The file is left as it is.
  */
 export class UnreadableCheckpointError extends CheckpointError {
   constructor(
