@@ -224,7 +224,7 @@ test('a checkpoint file that is a symbolic link out of the memory folder is neve
   assert.ok(existsSync(outside));
 });
 
-test('resume without a name: the only Markdown checkpoint, whatever JSON history (seed 003) lies beside it', async () => {
+test('resume without a name: the only Markdown checkpoint, whatever JSON history lies beside it', async () => {
   const { home, ws, mem } = folders();
   mkdirSync(mem);
   writeFileSync(path.join(mem, 'checkpoint-fix:-login.md'), corpusCheckpoint('fix:-login'));

@@ -22,7 +22,7 @@ const sample: Checkpoint = {
   modifiedFiles: ['src/auth/google.ts'],
 };
 
-test('renders front matter and the seed body', () => {
+test('renders front matter and the body', () => {
   const text = renderCheckpoint(sample);
   assert.match(text, /^---\nname: my-feature\ndescription: "Wiring the OAuth callback; token refresh still failing"\ntype: checkpoint\nbranch: feature\/oauth\nsaved: 2026-11-25T21:40:00.000Z\nplan: \/home\/me\/.claude\/plans\/fix-auth-race.md\nplanStep: 3\nplanSteps: 7\n---\n# Checkpoint: my-feature\n/);
   assert.match(text, /\n- \*\*Branch:\*\* `feature\/oauth`\n- \*\*Saved:\*\* \d{4}-\d{2}-\d{2} \d{2}:\d{2}\n- \*\*Plan:\*\* `\/home\/me\/.claude\/plans\/fix-auth-race.md` \(step 3 of 7\)\n## Left Off\n/);

@@ -42,7 +42,7 @@ test('a setext heading ("Title" / "=====") is the first heading: the section goe
   assert.ok(upsertIndex('Text\n\n---\n# Real\n', 'a', bullet).text.startsWith('Text\n\n---\n# Real\n\n## '));
 });
 
-test("a user's own bold bullet in the section: delete --all keeps it; resume or delete of its very name removes it as that checkpoint's (SPEC: the bold name decides)", async () => {
+test("a user's own bold bullet in the section: delete --all keeps it; resume or delete of its very name removes it as that checkpoint's (the bold name decides)", async () => {
   const w = attackWorld();
   try {
     mkdirSync(w.mem);

@@ -56,7 +56,7 @@ test('a stale bullet of any shape whose file is gone: resume cleans it up and sa
   assert.ok(index(w.mem).includes('- **kept** — mine'), 'the other bullet stays');
 });
 
-test('names as people type them: one lookup for show, resume, delete and save (the seed\'s rule, case, spaces, Unicode form)', async () => {
+test('names as people type them: one lookup for show, resume, delete and save (an agent\'s file-name rule, case, spaces, Unicode form)', async () => {
   const w = world();
   agentCheckpoint(w.mem, 'checkpoint-fix:-login.md', 'colon left');
   agentCheckpoint(w.mem, 'checkpoint-My Feature.md', 'space left');
@@ -202,7 +202,7 @@ test('the pre-compact hook that creates <workspace>/.claude/memory makes git ign
   assert.equal(spawnSync('git', ['status', '--porcelain', '--untracked-files=all'], { cwd: w.repo, encoding: 'utf8' }).stdout, '', 'git status lists no checkpoint');
 });
 
-test('seed 003: JSON history alone is mentioned at session start with its next action; its blockers are Blockers', async () => {
+test('JSON history alone is mentioned at session start with its next action; its blockers are Blockers', async () => {
   const w = world();
   const history = path.join(w.repo, '.claude', 'checkpoints');
   mkdirSync(history, { recursive: true });

@@ -53,13 +53,13 @@ export async function saveCommand(s: Services, arg: unknown, planFirst: boolean)
       plan: arg.plan ?? (await resolveActivePlanFile(folder.uri.fsPath, { plansDirectory: folderSetting(folder, 'plansDirectory') })),
       force: arg.force === true,
     };
-    return writeCheckpoint(s, folder, form, false);
+    return saveFromForm(s, folder, form, false);
   }
   const folder = await resolveFolder(s, arg, 'Save a checkpoint of which folder?');
   if (!folder) return undefined;
   const presetPlan = isNode(arg) && arg.kind === 'plan' && arg.plan ? arg.plan : undefined;
   const form = await askSaveForm(s, folder, planFirst, presetPlan);
-  return form ? writeCheckpoint(s, folder, form, true) : undefined;
+  return form ? saveFromForm(s, folder, form, true) : undefined;
 }
 
 async function askSaveForm(
@@ -248,7 +248,7 @@ async function askOverwrite(
 }
 
 /** Saves the checkpoint (the folder's write path makes it the active one) and says so. */
-async function writeCheckpoint(s: Services, folder: vscode.WorkspaceFolder, form: SaveForm, interactive: boolean): Promise<string | undefined> {
+async function saveFromForm(s: Services, folder: vscode.WorkspaceFolder, form: SaveForm, interactive: boolean): Promise<string | undefined> {
   const checkpoints = s.model.folder(folder);
   const input = { name: form.name, leftOff: form.leftOff, done: form.done, failed: form.failed, plan: form.plan, force: form.force };
   let result: SaveResult;
