@@ -1,15 +1,14 @@
 import { isFolder } from '../core/files';
 import path = require('node:path');
 import { fileURLToPath } from 'node:url';
-import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
-import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
-import { RootsListChangedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
+import { McpServer, RootsListChangedNotificationSchema, StdioServerTransport } from './mcpSdk';
 import { AGENT_TOOLS, type ToolTarget } from './agentTools';
 import { CheckpointError } from '../core/errors';
 import { openStore } from '../core/openStore';
 
 // `checkpoint mcp`: the checkpoint tools (agentTools.ts) as an MCP server over stdio, with the official SDK. This
-// module is loaded only when that command runs (cli.ts imports it lazily): the SDK stays out of every other command.
+// module is loaded only when that command runs (src/cli/mcp.ts requires it lazily), and the SDK with it (./mcpSdk,
+// a file of its own): every other command starts without them.
 
 /** Set by the bundler from package.json (scripts/build.mjs); absent when run from the tsc output. */
 declare const CHECKPOINT_VERSION: string | undefined;

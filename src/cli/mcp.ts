@@ -16,7 +16,7 @@ Example (an MCP server entry of an agent's settings):
   options: {},
   positionals: 0,
   async run(ctx) {
-    // The server and the MCP SDK are a bundle of their own (dist/mcpServer.js), loaded only here: every other
+    // The server is loaded only here, and the MCP SDK with it (a file of its own, dist/mcpSdk.js): every other
     // command starts without them.
     const { runMcpServer } = require('../agent/mcpServer') as typeof import('../agent/mcpServer');
     return runMcpServer({ cwd: ctx.values.cwd !== undefined ? ctx.cwd : undefined, dir: ctx.values.dir, env: ctx.env });
