@@ -1,5 +1,5 @@
 // V8's code cache for the CLI's bundle. A command is a fresh Node process: without a cache it parses and compiles
-// the bundle again each time (about 10 ms of a session start's 130). Node 22.1+ has module.enableCompileCache(); the
+// the bundle again each time (about a tenth of a session start). Node 22.1+ has module.enableCompileCache(); the
 // same is done here for every supported Node, with vm.Script's cachedData, so that one path serves them all.
 //
 // The cache lives beside the code it caches (dist/.v8-cache/): whoever can write it can already rewrite the bundle,
@@ -28,9 +28,9 @@ export const skipCodeCache = (): void => {
 const ownAlone = (st: Stats): boolean => st.uid === process.geteuid?.() && (st.mode & 0o022) === 0;
 
 /**
- * Loads a CommonJS bundle as `require` would, with V8's code cache, and the bundles built apart that it requires
+ * Loads a CommonJS bundle as `require` would, with V8's code cache, and the libraries built apart that it requires
  * (`./proper-lockfile.js`…) the same way. `word` (the command) names the cache: the first successful run of each
- * command writes its own for each bundle it loaded, with every function that run compiled. Set CHECKPOINT_CODE_CACHE=0
+ * command writes its own for each file it loaded, with every function that run compiled. Set CHECKPOINT_CODE_CACHE=0
  * to load the bundle without it.
  */
 export function requireCached(file: string, word: string | undefined): unknown {
