@@ -19,7 +19,7 @@ function runTraced(args: string[], opts: { cwd: string; home: string; input?: st
     tracer,
     `process.on('exit', () => process.stderr.write('\\nPROMISES ' + process.moduleLoadList.includes('NativeModule internal/fs/promises') + '\\nLOADED ' + JSON.stringify(Object.keys(require.cache)) + '\\n'));\n`,
   );
-  const r = spawnSync(process.execPath, ['--require', tracer, CLI, ...args], { cwd: opts.cwd, env: isolatedEnv(opts.home), input: opts.input ?? '', encoding: 'utf8' });
+  const r = spawnSync(process.execPath, ['--require', tracer, CLI, ...args], { cwd: opts.cwd, env: isolatedEnv(opts.home), input: opts.input ?? '', encoding: 'utf8', timeout: 60_000 });
   const line = r.stderr.split('\n').find((l) => l.startsWith('LOADED '));
   assert.ok(line, `the process reported what it loaded: ${r.stderr}`);
   const loaded = (JSON.parse(line.slice('LOADED '.length)) as string[]).filter((f) => path.dirname(f) === DIST).map((f) => path.basename(f));
