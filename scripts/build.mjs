@@ -84,7 +84,9 @@ const common = {
 };
 
 const builds = {
-  // The extension, the whole CLI (every command, the hook's and the MCP server's too) and the libraries apart.
+  // The extension, the whole CLI (every command, the hook's and the MCP server's too) and the libraries apart. Inside a
+  // bundle, modules import each other and never `require` one another: esbuild would wrap a required module, and all
+  // that it imports, to be set up on first use, which cost a session start 4% (test/system/bundles.test.ts).
   bundles: { ...common, entryPoints: { extension: 'src/editor/extension.ts', 'cli-main': 'src/cli/main.ts', ...APART } },
   // `checkpoint` itself (package.json `bin`): it loads dist/cli-main.js with V8's code cache (src/cli/entry.ts).
   entry: { ...common, entryPoints: { cli: 'src/cli/entry.ts' }, banner: { js: '#!/usr/bin/env node' } },

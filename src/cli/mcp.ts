@@ -1,4 +1,5 @@
 import { defineCommand } from './command';
+import { runMcpServer } from '../agent/mcpServer';
 
 export const mcpCommand = defineCommand({
   synopsis: 'mcp',
@@ -16,9 +17,6 @@ Example (an MCP server entry of an agent's settings):
   options: {},
   positionals: 0,
   async run(ctx) {
-    // The server is loaded only here, and the MCP SDK with it (a file of its own, dist/mcpSdk.js): every other
-    // command starts without them.
-    const { runMcpServer } = require('../agent/mcpServer') as typeof import('../agent/mcpServer');
     return runMcpServer({ cwd: ctx.values.cwd !== undefined ? ctx.cwd : undefined, dir: ctx.values.dir, env: ctx.env });
   },
 });

@@ -91,6 +91,9 @@ test('the libraries loaded on first use are files of their own, not copies insid
   }
   assert.match(readFileSync(path.join(DIST, 'cli-main.js'), 'utf8'), /\("\.\/mcpSdk\.js"\)/, '`checkpoint mcp` requires the MCP SDK from dist/');
   assert.match(readFileSync(path.join(DIST, 'extension.js'), 'utf8'), /\("vscode"\)/, 'the extension requires the vscode API');
+  // The CLI's own modules are set up in one pass at load: none is wrapped to be set up on first use, as esbuild does
+  // with a module that is required rather than imported (and with all that it imports).
+  assert.doesNotMatch(readFileSync(path.join(DIST, 'cli-main.js'), 'utf8'), /\b__esm\(/, 'no module of the CLI is required lazily');
   // The entry loads the CLI bundle with its code cache (src/cli/codeCache.ts); no command's code is in it.
   const entry = readFileSync(CLI, 'utf8');
   assert.ok(entry.length < 12_288, 'dist/cli.js is only the entry');
