@@ -1,9 +1,8 @@
-// Bundles the extension, the CLI (its entry, the whole CLI and the hook's own bundle), the CLI's MCP server and the
-// libraries only some runs need with esbuild, and type-checks the project.
+// Bundles the extension, the CLI and the libraries only some runs need with esbuild, and type-checks the project.
 // Usage: node scripts/build.mjs [--production] [--no-typecheck] [--metafile] [--watch]
 import * as esbuild from 'esbuild';
 import { execFileSync, spawn } from 'node:child_process';
-import { chmodSync, readFileSync, writeFileSync, mkdirSync } from 'node:fs';
+import { chmodSync, readFileSync, readdirSync, rmSync, writeFileSync, mkdirSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -16,47 +15,21 @@ const { version } = manifest;
 /** The agent tools' declarations, without their schemas (src/agent/agentTools.ts takes their texts from them). */
 const toolDeclarations = manifest.contributes.languageModelTools.map(({ inputSchema: _schema, ...texts }) => texts);
 
-const common = {
-  bundle: true,
-  platform: 'node',
-  format: 'cjs',
-  target: 'node20',
-  minify: production,
-  sourcemap: production ? false : 'linked',
-  metafile: true,
-  logLevel: 'warning',
-  absWorkingDir: root,
-  external: ['vscode'],
-  // The agent tools' texts are written once, in package.json (where VS Code reads them): the bundles carry them.
-  define: { CHECKPOINT_VERSION: JSON.stringify(version), CHECKPOINT_TOOLS_DECLARED: JSON.stringify(toolDeclarations) },
-  // Prefer CommonJS builds of dependencies; their ESM entries pull in extra code.
-  mainFields: ['main', 'module'],
-  // jsonc-parser's CommonJS build is a UMD wrapper whose require() calls esbuild cannot follow: use its ESM build.
-  alias: { 'jsonc-parser': 'jsonc-parser/lib/esm/main.js' },
+/**
+ * The libraries built apart, each into a file of its own: a bundle that imports one (by whatever spelling: the match
+ * is on the resolved path) requires that file from dist/ at run time instead of carrying a copy. The code requires
+ * them inside a function, on first use (src/core/frontMatter.ts, lock.ts, jsonEdit.ts, checkpoint.ts,
+ * src/agent/agentTools.ts, mcpServer.ts), so a run that never needs one never reads it: the extension's bundle holds
+ * no YAML parser, zod or lock, a session start reads none of them, and only `checkpoint mcp` reads the MCP SDK.
+ */
+const APART = {
+  'gray-matter': 'gray-matter',
+  'jsonc-parser': 'jsonc-parser',
+  'proper-lockfile': 'proper-lockfile',
+  schemas: './src/core/schemas.ts',
+  toolSchemas: './src/agent/toolSchemas.ts',
+  mcpSdk: './src/agent/mcpSdk.ts',
 };
-
-/**
- * The files built apart: each is a bundle of its own, and every other bundle that imports it (by whatever spelling:
- * the match is on the resolved path) requires it from dist/ at run time instead of carrying a copy. The code requires
- * these inside a function, on first use (src/core/frontMatter.ts, lock.ts, jsonEdit.ts, checkpoint.ts,
- * agentTools.ts, cli/mcp.ts, cliEntry.ts), so a run that never needs one never parses it: a session start loads only
- * dist/cli.js and dist/hook.js, a save never loads YAML, the extension's bundle holds no zod and no MCP SDK.
- */
-const APART = [
-  { entry: 'gray-matter', outfile: 'dist/gray-matter.js' },
-  { entry: 'jsonc-parser', outfile: 'dist/jsonc-parser.js' },
-  { entry: 'proper-lockfile', outfile: 'dist/proper-lockfile.js' },
-  { entry: './src/core/schemas.ts', outfile: 'dist/schemas.js' },
-  { entry: './src/agent/toolSchemas.ts', outfile: 'dist/toolSchemas.js' },
-  { entry: './src/agent/mcpServer.ts', outfile: 'dist/mcpServer.js' },
-  { entry: './src/cli/hookEntry.ts', outfile: 'dist/hook.js' },
-  { entry: './src/cli/main.ts', outfile: 'dist/cli-main.js' },
-];
-/**
- * proper-lockfile's graceful-fs and signal-exit patch the process on load (fs.close, process.emit, signal handlers):
- * in the extension host every extension shares. Its bundle gets patch-free stand-ins (src/core/shims/).
- */
-const PATCH_FREE = { 'graceful-fs': './src/core/shims/plainFs.ts', 'signal-exit': './src/core/shims/exitOnly.ts' };
 
 const SELF = Symbol('apart');
 const apart = {
@@ -66,10 +39,10 @@ const apart = {
     let table;
     const resolveAll = async () => {
       const map = new Map();
-      for (const { entry, outfile } of APART) {
+      for (const [name, entry] of Object.entries(APART)) {
         const r = await build.resolve(entry, { kind: 'require-call', resolveDir: root, pluginData: SELF });
         if (r.errors.length > 0) throw new Error(`build: ${entry} does not resolve`);
-        map.set(r.path, `./${outfile.slice('dist/'.length)}`);
+        map.set(r.path, `./${name}.js`);
       }
       return map;
     };
@@ -83,33 +56,66 @@ const apart = {
   },
 };
 
+const common = {
+  bundle: true,
+  platform: 'node',
+  format: 'cjs',
+  target: 'node20',
+  minify: production,
+  sourcemap: production ? false : 'linked',
+  metafile: true,
+  logLevel: watch ? 'info' : 'warning',
+  absWorkingDir: root,
+  outdir: 'dist',
+  external: ['vscode'],
+  // The agent tools' texts are written once, in package.json (where VS Code reads them): the bundles carry them.
+  define: { CHECKPOINT_VERSION: JSON.stringify(version), CHECKPOINT_TOOLS_DECLARED: JSON.stringify(toolDeclarations) },
+  // Prefer CommonJS builds of dependencies; their ESM entries pull in extra code.
+  mainFields: ['main', 'module'],
+  alias: {
+    // jsonc-parser's CommonJS build is a UMD wrapper whose require() calls esbuild cannot follow: its ESM build.
+    'jsonc-parser': 'jsonc-parser/lib/esm/main.js',
+    // proper-lockfile's graceful-fs and signal-exit patch the process on load (fs.close, process.emit, signal
+    // handlers): in the extension host every extension shares. The lock gets patch-free stand-ins (src/core/shims/).
+    'graceful-fs': './src/core/shims/plainFs.ts',
+    'signal-exit': './src/core/shims/exitOnly.ts',
+  },
+  plugins: [apart],
+};
+
 const builds = {
-  // In watch mode the extension's build says when a rebuild starts and ends (the others only warn).
-  extension: { ...common, entryPoints: ['src/editor/extension.ts'], outfile: 'dist/extension.js', plugins: [apart], logLevel: watch ? 'info' : 'warning' },
-  cli: { ...common, entryPoints: ['src/cli/entry.ts'], outfile: 'dist/cli.js', banner: { js: '#!/usr/bin/env node' }, plugins: [apart] },
-  ...Object.fromEntries(
-    APART.map(({ entry, outfile }) => [
-      outfile.slice('dist/'.length, -'.js'.length),
-      { ...common, entryPoints: [entry], outfile, alias: { ...common.alias, ...PATCH_FREE }, plugins: [apart] },
-    ]),
-  ),
+  // The extension, the whole CLI (every command, the hook's and the MCP server's too) and the libraries apart. Inside a
+  // bundle, modules import each other and never `require` one another: esbuild would wrap a required module, and all
+  // that it imports, to be set up on first use, which cost a session start 4% (test/system/bundles.test.ts).
+  bundles: { ...common, entryPoints: { extension: 'src/editor/extension.ts', 'cli-main': 'src/cli/main.ts', ...APART } },
+  // `checkpoint` itself (package.json `bin`): it loads dist/cli-main.js with V8's code cache (src/cli/entry.ts).
+  entry: { ...common, entryPoints: { cli: 'src/cli/entry.ts' }, banner: { js: '#!/usr/bin/env node' } },
 };
 
 if (watch) {
-  // `npm run watch`: rebuilds each bundle on change, and beside it `tsc --watch` type-checks and compiles the tests
+  // `npm run watch`: rebuilds the bundles on change, and beside it `tsc --watch` type-checks and compiles the tests
   // (out/), so Run Extension and the unit tests (.vscode/launch.json) always see the saved code.
   for (const options of Object.values(builds)) await (await esbuild.context(options)).watch();
   spawn(process.execPath, [join(root, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', root, '--watch', '--preserveWatchOutput'], { stdio: 'inherit' });
 } else {
   const results = Object.fromEntries(await Promise.all(Object.entries(builds).map(async ([name, options]) => [name, await esbuild.build(options)])));
+  const { bundles } = results;
+
+  // Bundles of an earlier layout would be packaged with dist/*.js: dist/ holds this build's files alone (and no code
+  // cache of an earlier build).
+  const built = new Set(Object.values(results).flatMap((r) => Object.keys(r.metafile.outputs)));
+  for (const f of readdirSync(join(root, 'dist'))) if (/\.js(\.map)?$/.test(f) && !built.has(`dist/${f}`)) rmSync(join(root, 'dist', f));
+  rmSync(join(root, 'dist', '.v8-cache'), { recursive: true, force: true });
 
   // The CLI is run directly as `checkpoint` (package.json `bin`): make it executable.
   chmodSync(join(root, 'dist', 'cli.js'), 0o755);
 
   if (args.has('--metafile')) {
+    // One metafile per bundle (out/meta-<name>.json), for esbuild's analyzer.
     mkdirSync(join(root, 'out'), { recursive: true });
-    for (const [name, file] of [['extension', 'extension'], ['cli-main', 'cli'], ['hook', 'hook'], ['mcpServer', 'mcp']]) {
-      writeFileSync(resolve(root, 'out', `meta-${file}.json`), JSON.stringify(results[name].metafile));
+    for (const [file, output] of Object.entries(bundles.metafile.outputs)) {
+      const name = /^dist\/([\w-]+)\.js$/.exec(file)?.[1];
+      if (name) writeFileSync(resolve(root, 'out', `meta-${name}.json`), JSON.stringify({ inputs: bundles.metafile.inputs, outputs: { [file]: output } }));
     }
   }
 

@@ -8,7 +8,7 @@
 // inner loop (`npm run test:unit`, the "Unit tests" launch configuration): within a minute. Test files named after
 // --unit or --system (`test/unit/store.test.ts`) run alone.
 import { spawn } from 'node:child_process';
-import { existsSync, readFileSync, readdirSync } from 'node:fs';
+import { existsSync, readFileSync, readdirSync, statSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -62,7 +62,9 @@ const nodeTests = async (dir, stage) => {
   const files = readdirSync(testDir)
     .filter((f) => f.endsWith('.test.js') && existsSync(join(root, 'test', dir, f.replace(/\.js$/, '.ts'))))
     .filter((f) => !named.size || named.has(f.replace(/\.js$/, '')))
-    .map((f) => join(testDir, f));
+    .map((f) => join(testDir, f))
+    // The biggest files (the longest to run, as a rule) first, so that no long one starts last and runs alone.
+    .sort((a, b) => statSync(b).size - statSync(a).size);
   // Two files at a time: most tests wait on child processes (git, the CLI), not on a core.
   const r = await run(node, ['--test', '--test-concurrency=2', '--test-timeout=600000', '--test-reporter=tap', ...files], { capture: true });
   const pass = Number(/^# pass (\d+)/m.exec(r.out)?.[1] ?? 0);

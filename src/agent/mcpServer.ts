@@ -1,15 +1,14 @@
 import { isFolder } from '../core/files';
 import path = require('node:path');
 import { fileURLToPath } from 'node:url';
-import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
-import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
-import { RootsListChangedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
+import type * as McpSdk from './mcpSdk';
 import { AGENT_TOOLS, type ToolTarget } from './agentTools';
 import { CheckpointError } from '../core/errors';
 import { openStore } from '../core/openStore';
 
-// `checkpoint mcp`: the checkpoint tools (agentTools.ts) as an MCP server over stdio, with the official SDK. This
-// module is loaded only when that command runs (cli.ts imports it lazily): the SDK stays out of every other command.
+// `checkpoint mcp`: the checkpoint tools (agentTools.ts) as an MCP server over stdio, with the official SDK. The SDK
+// is a file of its own (./mcpSdk, dist/mcpSdk.js), required when the server starts: every other command runs
+// without it.
 
 /** Set by the bundler from package.json (scripts/build.mjs); absent when run from the tsc output. */
 declare const CHECKPOINT_VERSION: string | undefined;
@@ -43,6 +42,7 @@ const DRAIN_MS = 10_000;
  * that are running then finish first (a save is written completely or not at all). Resolves with the exit code.
  */
 export async function runMcpServer(opts: McpServerOptions): Promise<number> {
+  const { McpServer, RootsListChangedNotificationSchema, StdioServerTransport } = require('./mcpSdk') as typeof McpSdk;
   const stdin = opts.stdin ?? process.stdin;
   const stdout = opts.stdout ?? process.stdout;
   const log = opts.log ?? ((line: string) => process.stderr.write(`${line}\n`));

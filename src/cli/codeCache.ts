@@ -1,5 +1,5 @@
-// V8's code cache for the CLI's bundles. A command is a fresh Node process: without a cache it parses and compiles
-// its bundle again each time (about 10 ms of a session start's 130). Node 22.1+ has module.enableCompileCache(); the
+// V8's code cache for the CLI's bundle. A command is a fresh Node process: without a cache it parses and compiles
+// the bundle again each time (about a tenth of a session start). Node 22.1+ has module.enableCompileCache(); the
 // same is done here for every supported Node, with vm.Script's cachedData, so that one path serves them all.
 //
 // The cache lives beside the code it caches (dist/.v8-cache/): whoever can write it can already rewrite the bundle,
@@ -13,26 +13,30 @@ import { closeSync, fstatSync, lstatSync, mkdirSync, openSync, readdirSync, read
 import { Module, createRequire } from 'node:module';
 import path = require('node:path');
 import { Script } from 'node:vm';
-import { SKIP_CODE_CACHE } from './codeCacheFlag';
 
 const CACHE_DIR = '.v8-cache';
 /** The words a cache may be named by: one cache per command, as each compiles different functions. */
 const KEY_WORD = /^[a-z][a-z-]*$/;
-/** How a bundle names a bundle built apart beside it (scripts/build.mjs): `./<name>.js`. */
+/** How a bundle names a library built apart beside it (scripts/build.mjs): `./<name>.js`. */
 const SIBLING = /^\.\/[a-z][a-z-]*\.js$/i;
+/** Set when the run gives up: it exits at once, and a cache of a run cut short is not written. */
+let skipped = false;
+export const skipCodeCache = (): void => {
+  skipped = true;
+};
 /** Whether a file or folder is this user's and no one else may write it (POSIX: Windows keeps no cache). */
 const ownAlone = (st: Stats): boolean => st.uid === process.geteuid?.() && (st.mode & 0o022) === 0;
 
 /**
- * Loads a CommonJS bundle as `require` would, with V8's code cache, and the bundles built apart that it requires
+ * Loads a CommonJS bundle as `require` would, with V8's code cache, and the libraries built apart that it requires
  * (`./proper-lockfile.js`…) the same way. `word` (the command) names the cache: the first successful run of each
- * command writes its own for each bundle it loaded, with every function that run compiled. Set CHECKPOINT_CODE_CACHE=0
+ * command writes its own for each file it loaded, with every function that run compiled. Set CHECKPOINT_CODE_CACHE=0
  * to load the bundle without it.
  */
 export function requireCached(file: string, word: string | undefined): unknown {
   if (process.env.CHECKPOINT_CODE_CACHE === '0' || process.platform === 'win32') return createRequire(file)(file);
   const plain = createRequire(file);
-  // Loaded already (a bundle built apart that two bundles require): the same module, as with require.
+  // Loaded already: the same module, as with require.
   const loaded = plain.cache[file];
   if (loaded) return loaded.exports;
   const dir = path.dirname(file);
@@ -53,7 +57,7 @@ export function requireCached(file: string, word: string | undefined): unknown {
   // The wrapper Node puts around a CommonJS module, on the source's first line so that line numbers stay.
   const script = new Script(`(function (exports, require, module, __filename, __dirname) { ${source}\n})`, { filename: file, cachedData });
   // A module of Node's own, in require's cache as `require(file)` would leave it.
-  // The bundles built apart beside it (`require("./proper-lockfile.js")`) load the same way, each with its cache.
+  // The libraries built apart beside it (`require("./proper-lockfile.js")`) load the same way, each with its cache.
   const req = Object.assign((id: string): unknown => (SIBLING.test(id) ? requireCached(path.join(dir, id.slice(2)), word) : plain(id)), plain);
   const mod = new Module(file);
   mod.filename = file;
@@ -68,7 +72,7 @@ export function requireCached(file: string, word: string | undefined): unknown {
   if (!cachedData || script.cachedDataRejected) {
     // At exit, so that the cache holds every function this run compiled; only after a run that succeeded.
     process.once('exit', (code) => {
-      if (code === 0 && (globalThis as Record<symbol, unknown>)[SKIP_CODE_CACHE] !== true) {
+      if (code === 0 && !skipped) {
         writeCache(cacheFile, `${base}.`, `${base}.${id}.`, () => script.createCachedData());
       }
     });

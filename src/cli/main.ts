@@ -1,4 +1,4 @@
-// The whole CLI: every command. dist/cli.js loads it for every command but `hook` (src/cli/entry.ts).
+// The whole CLI: every command, built into dist/cli-main.js, which dist/cli.js loads (src/cli/entry.ts).
 import { commandLine, runAsProcess } from './runner';
 import type { Command } from './command';
 import { combineCommand } from './combine';
@@ -47,4 +47,4 @@ const COMMANDS: Record<string, Command> = {
 /** Runs the CLI; returns the exit code. Exported for tests; `main` wires it to the process. */
 export const run = commandLine(COMMANDS);
 
-export const main = (argv: string[]): void => runAsProcess(run, argv);
+export const main = (argv: string[], onGiveUp?: () => void): void => runAsProcess(run, argv, onGiveUp);

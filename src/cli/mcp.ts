@@ -1,4 +1,5 @@
 import { defineCommand } from './command';
+import { runMcpServer } from '../agent/mcpServer';
 
 export const mcpCommand = defineCommand({
   synopsis: 'mcp',
@@ -15,9 +16,6 @@ the project its "cwd" argument names, else --cwd, else the client's first root f
   options: {},
   positionals: 0,
   async run(ctx) {
-    // The server and the MCP SDK are a bundle of their own (dist/mcpServer.js), loaded only here: every other
-    // command starts without them.
-    const { runMcpServer } = require('../agent/mcpServer') as typeof import('../agent/mcpServer');
     return runMcpServer({ cwd: ctx.values.cwd !== undefined ? ctx.cwd : undefined, dir: ctx.values.dir, env: ctx.env });
   },
 });

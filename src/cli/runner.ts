@@ -12,7 +12,6 @@ import { openStore } from '../core/openStore';
 import type { CheckpointStore } from '../core/store';
 import { agentLine, terminalText } from '../core/escaping';
 import type { Command, CommandContext, Io, Options } from './command';
-import { SKIP_CODE_CACHE } from './codeCacheFlag';
 
 /** Set by the bundler from package.json (scripts/build.mjs); absent when the CLI runs from the tsc output. */
 declare const CHECKPOINT_VERSION: string | undefined;
@@ -365,8 +364,11 @@ function askTerminal(question: string): Promise<string> {
   });
 }
 
-/** Runs `cli` as this process: output to stdout/stderr, the exit code as the process's. */
-export function runAsProcess(cli: Cli, argv: string[]): void {
+/**
+ * Runs `cli` as this process: output to stdout/stderr, the exit code as the process's. `onGiveUp` is called when a
+ * run gives up (a hook past its time limit) and exits at once.
+ */
+export function runAsProcess(cli: Cli, argv: string[], onGiveUp?: () => void): void {
   const out = fdWriter(1, () => process.stdout);
   const err = fdWriter(2, () => process.stderr);
   // Someone to ask only when both stdin and stderr are a terminal (two fstat calls; no stream is set up for it).
@@ -384,8 +386,7 @@ export function runAsProcess(cli: Cli, argv: string[]): void {
     },
     err: (s) => err.write(`${s}\n`),
     abandon: () => {
-      // Giving up is exiting now: no code cache is written on the way out (src/codeCache.ts).
-      (globalThis as Record<symbol, unknown>)[SKIP_CODE_CACHE] = true;
+      onGiveUp?.();
       out.flushed(() => process.exit(0));
     },
   }).then((code) => {

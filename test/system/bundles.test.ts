@@ -1,7 +1,7 @@
-// What each run of the shipped CLI loads: `checkpoint hook session-start` runs at every agent start, so it loads the
-// entry and the hook's bundle and nothing else, and reads inline (no thread pool, no node:fs/promises); the libraries
-// loaded on first use come from their own files, once. Checked by running the built bundles (`node scripts/build.mjs`)
-// with a preload that reports every module loaded.
+// What each run of the shipped CLI loads: every command, `checkpoint hook session-start` (run at every agent start)
+// and `checkpoint mcp` too, loads the entry and the one CLI bundle, and the libraries it needs on first use from their
+// own files, once; a session start needs none and reads inline (no thread pool, no node:fs/promises). Checked by
+// running the built bundles (`node scripts/build.mjs`) with a preload that reports every module loaded.
 import { test } from 'node:test';
 import * as assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
@@ -19,14 +19,14 @@ function runTraced(args: string[], opts: { cwd: string; home: string; input?: st
     tracer,
     `process.on('exit', () => process.stderr.write('\\nPROMISES ' + process.moduleLoadList.includes('NativeModule internal/fs/promises') + '\\nLOADED ' + JSON.stringify(Object.keys(require.cache)) + '\\n'));\n`,
   );
-  const r = spawnSync(process.execPath, ['--require', tracer, CLI, ...args], { cwd: opts.cwd, env: isolatedEnv(opts.home), input: opts.input ?? '', encoding: 'utf8' });
+  const r = spawnSync(process.execPath, ['--require', tracer, CLI, ...args], { cwd: opts.cwd, env: isolatedEnv(opts.home), input: opts.input ?? '', encoding: 'utf8', timeout: 60_000 });
   const line = r.stderr.split('\n').find((l) => l.startsWith('LOADED '));
   assert.ok(line, `the process reported what it loaded: ${r.stderr}`);
   const loaded = (JSON.parse(line.slice('LOADED '.length)) as string[]).filter((f) => path.dirname(f) === DIST).map((f) => path.basename(f));
   return { code: r.status, out: r.stdout, loaded: loaded.sort(), fsPromises: r.stderr.includes('\nPROMISES true') };
 }
 
-test('a Claude Code session start loads the entry and the hook alone; a save loads the lock but no YAML parser', () => {
+test('a Claude Code session start loads the CLI bundle and no library; a save the lock but no YAML parser; `checkpoint mcp` the MCP SDK', () => {
   const repo = makeRepo({ dir: temp() });
   const home = temp();
   const mem = path.join(home, 'memory');
@@ -38,8 +38,20 @@ test('a Claude Code session start loads the entry and the hook alone; a save loa
   const start = runTraced(['hook', 'session-start', '--dir', mem], { cwd: repo, home, input });
   assert.equal(start.code, 0);
   assert.match(JSON.parse(start.out).hookSpecificOutput.additionalContext, /"db-migration"/);
-  assert.deepEqual(start.loaded, ['cli.js', 'hook.js']);
+  assert.deepEqual(start.loaded, ['cli-main.js', 'cli.js']);
   assert.equal(start.fsPromises, false, 'a session start reads inline');
+
+  // An MCP client that lists the tools and disconnects: the server ends with its stdin.
+  const rpc = [
+    { jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'test', version: '1' } } },
+    { jsonrpc: '2.0', method: 'notifications/initialized' },
+    { jsonrpc: '2.0', id: 2, method: 'tools/list', params: {} },
+  ];
+  const mcp = runTraced(['mcp', '--dir', mem], { cwd: repo, home, input: rpc.map((m) => `${JSON.stringify(m)}\n`).join('') });
+  assert.equal(mcp.code, 0);
+  const tools = (mcp.out.trim().split('\n').map((l) => JSON.parse(l) as { id?: number; result?: { tools?: { name: string }[] } }).find((m) => m.id === 2)?.result?.tools ?? []).map((t) => t.name);
+  assert.deepEqual(tools.sort(), ['checkpoint_list', 'checkpoint_resume', 'checkpoint_save', 'checkpoint_show']);
+  assert.deepEqual(mcp.loaded, ['cli-main.js', 'cli.js', 'mcpSdk.js', 'toolSchemas.js']);
 });
 
 test('a session start reads inline wherever its memory folder comes from: Claude Code settings, a linked worktree, none pending', () => {
@@ -66,29 +78,23 @@ test('a session start reads inline wherever its memory folder comes from: Claude
   }
 });
 
-test('the lazily loaded libraries are files of their own, not copies inside the bundles', () => {
+test('the libraries loaded on first use are files of their own, not copies inside the bundles', () => {
   const bundles = readdirSync(DIST).filter((f) => f.endsWith('.js'));
-  for (const lib of ['gray-matter.js', 'proper-lockfile.js', 'jsonc-parser.js', 'schemas.js', 'toolSchemas.js']) assert.ok(bundles.includes(lib), lib);
-  // The extension is one file: no split pieces beside it.
-  assert.deepEqual(bundles.filter((f) => f.startsWith('ext-')), [], 'the extension is dist/extension.js alone');
-  // A string of each library's own code: graceful-fs, proper-lockfile, js-yaml (under gray-matter), jsonc-parser and
-  // zod. The MCP server's SDK uses zod itself; the extension loads the tools' input schemas (and zod) on first use.
-  const libraries = 'graceful-fs\\.queue|ECOMPROMISED|YAMLException|InvalidCommentToken';
-  const extensionText = readFileSync(path.join(DIST, 'extension.js'), 'utf8');
-  const markers: Record<string, [string, RegExp]> = {
-    'extension.js': [extensionText, new RegExp(`${libraries}|\\$ZodType|StdioServerTransport`)],
-    'mcpServer.js': [readFileSync(path.join(DIST, 'mcpServer.js'), 'utf8'), new RegExp(libraries)],
-    'cli-main.js': [readFileSync(path.join(DIST, 'cli-main.js'), 'utf8'), new RegExp(`${libraries}|\\$ZodType|StdioServerTransport`)],
-    'hook.js': [readFileSync(path.join(DIST, 'hook.js'), 'utf8'), new RegExp(`${libraries}|\\$ZodType|StdioServerTransport`)],
-  };
-  for (const [b, [text, marker]] of Object.entries(markers)) {
-    assert.doesNotMatch(text, marker, `${b} carries no copy of a lazily loaded library`);
-    assert.match(text, /\("\.\/(gray-matter|proper-lockfile|jsonc-parser|schemas)\.js"\)/, `${b} requires them from dist/`);
+  assert.deepEqual(bundles.sort(), ['cli-main.js', 'cli.js', 'extension.js', 'gray-matter.js', 'jsonc-parser.js', 'mcpSdk.js', 'proper-lockfile.js', 'schemas.js', 'toolSchemas.js']);
+  // A string of each library's own code: graceful-fs, proper-lockfile, js-yaml (under gray-matter), jsonc-parser,
+  // zod and the MCP SDK.
+  const libraries = /graceful-fs\.queue|ECOMPROMISED|YAMLException|InvalidCommentToken|\$ZodType|roots\/list_changed/;
+  for (const b of ['extension.js', 'cli-main.js']) {
+    const text = readFileSync(path.join(DIST, b), 'utf8');
+    assert.doesNotMatch(text, libraries, `${b} carries no copy of a lazily loaded library`);
+    assert.match(text, /\("\.\/(gray-matter|proper-lockfile|jsonc-parser|schemas|toolSchemas)\.js"\)/, `${b} requires them from dist/`);
   }
-  assert.match(extensionText, /\("\.\/toolSchemas\.js"\)/, 'the extension requires the tool schemas from dist/');
-  assert.match(markers['cli-main.js'][0], /\("\.\/mcpServer\.js"\)/, '`checkpoint mcp` requires the MCP server from dist/');
-  assert.match(extensionText, /\("vscode"\)/, 'the extension requires the vscode API');
-  // The entry picks a bundle and loads it with its code cache (src/cli/codeCache.ts); no command's code is in it, and it
+  assert.match(readFileSync(path.join(DIST, 'cli-main.js'), 'utf8'), /\("\.\/mcpSdk\.js"\)/, '`checkpoint mcp` requires the MCP SDK from dist/');
+  assert.match(readFileSync(path.join(DIST, 'extension.js'), 'utf8'), /\("vscode"\)/, 'the extension requires the vscode API');
+  // The CLI's own modules are set up in one pass at load: none is wrapped to be set up on first use, as esbuild does
+  // with a module that is required rather than imported (and with all that it imports).
+  assert.doesNotMatch(readFileSync(path.join(DIST, 'cli-main.js'), 'utf8'), /\b__esm\(/, 'no module of the CLI is required lazily');
+  // The entry loads the CLI bundle with its code cache (src/cli/codeCache.ts); no command's code is in it, and it
   // starts no git (a save runs its own).
   const entry = readFileSync(CLI, 'utf8');
   assert.ok(entry.length < 12_288, 'dist/cli.js is only the entry');
@@ -96,26 +102,29 @@ test('the lazily loaded libraries are files of their own, not copies inside the 
   assert.doesNotMatch(entry, /porcelain|child_process/, 'dist/cli.js runs no git');
 });
 
-test('each module built apart is in its own file only (a second copy would have classes of its own)', (t) => {
+test('each module is in one file of a runtime only: the core once in the CLI bundle and once in the extension', (t) => {
   const maps = readdirSync(DIST).filter((f) => f.endsWith('.js.map'));
   if (maps.length === 0) return t.skip('a production build has no source maps');
-  // The module each file built apart starts from (scripts/build.mjs, APART), by how its source map names it.
-  const apart: Record<string, RegExp> = {
+  const sources = (map: string) => (JSON.parse(readFileSync(path.join(DIST, map), 'utf8')) as { sources: string[] }).sources;
+  // The module each file starts from (scripts/build.mjs), by how its source map names it.
+  const own: Record<string, RegExp> = {
     'gray-matter.js.map': /node_modules\/gray-matter\/index\.js$/,
     'proper-lockfile.js.map': /node_modules\/proper-lockfile\/index\.js$/,
     'jsonc-parser.js.map': /node_modules\/jsonc-parser\/lib\/esm\/main\.js$/,
     'schemas.js.map': /src\/core\/schemas\.ts$/,
     'toolSchemas.js.map': /src\/agent\/toolSchemas\.ts$/,
-    'mcpServer.js.map': /src\/agent\/mcpServer\.ts$/,
-    'hook.js.map': /src\/cli\/hookEntry\.ts$/,
+    'mcpSdk.js.map': /node_modules\/@modelcontextprotocol\/sdk\/src\/server\/mcp\.ts$/,
     'cli-main.js.map': /src\/cli\/main\.ts$/,
+    'extension.js.map': /src\/editor\/extension\.ts$/,
   };
-  const sources = (map: string) => (JSON.parse(readFileSync(path.join(DIST, map), 'utf8')) as { sources: string[] }).sources;
-  for (const [own, entry] of Object.entries(apart)) {
-    assert.ok(sources(own).some((f) => entry.test(f)), `${own} holds its module`);
-    for (const map of maps.filter((m) => m !== own)) assert.ok(!sources(map).some((f) => entry.test(f)), `${map} carries no copy of ${entry}`);
+  for (const [map, entry] of Object.entries(own)) {
+    assert.ok(sources(map).some((f) => entry.test(f)), `${map} holds its module`);
+    for (const other of maps.filter((m) => m !== map)) assert.ok(!sources(other).some((f) => entry.test(f)), `${other} carries no copy of ${entry}`);
   }
-  assert.ok(sources('extension.js.map').some((f) => f.endsWith('src/core/store.ts')), 'the core is in the extension');
+  // The whole CLI, the hook and the MCP server included, is one bundle; the core is in it and in the extension only.
+  for (const f of [/src\/cli\/hook\.ts$/, /src\/agent\/mcpServer\.ts$/]) assert.ok(sources('cli-main.js.map').some((s) => f.test(s)), `${f} is in the CLI bundle`);
+  const withCore = maps.filter((m) => sources(m).some((f) => f.endsWith('src/core/store.ts')));
+  assert.deepEqual(withCore.sort(), ['cli-main.js.map', 'extension.js.map']);
 });
 
 test('activating the extension parses its one bundle and no library; the deferred start loads none either', () => {

@@ -53,14 +53,14 @@ test('the first run of a command writes its cache beside the bundle, the next ru
   assert.equal(after.ino, before.ino);
   assert.equal(after.mtimeMs, before.mtimeMs);
 
-  // Each command has a cache of its own; the hook's bundle one for its events.
+  // Each command has a cache of its own; the hook one for its events.
   assert.equal(run(s, ['show', 'db-migration', '--dir', s.mem]).code, 0);
   const input = JSON.stringify({ session_id: 's1', cwd: s.home, hook_event_name: 'SessionStart', source: 'startup' });
   const hook = spawnSync(process.execPath, [s.cli, 'hook', 'session-start', '--dir', s.mem], { cwd: s.home, env: isolatedEnv(s.home), input, encoding: 'utf8' });
   assert.equal(hook.status, 0, hook.stderr);
   assert.match(JSON.parse(hook.stdout).hookSpecificOutput.additionalContext, /db-migration/);
   const names = cacheFiles(s.cache).map((f) => f.split('.').filter((_, i) => i === 0 || i === 2).join(' '));
-  assert.deepEqual(names, ['cli-main list', 'cli-main show', 'hook hook']);
+  assert.deepEqual(names, ['cli-main hook', 'cli-main list', 'cli-main show']);
 });
 
 test('a damaged cache, or one that others may write, is never used: the command works and the cache is replaced', { skip }, () => {
@@ -80,7 +80,7 @@ test('a damaged cache, or one that others may write, is never used: the command 
   assert.equal(statSync(file).mode & 0o777, 0o600);
 });
 
-test('a bundle built apart (the lock\'s library, loaded by a save) has a cache of its own, read on the next save', { skip }, () => {
+test('a library built apart (the lock\'s, loaded by a save) has a cache of its own, read on the next save', { skip }, () => {
   const s = setup();
   const save = (left: string): { code: number | null; out: string; err: string } => run(s, ['save', 'db-migration', '--force', '--left-off', left, '--dir', s.mem]);
   const first = save('first');

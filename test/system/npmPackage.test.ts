@@ -23,7 +23,9 @@ test('npm pack: the built CLI, the plugin, README, LICENSE and CHANGELOG (and th
   assert.equal(pkg.dependencies, undefined, 'the bundles carry their libraries: nothing to install at run time');
 
   const { stage, tarball, files } = packPackage(temp('checkpoint-pack-'), temp('checkpoint-tgz-'));
-  for (const f of ['.claude-plugin/plugin.json', '.mcp.json', 'bin/checkpoint', 'dist/cli.js', 'dist/hook.js', 'dist/cli-main.js', 'hooks/hooks.json', 'skills/checkpoint/SKILL.md', 'schema/checkpoint-cli.schema.json', 'README.md', 'LICENSE', 'CHANGELOG.md']) {
+  // The CLI's bundle and every library it loads from beside it (the lock, YAML, the schemas, the MCP SDK…).
+  const cli = ['dist/cli.js', 'dist/cli-main.js', ...requiredBeside(path.join(stage, 'dist', 'cli-main.js'))];
+  for (const f of ['.claude-plugin/plugin.json', '.mcp.json', 'bin/checkpoint', ...cli, 'hooks/hooks.json', 'skills/checkpoint/SKILL.md', 'schema/checkpoint-cli.schema.json', 'README.md', 'LICENSE', 'CHANGELOG.md']) {
     assert.ok(files.includes(f), `${f} is in the package: ${files.join(', ')}`);
   }
   const unwanted = files.filter((f) => /^(src|test|scripts|docs|out|node_modules)\/|\.map$|^dist\/ext|^dist\/extension\.js$|^dist\/\.v8-cache\/|marketplace\.json$/.test(f));
@@ -38,6 +40,8 @@ test('npm pack: the built CLI, the plugin, README, LICENSE and CHANGELOG (and th
     [],
     'the .vsix has only the bundles, its media, README, CHANGELOG, LICENSE and package.json',
   );
+  // The extension, its libraries, and the CLI it installs and runs as the MCP server.
+  for (const f of ['dist/extension.js', ...requiredBeside(path.join(stage, 'dist', 'extension.js')), ...cli]) assert.ok(vsix.includes(f), `${f} is in the .vsix`);
 
   const prefix = temp('checkpoint-prefix-');
   execFileSync(NPM, ['install', '-g', '--prefix', prefix, '--offline', '--no-audit', '--no-fund', tarball], {
@@ -57,4 +61,15 @@ test('npm pack: the built CLI, the plugin, README, LICENSE and CHANGELOG (and th
   const file = (JSON.parse(saved.stdout) as { path: string }).path;
   assert.ok(existsSync(file), file);
   assert.match(readFileSync(file, 'utf8'), /Installed from the tarball/);
+
+  // Claude Code's session start, as its hook runs the installed command.
+  const input = JSON.stringify({ session_id: 's1', cwd: repo, hook_event_name: 'SessionStart', source: 'startup' });
+  const hook = spawnSync(bin, ['hook', 'session-start'], { cwd: repo, env, input, encoding: 'utf8', timeout: 30_000, shell: process.platform === 'win32' });
+  assert.equal(hook.status, 0, hook.stderr);
+  assert.match((JSON.parse(hook.stdout) as { hookSpecificOutput: { additionalContext: string } }).hookSpecificOutput.additionalContext, /"from-npm"/);
 });
+
+/** The dist/ files a bundle requires from beside it (`require("./<name>.js")`), as package paths. */
+function requiredBeside(bundle: string): string[] {
+  return [...readFileSync(bundle, 'utf8').matchAll(/require\("\.\/([\w-]+\.js)"\)/g)].map((m) => `dist/${m[1]}`);
+}

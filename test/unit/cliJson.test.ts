@@ -4,7 +4,7 @@ import { after, test } from 'node:test';
 import * as assert from 'node:assert/strict';
 import { readFileSync, writeFileSync } from 'node:fs';
 import * as path from 'node:path';
-import { isolatedEnv, remotePair, removeDir, runCliSync, tempDirs, type ProcessResult } from '../support/fixtures';
+import { isolatedEnv, remotePair, removeDir, runCliInProcess, runCliSync, tempDirs, type ProcessResult } from '../support/fixtures';
 import { validate } from '../support/jsonSchema';
 
 const temp = tempDirs();
@@ -14,9 +14,12 @@ const env = isolatedEnv(home);
 const SCHEMA = JSON.parse(readFileSync(path.resolve(__dirname, '..', '..', '..', 'schema', 'checkpoint-cli.schema.json'), 'utf8')) as Record<string, unknown>;
 const defs = SCHEMA.$defs as Record<string, Record<string, unknown>>;
 
-/** Runs a command with --json and checks its stdout against the schema's shape for the command (or `shape`). */
-function json(cwd: string, args: string[], opts: { shape?: string; code?: number } = {}): Record<string, unknown> {
-  const r: ProcessResult = runCliSync([...args, '--json'], { cwd, env });
+/**
+ * Runs a command with --json (in this process) and checks its stdout against the schema's shape for the command (or
+ * `shape`).
+ */
+async function json(cwd: string, args: string[], opts: { shape?: string; code?: number } = {}): Promise<Record<string, unknown>> {
+  const r: ProcessResult = await runCliInProcess([...args, '--json'], { cwd, env });
   assert.equal(r.code, opts.code ?? 0, `${args.join(' ')}: ${r.err}`);
   const value = JSON.parse(r.out) as Record<string, unknown>;
   const shape = opts.shape ?? args[0];
@@ -26,56 +29,56 @@ function json(cwd: string, args: string[], opts: { shape?: string; code?: number
 }
 
 const covered = new Set<string>();
-const run = (cwd: string, args: string[], opts: { shape?: string; code?: number } = {}): Record<string, unknown> => {
+const run = (cwd: string, args: string[], opts: { shape?: string; code?: number } = {}): Promise<Record<string, unknown>> => {
   covered.add(args[0]);
   return json(cwd, args, opts);
 };
 
-test('every command with --json prints one object of the schema\'s shape for it, with warnings; errors too', () => {
+test('every command with --json prints one object of the schema\'s shape for it, with warnings; errors too', async () => {
   const root = temp();
   const { a, b } = remotePair(root);
   const mem = path.join(root, 'mem');
   const memB = path.join(root, 'mem-b');
   const d = ['--dir', mem];
   writeFileSync(path.join(a, 'wip.ts'), 'export const wip = 1;\n');
-  const saved = run(a, ['save', 'api', '--left-off', 'Routes wired', '--done', 'd1', '--failed', 'f1', '--decision', 'x', '--question', 'q', ...d]);
+  const saved = await run(a, ['save', 'api', '--left-off', 'Routes wired', '--done', 'd1', '--failed', 'f1', '--decision', 'x', '--question', 'q', ...d]);
   assert.deepEqual(saved.failedApproaches, ['f1']);
   assert.equal(saved.plan, null);
   assert.equal(typeof saved.snapshot, 'string', 'a save says its snapshot');
   assert.deepEqual(saved.warnings, []);
-  const again = run(a, ['save', 'api', '--left-off', 'Routes tested', '--force', ...d]);
+  const again = await run(a, ['save', 'api', '--left-off', 'Routes tested', '--force', ...d]);
   assert.match(String(again.trashPath), /\.trash/);
-  run(a, ['save', 'ui', '--left-off', 'Form drawn', ...d]);
-  run(a, ['save', 'noleft', ...d]);
-  assert.equal(run(a, ['list', ...d]) instanceof Array, true);
-  run(a, ['pending', ...d]);
-  const shown = run(a, ['show', 'api', ...d]);
+  await run(a, ['save', 'ui', '--left-off', 'Form drawn', ...d]);
+  await run(a, ['save', 'noleft', ...d]);
+  assert.equal((await run(a, ['list', ...d])) instanceof Array, true);
+  await run(a, ['pending', ...d]);
+  const shown = await run(a, ['show', 'api', ...d]);
   assert.equal('failed' in shown, false, 'one name per field: failedApproaches only');
-  run(a, ['dir', ...d]);
+  await run(a, ['dir', ...d]);
   // No Claude Code set up in this HOME: doctor names that problem (exit 1), in its shape.
-  const doctor = run(a, ['doctor', ...d], { code: 1 });
+  const doctor = await run(a, ['doctor', ...d], { code: 1 });
   assert.equal(doctor.ok, false);
-  run(a, ['diff', 'api', ...d]);
-  run(a, ['branch', 'api', ...d]);
-  run(a, ['combine', 'both', 'api', 'ui', ...d]);
-  run(a, ['push', 'both', 'api', ...d]);
-  run(b, ['pull', '--dir', memB]);
-  run(a, ['resume', 'api', '--keep', ...d]);
-  const resumed = run(a, ['resume', 'api', ...d]);
+  await run(a, ['diff', 'api', ...d]);
+  await run(a, ['branch', 'api', ...d]);
+  await run(a, ['combine', 'both', 'api', 'ui', ...d]);
+  await run(a, ['push', 'both', 'api', ...d]);
+  await run(b, ['pull', '--dir', memB]);
+  await run(a, ['resume', 'api', '--keep', ...d]);
+  const resumed = await run(a, ['resume', 'api', ...d]);
   assert.equal(resumed.consumed, true);
-  run(a, ['delete', 'noleft', ...d]);
-  run(a, ['trash', ...d]);
-  run(a, ['restore', 'api', ...d]);
-  run(a, ['delete', '--all', ...d]);
-  run(a, ['restore', '--all', ...d]);
-  run(a, ['gc', '--older-than', '0', '--dry-run', ...d]);
-  run(a, ['gc', ...d]);
+  await run(a, ['delete', 'noleft', ...d]);
+  await run(a, ['trash', ...d]);
+  await run(a, ['restore', 'api', ...d]);
+  await run(a, ['delete', '--all', ...d]);
+  await run(a, ['restore', '--all', ...d]);
+  await run(a, ['gc', '--older-than', '0', '--dry-run', ...d]);
+  await run(a, ['gc', ...d]);
   // Errors: on stdout as {"error": {"code", "message"}}, the exit codes as without --json.
-  const missing = run(a, ['show', 'ap', ...d], { shape: 'error', code: 1 });
+  const missing = await run(a, ['show', 'ap', ...d], { shape: 'error', code: 1 });
   assert.equal((missing.error as { code: string }).code, 'not-found');
-  const usage = run(a, ['save', 'x', '--nope', ...d], { shape: 'error', code: 2 });
+  const usage = await run(a, ['save', 'x', '--nope', ...d], { shape: 'error', code: 2 });
   assert.equal((usage.error as { code: string }).code, 'usage');
-  const exists = run(a, ['save', 'ui', '--left-off', 'again', ...d], { shape: 'error', code: 1 });
+  const exists = await run(a, ['save', 'ui', '--left-off', 'again', ...d], { shape: 'error', code: 1 });
   assert.equal((exists.error as { code: string }).code, 'exists');
 
   // Every command that prints JSON was run (hook, mcp and completion print none).

@@ -4,7 +4,7 @@ import { spawnSync } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import * as path from 'node:path';
 import { SKILL_TEXT } from '../../src/core/skill';
-import { CLI, git, isolatedEnv, makeRepo, tempDirs } from '../support/fixtures';
+import { CLI, git, isolatedEnv, makeRepo, runCliInProcess, tempDirs } from '../support/fixtures';
 
 const temp = tempDirs();
 
@@ -23,7 +23,7 @@ test('the skill has the front matter Claude Code needs, and is short', () => {
   assert.ok(SKILL_TEXT.length < 3000, `${SKILL_TEXT.length} characters`);
 });
 
-test('every command and option the skill names exists in the CLI', () => {
+test('every command and option the skill names exists in the CLI', async () => {
   const lines = commandLines(SKILL_TEXT);
   const commands = new Set(lines.map((l) => l.split(/\s+/)[1]));
   assert.deepEqual([...commands].sort(), ['list', 'pending', 'restore', 'resume', 'save', 'show']);
@@ -36,20 +36,22 @@ test('every command and option the skill names exists in the CLI', () => {
   for (const f of SKILL_TEXT.replace(/```[\s\S]*?```/g, '').match(/`(--[a-z-]+)/g) ?? []) flags.get('save')!.add(f.slice(1));
   assert.deepEqual([...flags.get('save')!].sort(), ['--decision', '--done', '--failed', '--force', '--left-off', '--plan', '--question']);
 
+  // The CLI's commands, run in this process.
   const home = temp('checkpoint-home-');
+  const cli = (argv: string[]) => runCliInProcess(argv, { cwd: home, env: isolatedEnv(home) });
   for (const cmd of commands) {
-    const help = spawnSync(process.execPath, [CLI, cmd, '--help'], { env: isolatedEnv(home), encoding: 'utf8', timeout: 30_000 });
-    assert.equal(help.status, 0, `checkpoint ${cmd} --help: ${help.stderr}`);
+    const help = await cli([cmd, '--help']);
+    assert.equal(help.code, 0, `checkpoint ${cmd} --help: ${help.err}`);
     for (const flag of flags.get(cmd) ?? []) {
       // The CLI's strict parser refuses an option the command does not have (exit 2); --help then prints help.
       const valued = !['--force', '--json', '--keep'].includes(flag);
-      const r = spawnSync(process.execPath, [CLI, cmd, flag, ...(valued ? ['value'] : []), '--help'], { env: isolatedEnv(home), encoding: 'utf8', timeout: 30_000 });
-      assert.equal(r.status, 0, `checkpoint ${cmd} ${flag}: ${r.stderr}`);
-      assert.ok(help.stdout.includes(flag), `${cmd} --help documents ${flag}`);
+      const r = await cli([cmd, flag, ...(valued ? ['value'] : []), '--help']);
+      assert.equal(r.code, 0, `checkpoint ${cmd} ${flag}: ${r.err}`);
+      assert.ok(help.out.includes(flag), `${cmd} --help documents ${flag}`);
     }
   }
   // The check itself catches a name the CLI does not have.
-  assert.equal(spawnSync(process.execPath, [CLI, 'save', '--no-such-flag', 'v', '--help'], { env: isolatedEnv(home), timeout: 30_000 }).status, 2);
+  assert.equal((await cli(['save', '--no-such-flag', 'v', '--help'])).code, 2);
 });
 
 /** A command line of the skill as argv: words and "double-quoted" strings (kept as written, placeholders and all). */

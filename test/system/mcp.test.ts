@@ -267,11 +267,11 @@ test('a client that disconnects mid-call: the save is written whole (file and in
   assert.notDeepEqual(snapshotTree(mem), before);
 });
 
-test('the MCP SDK is a bundle of its own, required only by `checkpoint mcp`', () => {
+test('the MCP SDK is a file of its own, required only by `checkpoint mcp`', () => {
   const cli = readFileSync(path.join(path.dirname(CLI), 'cli-main.js'), 'utf8');
-  assert.doesNotMatch(cli, /StdioServerTransport|ListToolsRequestSchema/, 'the CLI bundle does not carry the SDK');
-  assert.match(cli, /require\("\.\/mcpServer\.js"\)/);
-  assert.match(readFileSync(path.join(path.dirname(CLI), 'mcpServer.js'), 'utf8'), /StdioServerTransport/);
+  assert.doesNotMatch(cli, /roots\/list_changed/, 'the CLI bundle does not carry the SDK');
+  assert.match(cli, /require\("\.\/mcpSdk\.js"\)/);
+  assert.match(readFileSync(path.join(path.dirname(CLI), 'mcpSdk.js'), 'utf8'), /roots\/list_changed/);
 });
 
 test('the MCP server opens the folder save wrote (the project\'s autoMemoryDirectory) and finds names as people type them', async () => {
