@@ -19,7 +19,7 @@ Example:
   options: {},
   positionals: 0,
   async run(ctx) {
-    const report = await diagnose({ cwd: ctx.cwd, env: ctx.env, configured: ctx.values.dir, syncReads: true });
+    const report = await diagnose({ cwd: ctx.cwd, env: ctx.env, configured: ctx.values.dir, reads: ctx.reads });
     ctx.print(doctorText(report, homeFrom(ctx.env)), report);
     return report.ok ? 0 : 1;
   },

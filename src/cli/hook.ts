@@ -2,7 +2,7 @@ import { errorMessage } from '../core/errors';
 import { agentLine } from '../core/escaping';
 import { HOOK_EVENTS, HOOK_INPUT_MAX_BYTES, HOOK_TIMEOUT_MS, autoSave, firstToAnswer, hookFolder, isHookEvent, parseHookInput, saveCompactSummary, sessionStartContext, sessionStartOutput } from '../core/hooks';
 import { openStore } from '../core/openStore';
-import { fileReads } from '../core/files';
+import { threadPoolReads } from '../core/reads';
 import { recordSessionStart } from '../core/sessionStarts';
 import { defineCommand, type Io } from './command';
 
@@ -47,6 +47,8 @@ Example (a hook command in .claude/settings.json):
   options: {},
   positionals: 1,
   neverFails: true,
+  // Its time limit holds on a file system that hangs: reads wait in the thread pool, not in the event loop.
+  reads: threadPoolReads,
   async run(ctx) {
     const event = ctx.positionals[0] ?? '';
     const label = `checkpoint hook ${agentLine(event, 40)}`;
@@ -65,12 +67,12 @@ Example (a hook command in .claude/settings.json):
       }
       const { input, problem } = parseHookInput(await (ctx.io.stdin ?? (() => readStdin(HOOK_INPUT_MAX_BYTES)))());
       if (problem) io.err(`${label}: ${problem}; going on without it.`);
-      const cwd = await hookFolder(input, ctx.values.cwd, ctx.cwd);
+      const cwd = await hookFolder(input, ctx.values.cwd, ctx.cwd, ctx.reads);
       // The same memory folder as `checkpoint save` in this folder (its Claude Code settings count, as in the CLI).
-      const { store, resolved } = await openStore({ cwd, dir: ctx.values.dir, env: ctx.env, syncReads: true });
+      const { store, resolved } = await openStore({ cwd, dir: ctx.values.dir, env: ctx.env, reads: ctx.reads });
       if (event === 'session-start') {
         const context = await sessionStartContext(store, { resumeArgs: ctx.values.dir ? ['--dir', resolved.dir] : [] });
-        await recordSessionStart(resolved.dir, { source: input.source, told: context !== undefined }, fileReads(true));
+        await recordSessionStart(resolved.dir, { source: input.source, told: context !== undefined }, ctx.reads);
         // Answered once per session start, when the plugin's hooks and Connect's both run.
         if (context && firstToAnswer(input, resolved.dir, context)) io.out(sessionStartOutput(context));
         return;

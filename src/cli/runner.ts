@@ -1,7 +1,8 @@
 import { parseArgs } from 'node:util';
 import { fstatSync, writeSync } from 'node:fs';
 import { isatty } from 'node:tty';
-import { fileReads, isFolder } from '../core/files';
+import { isFolder } from '../core/files';
+import { inlineReads } from '../core/reads';
 import path = require('node:path');
 import { CheckpointError, UsageError, errorMessage } from '../core/errors';
 import { didYouMean } from '../core/suggest';
@@ -156,14 +157,16 @@ async function context(
   }
   const json = values.json === true;
   const cwd = path.resolve(workDir, typeof values.cwd === 'string' ? values.cwd : '.');
+  // The one place a command's reads are chosen: inline, unless the command says otherwise.
+  const reads = command.reads ?? inlineReads;
   if (typeof values.cwd === 'string') {
-    if (!(await isFolder(cwd, fileReads(true)))) throw new CheckpointError(`--cwd ${cwd} is not a folder.`);
+    if (!(await isFolder(cwd, reads))) throw new CheckpointError(`--cwd ${cwd} is not a folder.`);
   }
   let resolved: Promise<ResolvedMemoryDir> | undefined;
   let store: Promise<CheckpointStore> | undefined;
   // The CLI runs what its user asked for in their own folder: a trusted workspace (the folder's Claude Code
-  // settings count). A command is a one-shot process: it reads inline (`checkpoint mcp` opens its own stores).
-  const where = { cwd, configured: values.dir as string | undefined, env, trusted: true, syncReads: true };
+  // settings count). `checkpoint mcp` opens its own stores.
+  const where = { cwd, configured: values.dir as string | undefined, env, trusted: true, reads };
   // Each read once: Claude Code's settings, and the folder (a store needs the folder only: with --dir or
   // $CHECKPOINT_MEMORY_DIR, Claude Code's settings are not read for it).
   let claude: Promise<ClaudeMemory | undefined> | undefined;
@@ -180,7 +183,8 @@ async function context(
     env,
     io,
     memoryDir,
-    store: () => (store ??= folder().then(async (r) => (await openStore({ cwd, env, resolved: r, syncReads: true })).store)),
+    store: () => (store ??= folder().then(async (r) => (await openStore({ cwd, env, resolved: r, reads })).store)),
+    reads,
     print: (human, data) => io.out(json ? JSON.stringify({ ...data, warnings }, null, 2) : human),
     printList: (human, items) => io.out(json ? JSON.stringify(items, null, 2) : human),
     warn: (message) => {
@@ -382,7 +386,12 @@ export function runAsProcess(cli: Cli, argv: string[]): void {
     abandon: () => {
       // Giving up is exiting now: no code cache is written on the way out (src/codeCache.ts).
       (globalThis as Record<symbol, unknown>)[SKIP_CODE_CACHE] = true;
-      out.flushed(() => process.exit(0));
+      // Node's exit waits for the thread pool's threads: a read still in one (a file system that hangs) would hold
+      // the exit for ever, so the process ends by a signal then.
+      out.flushed(() => {
+        if (process.getActiveResourcesInfo().some((r) => r.startsWith('FSReq'))) process.kill(process.pid, 'SIGKILL');
+        else process.exit(0);
+      });
     },
   }).then((code) => {
     process.exitCode = code;

@@ -6,7 +6,8 @@ import { formatLocalDate, formatLocalDateTime, formatRelative } from './dates';
 import { errorMessage } from './errors';
 import { agentLine, shellQuote, splitAnyLines } from './escaping';
 import { readJsonCheckpoints } from './jsonCheckpoints';
-import { fileReads, isFolder } from './files';
+import { isFolder } from './files';
+import type { Reads } from './reads';
 import { readHeadBranch } from './gitDir';
 import { readGitState } from './git';
 import { nameFromFileName } from './names';
@@ -80,10 +81,9 @@ export function parseHookInput(text: string): { input: HookInput; problem?: stri
 }
 
 /** The folder a hook works in: `--cwd`, else the session's `cwd` when it is a folder, else the process's. */
-export async function hookFolder(input: HookInput, given: string | undefined, fallback: string): Promise<string> {
+export async function hookFolder(input: HookInput, given: string | undefined, fallback: string, reads: Reads): Promise<string> {
   if (given) return path.resolve(given);
-  // A hook is a one-shot process: it reads inline.
-  if (input.cwd && path.isAbsolute(input.cwd) && (await isFolder(input.cwd, fileReads(true)))) return path.resolve(input.cwd);
+  if (input.cwd && path.isAbsolute(input.cwd) && (await isFolder(input.cwd, reads))) return path.resolve(input.cwd);
   return path.resolve(fallback);
 }
 

@@ -170,7 +170,7 @@ export async function collectGarbage(
   const unreadable = gone.size ? (await store.list({ includeJson: false })).filter((c) => c.unreadable !== undefined) : [];
   for (const c of unreadable) {
     const text = await readPrefix(c.path, 1024 * 1024, { noFollow: true }).then(
-      (r) => r.buffer.toString('latin1'),
+      (r) => r.text,
       () => '',
     );
     for (const id of text.match(/[0-9a-f]+/g) ?? []) if (isObjectId(id)) gone.delete(id);

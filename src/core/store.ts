@@ -18,6 +18,7 @@ import { NO_CHECKPOINTS } from './wording';
 import { keepSnapshot, takeSnapshot } from './snapshot';
 import { collectGarbage, TRASH_PURGE_DAYS } from './snapshotUse';
 import { CheckpointReader } from './storeReader';
+import { inlineReads } from './reads';
 import { healIndex } from './indexRepair';
 import { moveToTrashDay, trashedCopy } from './trash';
 import { createIgnoredDir, removeTrashCopy, replaceWithUndo, undoMoves, type Move, type Placed } from './transaction';
@@ -102,7 +103,7 @@ export class CheckpointStore extends CheckpointReader {
     // the checkpoint is written.
     const pendingSnapshot =
       this.allowGit && !input.git
-        ? takeSnapshot(this.cwd, name, { timeLimitMs: this.gitTimeoutMs, memoryDir: this.memoryDir, scan: Promise.resolve(pendingGit), syncReads: this.syncReads, ...input.snapshot })
+        ? takeSnapshot(this.cwd, name, { timeLimitMs: this.gitTimeoutMs, memoryDir: this.memoryDir, scan: Promise.resolve(pendingGit), syncReads: this.reads === inlineReads, ...input.snapshot })
         : undefined;
     // Where the name's snapshot ref points now, as the checkpoint this save replaces says ('' none; keepSnapshot
     // checks the guess): read while git runs.

@@ -1,11 +1,12 @@
 // Reading a memory directory: the listing, one checkpoint, the lookup by name, MEMORY.md and the trash's copies.
 // Editor-free; the store (store.ts) adds the writes.
 import { isUtf8 } from 'node:buffer';
-import { promises as fs, lstatSync, readdirSync, statSync, type Dirent, type Stats } from 'node:fs';
+import type { Dirent, Stats } from 'node:fs';
 import path = require('node:path');
 import { CheckpointError, errorMessage } from './errors';
 import { parseCheckpoint, parseCheckpointHeader, type Checkpoint, type CheckpointHeader } from './checkpoint';
-import { assertInside, exists, fileReads, isInside, readBounded, readPrefix, readPrefixSync, readWhole, type FileIdentity, type FileReads } from './files';
+import { assertInside, identityOf, isInside, type FileIdentity } from './files';
+import { threadPoolReads, type Reads } from './reads';
 import { readBranch } from './git';
 import { readJsonCheckpoints, type JsonCheckpointFile } from './jsonCheckpoints';
 import { indexedNames, INDEX_FILE } from './memoryIndex';
@@ -46,7 +47,8 @@ export class CheckpointReader {
   readonly allowGit: boolean;
   /** The clock (injected by tests). */
   readonly now: () => Date;
-  protected readonly syncReads: boolean;
+  /** How this store reads (see {@link Reads}): chosen where the process starts. */
+  readonly reads: Reads;
   /** The last MEMORY.md read, as bytes and text (see {@link CheckpointReader.readIndex}). */
   private lastIndex?: { bytes: Buffer; text: string };
   protected readonly gitTimeoutMs: number | undefined;
@@ -57,18 +59,13 @@ export class CheckpointReader {
     this.cwd = path.resolve(opts.cwd);
     this.allowGit = opts.allowGit ?? true;
     this.now = opts.now ?? (() => new Date());
-    this.syncReads = opts.syncReads ?? false;
+    this.reads = opts.reads ?? threadPoolReads;
     this.gitTimeoutMs = opts.gitTimeoutMs;
     this.home = opts.home ?? homeFrom(process.env);
   }
 
   get indexPath(): string {
     return path.join(this.memoryDir, INDEX_FILE);
-  }
-
-  /** How this store reads the small files beside its checkpoints: inline with `syncReads` (see {@link fileReads}). */
-  get reads(): FileReads {
-    return fileReads(this.syncReads);
   }
 
   /**
@@ -113,10 +110,10 @@ export class CheckpointReader {
 
   /** The first `maxBytes` of a regular file and its mtime; never through a symbolic link. */
   protected async readText(file: string, maxBytes: number): Promise<{ text: string; mtime: string }> {
-    const st = this.syncReads ? lstatSync(file) : await fs.lstat(file);
+    const st = await this.reads.lstat(file);
     if (st.isSymbolicLink()) throw new CheckpointError(LINK_REFUSED);
     if (!st.isFile()) throw new CheckpointError('not a regular file');
-    const { text } = this.syncReads ? readPrefixSync(file, maxBytes, { noFollow: true }) : await readPrefix(file, maxBytes, { noFollow: true });
+    const { text } = await this.reads.readPrefix(file, maxBytes, { noFollow: true });
     return { text, mtime: st.mtime.toISOString() };
   }
 
@@ -126,7 +123,8 @@ export class CheckpointReader {
    */
   protected async readFull(file: string): Promise<{ checkpoint: Checkpoint; text: string; identity: FileIdentity }> {
     const name = fileNameOf(file);
-    const { text, identity } = await readWhole(file, SHOW_READ_BYTES, { sync: this.syncReads });
+    const { text, stats } = await this.reads.readWhole(file, SHOW_READ_BYTES);
+    const identity = identityOf(stats);
     let checkpoint: Checkpoint;
     try {
       checkpoint = parseCheckpoint(text, name, new Date(identity.mtimeMs).toISOString());
@@ -138,48 +136,33 @@ export class CheckpointReader {
 
   /**
    * One entry of the listing for a file: parsed, or unreadable with the reason. Never throws.
-   * `details: false` leaves out `checkpoint` (the sections) and parses only what the entry shows.
-   */
-  async summarize(file: string, opts: { details?: boolean } = {}): Promise<CheckpointSummary> {
-    if (this.syncReads) return this.summarizeSync(file, opts.details);
-    const name = fileNameOf(file);
-    try {
-      const { text, mtime } = await this.readText(file, LIST_READ_BYTES);
-      return this.listEntry(file, name, text, () => mtime, opts.details);
-    } catch (err) {
-      return unreadableEntry(file, name, err, await fs.stat(file).catch(() => undefined));
-    }
-  }
-
-  /**
-   * {@link summarize} for a store with `syncReads`: the same entry, without a promise per file. `regular`: readdir
+   * `details: false` leaves out `checkpoint` (the sections) and parses only what the entry shows. `regular`: readdir
    * reported a regular file, so it is read without a stat first (the stat, by path, cost as much as the read; the
    * mtime is only needed when the file carries no date). It is opened so that a file swapped meanwhile for a link
    * fails (and a FIFO does not block); any failure takes the careful way below, with the reasons it always gave.
    */
-  protected summarizeSync(file: string, details: boolean | undefined, regular = false, name = fileNameOf(file)): CheckpointSummary {
-    if (regular) {
-      let text: string | undefined;
-      try {
-        text = readPrefixSync(file, LIST_READ_BYTES, { noFollow: true }).text;
-      } catch {
-        text = undefined;
-      }
+  async summarize(file: string, opts: { details?: boolean; regular?: boolean } = {}, name = fileNameOf(file)): Promise<CheckpointSummary> {
+    if (opts.regular) {
+      const text = await this.reads.readPrefix(file, LIST_READ_BYTES, { noFollow: true }).then(
+        (r) => r.text,
+        () => undefined,
+      );
       if (text !== undefined) {
         try {
-          return this.listEntry(file, name, text, () => statSync(file).mtime.toISOString(), details);
+          const entry = this.listEntry(file, name, text, () => UNDATED, opts.details);
+          // A file that carries no date is dated by its mtime, looked up for it alone.
+          if (entry.saved === UNDATED) datedBy(entry, (await this.reads.stat(file)).mtime);
+          return entry;
         } catch (err) {
-          return unreadableEntry(file, name, err, statOrNone(file));
+          return unreadableEntry(file, name, err, await this.reads.stat(file).catch(() => undefined));
         }
       }
     }
     try {
-      const st = lstatSync(file);
-      if (st.isSymbolicLink()) throw new CheckpointError(LINK_REFUSED);
-      if (!st.isFile()) throw new CheckpointError('not a regular file');
-      return this.listEntry(file, name, readPrefixSync(file, LIST_READ_BYTES, { noFollow: true }).text, () => st.mtime.toISOString(), details);
+      const { text, mtime } = await this.readText(file, LIST_READ_BYTES);
+      return this.listEntry(file, name, text, () => mtime, opts.details);
     } catch (err) {
-      return unreadableEntry(file, name, err, statOrNone(file));
+      return unreadableEntry(file, name, err, await this.reads.stat(file).catch(() => undefined));
     }
   }
 
@@ -190,15 +173,9 @@ export class CheckpointReader {
     return entry;
   }
 
-  /** {@link files} with synchronous I/O, each with whether readdir saw a regular file (not a link, FIFO, device). */
-  protected filesSync(): { file: string; name: string; regular: boolean }[] {
-    let entries: Dirent[];
-    try {
-      entries = readdirSync(this.memoryDir, { withFileTypes: true });
-    } catch (err) {
-      if ((err as NodeJS.ErrnoException).code === 'ENOENT') return [];
-      throw err;
-    }
+  /** The checkpoint files of the memory directory, each with whether readdir saw a regular file (not a link, FIFO, device). */
+  protected async entries(): Promise<{ file: string; name: string; regular: boolean }[]> {
+    const entries = (await unlessMissing(this.reads.readdir(this.memoryDir))) ?? [];
     // memoryDir is resolved (normalized) and an entry is a bare name: concatenation is path.join without its
     // normalize pass, which is measurable over thousands of entries.
     const dir = this.memoryDir.endsWith(path.sep) ? this.memoryDir : this.memoryDir + path.sep;
@@ -212,13 +189,7 @@ export class CheckpointReader {
 
   /** Checkpoint files in the memory directory (names only; no reads). */
   async files(): Promise<string[]> {
-    return (await this.fileNames()).map((e) => path.join(this.memoryDir, e));
-  }
-
-  /** The names of the checkpoint files in the memory directory (none when it does not exist). */
-  protected async fileNames(): Promise<string[]> {
-    const entries = (this.syncReads ? unlessMissingSync(() => readdirSync(this.memoryDir)) : await unlessMissing(fs.readdir(this.memoryDir))) ?? [];
-    return entries.filter((e) => nameFromFileName(e) !== undefined);
+    return (await this.entries()).map((e) => e.file);
   }
 
   /**
@@ -227,20 +198,11 @@ export class CheckpointReader {
    */
   async list(opts: { includeJson?: boolean; details?: boolean } = {}): Promise<CheckpointSummary[]> {
     // A file deleted or consumed by another writer between readdir and read is gone, not unreadable.
-    const gone = async (s: CheckpointSummary): Promise<boolean> => s.unreadable !== undefined && !(await exists(s.path));
-    let found: (CheckpointSummary | undefined)[];
-    if (this.syncReads) {
-      found = [];
-      for (const { file, name, regular } of this.filesSync()) {
-        const s = this.summarizeSync(file, opts.details, regular, name);
-        found.push(s.unreadable !== undefined && (await gone(s)) ? undefined : s);
-      }
-    } else {
-      found = await mapPool(await this.files(), 32, async (f) => {
-        const s = await this.summarize(f, { details: opts.details });
-        return (await gone(s)) ? undefined : s;
-      });
-    }
+    const gone = (s: CheckpointSummary): Promise<boolean> => this.reads.lstat(s.path).then(() => false, () => true);
+    const found = await mapPool(await this.entries(), 32, async ({ file, name, regular }) => {
+      const s = await this.summarize(file, { details: opts.details, regular }, name);
+      return s.unreadable !== undefined && (await gone(s)) ? undefined : s;
+    });
     const items = found.filter((s): s is CheckpointSummary => s !== undefined);
     if (opts.includeJson ?? true) items.push(...(await readJsonCheckpoints(this.cwd, this.reads)).map(jsonSummary));
     return items.sort(newestFirst(items));
@@ -257,7 +219,7 @@ export class CheckpointReader {
     const name = resolveName(rawName, await this.knownNames());
     if (name !== undefined) {
       const file = this.pathFor(name);
-      const st = await fs.lstat(file).catch(() => undefined);
+      const st = await this.reads.lstat(file).catch(() => undefined);
       if (st?.isSymbolicLink()) await this.assertLinkInside(file);
       if (st) return { name, path: file, source: 'markdown' };
     }
@@ -272,7 +234,7 @@ export class CheckpointReader {
 
   /** Throws unless the symbolic link `file` resolves to a file inside the memory directory. */
   protected async assertLinkInside(file: string): Promise<void> {
-    const [target, dir] = await Promise.all([fs.realpath(file).catch(() => undefined), fs.realpath(this.memoryDir).catch(() => this.memoryDir)]);
+    const [target, dir] = await Promise.all([this.reads.realpath(file).catch(() => undefined), this.reads.realpath(this.memoryDir).catch(() => this.memoryDir)]);
     if (target === undefined || !isInside(dir, target)) {
       throw new CheckpointError(`Refusing to read ${file}: it is a symbolic link that leads out of the memory directory.`);
     }
@@ -315,10 +277,10 @@ export class CheckpointReader {
   /** MEMORY.md's text, or undefined when there is none. */
   async readIndex(): Promise<string | undefined> {
     // A FIFO or a link to a device would block or never end: only a regular file is read.
-    const st = this.syncReads ? unlessMissingSync(() => statSync(this.indexPath)) : await unlessMissing(fs.stat(this.indexPath));
+    const st = await unlessMissing(this.reads.stat(this.indexPath));
     if (!st) return undefined;
     if (!st.isFile()) throw new CheckpointError(`${this.indexPath} is not a regular file; nothing was changed.`);
-    const bytes = await readBounded(this.indexPath, MEMORY_INDEX_MAX_BYTES, { sync: this.syncReads }).catch((err: unknown) => {
+    const bytes = await this.reads.readBounded(this.indexPath, MEMORY_INDEX_MAX_BYTES).catch((err: unknown) => {
       throw new CheckpointError(`${this.indexPath} cannot be read (${errorMessage(err)}); nothing was changed.`);
     });
     // The same bytes as the last read (a write reads the file again under its lock): the same text, not decoded again.
@@ -340,7 +302,7 @@ export class CheckpointReader {
   }
 
   protected async knownNames(): Promise<Set<string>> {
-    return new Set((await this.fileNames()).map((f) => nameFromFileName(f)!));
+    return new Set((await this.entries()).map((e) => e.name));
   }
 
   /**
@@ -349,12 +311,12 @@ export class CheckpointReader {
    */
   protected async trashedNames(): Promise<Set<string>> {
     const trash = path.join(this.memoryDir, TRASH_DIR);
-    const days = await fs.readdir(trash, { withFileTypes: true }).catch(() => [] as Dirent[]);
+    const days = await this.reads.readdir(trash).catch(() => [] as Dirent[]);
     const names = new Set<string>();
     for (const d of days) {
       if (!d.isDirectory()) continue;
-      for (const f of await fs.readdir(path.join(trash, d.name)).catch(() => [] as string[])) {
-        const copy = trashedCopy(f);
+      for (const f of await this.reads.readdir(path.join(trash, d.name)).catch(() => [] as Dirent[])) {
+        const copy = trashedCopy(f.name);
         if (copy) names.add(copy.name);
       }
     }
@@ -386,11 +348,11 @@ export class CheckpointReader {
    */
   async trashContents(): Promise<TrashedCopy[]> {
     const trash = path.join(this.memoryDir, TRASH_DIR);
-    if ((await fs.lstat(trash).catch(() => undefined))?.isDirectory() !== true) return [];
-    const days = (await fs.readdir(trash, { withFileTypes: true })).filter((d) => d.isDirectory()).map((d) => d.name).sort().reverse();
+    if ((await this.reads.lstat(trash).catch(() => undefined))?.isDirectory() !== true) return [];
+    const days = (await this.reads.readdir(trash)).filter((d) => d.isDirectory()).map((d) => d.name).sort().reverse();
     const all: (TrashedCopy & { n: number; at: number })[] = [];
     for (const [at, day] of days.entries()) {
-      for (const f of await fs.readdir(path.join(trash, day)).catch(() => [] as string[])) {
+      for (const { name: f } of await this.reads.readdir(path.join(trash, day)).catch(() => [] as Dirent[])) {
         const copy = trashedCopy(f);
         if (copy) all.push({ name: copy.name, path: path.join(trash, day, f), day, n: copy.n, at });
       }
@@ -409,17 +371,7 @@ export class CheckpointReader {
 
 }
 
-/** `read()`'s result, or undefined when the path does not exist; any other error is thrown. */
-function unlessMissingSync<T>(read: () => T): T | undefined {
-  try {
-    return read();
-  } catch (err) {
-    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
-    throw err;
-  }
-}
-
-/** {@link unlessMissingSync} for a promise. */
+/** What `reading` gives, or undefined when the path does not exist; any other error is thrown. */
 function unlessMissing<T>(reading: Promise<T>): Promise<T | undefined> {
   return reading.catch((err: NodeJS.ErrnoException) => {
     if (err.code === 'ENOENT') return undefined;
@@ -435,6 +387,14 @@ function fileNameOf(file: string): string {
 
 const LINK_REFUSED = 'it is a symbolic link, and checkpoint files are never read through one';
 
+/** The date a listing entry is given until the file's mtime stands for the date it does not carry (no date is ''). */
+const UNDATED = '';
+
+function datedBy(entry: CheckpointSummary, mtime: Date): void {
+  entry.saved = mtime.toISOString();
+  if (entry.checkpoint) entry.checkpoint.saved = entry.saved;
+}
+
 /** The listing entry of a readable file: the header only (`details: false`), else with the parsed checkpoint. */
 function listEntry(file: string, name: string, text: string, mtime: () => string, details: boolean | undefined): CheckpointSummary {
   if (details === false) {
@@ -449,14 +409,6 @@ function listEntry(file: string, name: string, text: string, mtime: () => string
 }
 
 /** The listing entry of a file that could not be read or parsed. */
-function statOrNone(file: string): Stats | undefined {
-  try {
-    return statSync(file);
-  } catch {
-    return undefined;
-  }
-}
-
 function unreadableEntry(file: string, name: string, err: unknown, st: Stats | undefined): CheckpointSummary {
   return {
     name,

@@ -7,6 +7,7 @@ import * as path from 'node:path';
 import { CheckpointExistsError, CheckpointStore } from '../../src/core/store';
 import { parseCheckpoint, renderCheckpoint, type Checkpoint } from '../../src/core/checkpoint';
 import { groundSnapshot, keepSnapshot, takeSnapshot, workTreeNow } from '../../src/core/snapshot';
+import { inlineReads } from '../../src/core/reads';
 import { git, makeRepo, tempDirs } from '../support/fixtures';
 
 const temp = tempDirs();
@@ -441,7 +442,7 @@ test('a repository git refuses to work in (core.bare): the save takes no snapsho
   const { repo, mem } = setup();
   git(repo, 'config', 'core.bare', 'true');
   writeFileSync(path.join(repo, 'x.txt'), 'x\n');
-  const store = new CheckpointStore({ memoryDir: mem, cwd: repo, syncReads: true });
+  const store = new CheckpointStore({ memoryDir: mem, cwd: repo, reads: inlineReads });
   const r = await store.save({ name: 'bare', snapshot: { ground: groundSnapshot(repo, { syncReads: true, startScript: true }) } });
   assert.equal(r.checkpoint.snapshot, undefined);
   assert.equal(r.checkpoint.snapshotSkipped, undefined);
@@ -576,7 +577,7 @@ test('a save whose snapshot ground was read beside the scan (the CLI) records wh
     // A file the previous snapshots took grows over the per-file cap: its size is the one read now.
     if (i === 6) writeFileSync(path.join(repo, 'sub', 'new-1.txt'), 'x'.repeat(20_000));
     const expected = i < 6 ? freshAddTree(repo) : undefined;
-    const store = new CheckpointStore({ memoryDir: mem, cwd, syncReads: true });
+    const store = new CheckpointStore({ memoryDir: mem, cwd, reads: inlineReads });
     const ground = groundSnapshot(cwd, { syncReads: true });
     const r = await store.save({ name: 'ground', leftOff: `from ${cwd}`, force: true, snapshot: { ground, fileLimitBytes: 10_000 } });
     assert.ok(r.checkpoint.snapshot, r.warnings.join('\n'));
