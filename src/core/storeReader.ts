@@ -1,10 +1,10 @@
 // Reading a memory directory: the listing, one checkpoint, the lookup by name, MEMORY.md and the trash's copies.
 // Editor-free; the store (store.ts) adds the writes.
 import { isUtf8 } from 'node:buffer';
-import type { Dirent, Stats } from 'node:fs';
+import type { Dirent } from 'node:fs';
 import path = require('node:path');
 import { CheckpointError, errorMessage } from './errors';
-import { parseCheckpoint, parseCheckpointHeader, type Checkpoint, type CheckpointHeader } from './checkpoint';
+import { parseCheckpoint, type Checkpoint } from './checkpoint';
 import { assertInside, identityOf, isInside, type FileIdentity } from './files';
 import { threadPoolReads, type Reads } from './reads';
 import { readBranch } from './git';
@@ -14,25 +14,11 @@ import { assertLookupName, fileNameFor, hasSeparator, isLookupName, nameFromFile
 import { homeFrom } from './paths';
 import { resolvePlanPath } from './plans';
 import { trashedCopy } from './trash';
+import { datedBy, jsonSummary, listEntry, mapPool, unreadableEntry, UNDATED } from './listEntries';
 import { indexMismatch } from './indexRepair';
 import { newestFirst } from './order';
 import { CheckpointNotFoundError, LIST_READ_BYTES, MEMORY_INDEX_MAX_BYTES, SHOW_READ_BYTES, TRASH_DIR, UnreadableCheckpointError, type CheckpointSummary, type StoreOptions } from './storeTypes';
 
-/** Runs `fn` over `items` with at most `limit` at once (listing thousands of files must not exhaust descriptors). */
-async function mapPool<T, R>(items: T[], limit: number, fn: (item: T) => Promise<R>): Promise<R[]> {
-  const out = new Array<R>(items.length);
-  let next = 0;
-  const worker = async (): Promise<void> => {
-    while (next < items.length) {
-      const i = next++;
-      out[i] = await fn(items[i]);
-    }
-  };
-  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker));
-  return out;
-}
-
-/** The checkpoints of one memory directory, read: list, show, find. Editor-free. */
 /** One file in the trash: a copy of checkpoint `name`, in the day folder `day` (YYYY-MM-DD). */
 export interface TrashedCopy {
   name: string;
@@ -40,6 +26,7 @@ export interface TrashedCopy {
   day: string;
 }
 
+/** The checkpoints of one memory directory, read: list, show, find. Editor-free. */
 export class CheckpointReader {
   readonly memoryDir: string;
   readonly cwd: string;
@@ -386,59 +373,3 @@ function fileNameOf(file: string): string {
 }
 
 const LINK_REFUSED = 'it is a symbolic link, and checkpoint files are never read through one';
-
-/** The date a listing entry is given until the file's mtime stands for the date it does not carry (no date is ''). */
-const UNDATED = '';
-
-function datedBy(entry: CheckpointSummary, mtime: Date): void {
-  entry.saved = mtime.toISOString();
-  if (entry.checkpoint) entry.checkpoint.saved = entry.saved;
-}
-
-/** The listing entry of a readable file: the header only (`details: false`), else with the parsed checkpoint. */
-function listEntry(file: string, name: string, text: string, mtime: () => string, details: boolean | undefined): CheckpointSummary {
-  if (details === false) {
-    // The same keys in the same order as the spread below, without copying the object.
-    const entry = pickSummary(parseCheckpointHeader(text, name, mtime)) as CheckpointSummary;
-    entry.path = file;
-    entry.source = 'markdown';
-    return entry;
-  }
-  const cp = parseCheckpoint(text, name, mtime());
-  return { ...pickSummary(cp), path: file, source: 'markdown', checkpoint: cp };
-}
-
-/** The listing entry of a file that could not be read or parsed. */
-function unreadableEntry(file: string, name: string, err: unknown, st: Stats | undefined): CheckpointSummary {
-  return {
-    name,
-    path: file,
-    branch: '',
-    saved: (st?.mtime ?? new Date(0)).toISOString(),
-    description: '',
-    unreadable: errorMessage(err),
-    source: 'markdown',
-  };
-}
-
-function pickSummary(cp: CheckpointHeader): Omit<CheckpointSummary, 'path' | 'source'> {
-  const s: Omit<CheckpointSummary, 'path' | 'source'> = {
-    name: cp.name,
-    branch: cp.branch,
-    saved: cp.saved,
-    description: cp.description,
-  };
-  if (cp.plan) s.plan = cp.plan;
-  if (cp.planStep !== undefined) s.planStep = cp.planStep;
-  if (cp.planSteps !== undefined) s.planSteps = cp.planSteps;
-  if (cp.auto) s.auto = true;
-  if (cp.frontMatterSkipped) s.frontMatterSkipped = cp.frontMatterSkipped;
-  return s;
-}
-
-function jsonSummary(j: JsonCheckpointFile): CheckpointSummary {
-  if (!j.checkpoint) {
-    return { name: j.name, path: j.path, branch: '', saved: new Date(0).toISOString(), description: '', unreadable: j.unreadable, source: 'json', plan: j.planName };
-  }
-  return { ...pickSummary(j.checkpoint), path: j.path, source: 'json', checkpoint: j.checkpoint };
-}
