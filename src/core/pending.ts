@@ -1,4 +1,3 @@
-import { promises as fs } from 'node:fs';
 import path = require('node:path');
 import { errorMessage } from './errors';
 import { formatLocalDate } from './dates';
@@ -109,7 +108,7 @@ export async function findPending(store: CheckpointReader, now: Date = store.now
     live.map(async (c) => {
       const resumed = resumedAt(c);
       if (resumed === undefined || Date.parse(c.saved) > resumed) return;
-      const st = await fs.stat(c.path).catch(() => undefined);
+      const st = await store.reads.stat(c.path).catch(() => undefined);
       // A time past now is another clock's, not a change: never trusted (as a saved time past now is not).
       if (st && st.mtimeMs > resumed && st.mtimeMs <= now.getTime() + CLOCK_SKEW_MS) changed.add(c);
     }),
