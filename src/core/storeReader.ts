@@ -100,7 +100,7 @@ export class CheckpointReader {
     const st = await this.reads.lstat(file);
     if (st.isSymbolicLink()) throw new CheckpointError(LINK_REFUSED);
     if (!st.isFile()) throw new CheckpointError('not a regular file');
-    const { text } = await this.reads.readPrefix(file, maxBytes, { noFollow: true });
+    const { text } = await this.reads.readPrefix(file, maxBytes, NO_FOLLOW);
     return { text, mtime: st.mtime.toISOString() };
   }
 
@@ -129,20 +129,22 @@ export class CheckpointReader {
    * fails (and a FIFO does not block); any failure takes the careful way below, with the reasons it always gave.
    */
   async summarize(file: string, opts: { details?: boolean; regular?: boolean } = {}, name = fileNameOf(file)): Promise<CheckpointSummary> {
+    let text: string | undefined;
     if (opts.regular) {
-      const text = await this.reads.readPrefix(file, LIST_READ_BYTES, { noFollow: true }).then(
-        (r) => r.text,
-        () => undefined,
-      );
-      if (text !== undefined) {
-        try {
-          const entry = this.listEntry(file, name, text, () => UNDATED, opts.details);
-          // A file that carries no date is dated by its mtime, looked up for it alone.
-          if (entry.saved === UNDATED) datedBy(entry, (await this.reads.stat(file)).mtime);
-          return entry;
-        } catch (err) {
-          return unreadableEntry(file, name, err, await this.reads.stat(file).catch(() => undefined));
-        }
+      try {
+        ({ text } = await this.reads.readPrefix(file, LIST_READ_BYTES, NO_FOLLOW));
+      } catch {
+        text = undefined;
+      }
+    }
+    if (text !== undefined) {
+      try {
+        const entry = this.listEntry(file, name, text, () => UNDATED, opts.details);
+        // A file that carries no date is dated by its mtime, looked up for it alone.
+        if (entry.saved === UNDATED) datedBy(entry, (await this.reads.stat(file)).mtime);
+        return entry;
+      } catch (err) {
+        return unreadableEntry(file, name, err, await this.reads.stat(file).catch(() => undefined));
       }
     }
     try {
@@ -184,13 +186,13 @@ export class CheckpointReader {
    * `details: false`: entries without `checkpoint` (see {@link summarize}), for listings that show only the header.
    */
   async list(opts: { includeJson?: boolean; details?: boolean } = {}): Promise<CheckpointSummary[]> {
-    // A file deleted or consumed by another writer between readdir and read is gone, not unreadable.
-    const gone = (s: CheckpointSummary): Promise<boolean> => this.reads.lstat(s.path).then(() => false, () => true);
-    const found = await mapPool(await this.entries(), 32, async ({ file, name, regular }) => {
-      const s = await this.summarize(file, { details: opts.details, regular }, name);
-      return s.unreadable !== undefined && (await gone(s)) ? undefined : s;
-    });
-    const items = found.filter((s): s is CheckpointSummary => s !== undefined);
+    const found = await mapPool(await this.entries(), 32, (e) => this.summarize(e.file, { details: opts.details, regular: e.regular }, e.name));
+    const items: CheckpointSummary[] = [];
+    for (const s of found) {
+      // A file deleted or consumed by another writer between readdir and read is gone, not unreadable.
+      const gone = s.unreadable !== undefined && (await this.reads.lstat(s.path).then(() => false, () => true));
+      if (!gone) items.push(s);
+    }
     if (opts.includeJson ?? true) items.push(...(await readJsonCheckpoints(this.cwd, this.reads)).map(jsonSummary));
     return items.sort(newestFirst(items));
   }
@@ -373,3 +375,4 @@ function fileNameOf(file: string): string {
 }
 
 const LINK_REFUSED = 'it is a symbolic link, and checkpoint files are never read through one';
+const NO_FOLLOW = { noFollow: true } as const;
