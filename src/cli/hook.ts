@@ -72,7 +72,7 @@ Example (a hook command in .claude/settings.json):
       const { store, resolved } = await openStore({ cwd, dir: ctx.values.dir, env: ctx.env, reads: ctx.reads });
       if (event === 'session-start') {
         const context = await sessionStartContext(store, { resumeArgs: ctx.values.dir ? ['--dir', resolved.dir] : [] });
-        await recordSessionStart(resolved.dir, { source: input.source, told: context !== undefined }, ctx.reads);
+        await recordSessionStart(resolved.dir, { source: input.source, told: context !== undefined });
         // Answered once per session start, when the plugin's hooks and Connect's both run.
         if (context && firstToAnswer(input, resolved.dir, context)) io.out(sessionStartOutput(context));
         return;

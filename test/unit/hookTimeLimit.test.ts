@@ -8,7 +8,8 @@ import { open } from 'node:fs/promises';
 import * as path from 'node:path';
 import { commandLine } from '../../src/cli/runner';
 import { hookCommand } from '../../src/cli/hook';
-import { threadPoolReads, type Reads } from '../../src/core/reads';
+import { inlineReads, threadPoolReads, type Reads } from '../../src/core/reads';
+import type { Command } from '../../src/cli/command';
 import { isolatedEnv, tempDirs } from '../support/fixtures';
 
 const temp = tempDirs();
@@ -47,6 +48,10 @@ test('a hook gives up at its own time limit while a read never returns', { skip:
   }
 });
 
-test('the hook is the command that reads through the thread pool', () => {
+test('the hook reads through the thread pool; a command that says nothing reads inline', async () => {
   assert.equal(hookCommand.reads, threadPoolReads);
+  let seen: Reads | undefined;
+  const probe = { synopsis: 'probe', summary: 'probe', help: 'Usage: checkpoint probe', options: {}, positionals: 0, run: async (ctx: { reads: Reads }) => void (seen = ctx.reads) };
+  assert.equal(await commandLine({ probe: probe as unknown as Command })(['probe'], { out: () => undefined, err: () => undefined }, {}, temp()), 0);
+  assert.equal(seen, inlineReads);
 });
