@@ -1,7 +1,7 @@
 // Every read of a file the product did not write, and every read on a hot path, goes through one `Reads`: two
 // implementations with the same results and the same errors, side by side below. A process picks one where it starts
 // (the CLI's runner, the extension, the MCP server) and gives it to the store; nothing else chooses.
-import { close, closeSync, constants, fstat, fstatSync, lstat, lstatSync, open, openSync, read, readdir, readdirSync, readSync, realpath, realpathSync, stat, statSync, type Dirent, type Stats } from 'node:fs';
+import { closeSync, constants, fstatSync, lstatSync, openSync, promises as fs, readdirSync, readSync, realpathSync, statSync, type Dirent, type Stats } from 'node:fs';
 import { CheckpointError } from './errors';
 
 /**
@@ -78,27 +78,17 @@ function grow(buffer: Buffer, used: number, limit: number): Buffer {
   return bigger;
 }
 
-// ---- Through Node's thread pool: the event loop never waits on a file system, and a time limit can fire. Node's
-// ---- callback API, not node:fs/promises, which costs ~4 ms to load at every hook's start. --------------------------
-
-/** A call of Node's callback API as a promise: its value, or its error as the rejection. */
-function call<T>(run: (done: (err: NodeJS.ErrnoException | null, value: T) => void) => void): Promise<T> {
-  return new Promise((resolve, reject) => run((err, value) => (err ? reject(err) : resolve(value))));
-}
-
-const closeFd = (fd: number): Promise<void> => call<void>((done) => close(fd, (err) => done(err, undefined)));
-const readAt = (fd: number, buffer: Buffer, offset: number, length: number, position: number): Promise<number> =>
-  call<number>((done) => read(fd, buffer, offset, length, position, done));
+// ---- Through Node's thread pool: the event loop never waits on a file system, and a time limit can fire. ----------
 
 /** Opens a regular file without waiting (see {@link Reads}). */
-async function openRegular(file: string, noFollow?: boolean): Promise<{ fd: number; st: Stats }> {
-  const fd = await call<number>((done) => open(file, flags(noFollow), done));
+async function openRegular(file: string, noFollow?: boolean): Promise<{ handle: fs.FileHandle; st: Stats }> {
+  const handle = await fs.open(file, flags(noFollow));
   try {
-    const st = await call<Stats>((done) => fstat(fd, done));
+    const st = await handle.stat();
     assertRegular(st);
-    return { fd, st };
+    return { handle, st };
   } catch (err) {
-    await closeFd(fd);
+    await handle.close();
     throw err;
   }
 }
@@ -107,45 +97,45 @@ async function openRegular(file: string, noFollow?: boolean): Promise<{ fd: numb
  * The whole of an opened file of `st.size` bytes (one byte more is asked for: see {@link finishBounded}); once that
  * size is read, no second read asks whether it ended.
  */
-async function readAll(fd: number, st: Stats): Promise<Buffer> {
+async function readAll(handle: fs.FileHandle, st: Stats): Promise<Buffer> {
   const buffer = Buffer.allocUnsafe(st.size + 1);
   let total = 0;
   while (total < buffer.length) {
-    const n = await readAt(fd, buffer, total, buffer.length - total, total);
-    total += n;
+    const { bytesRead } = await handle.read(buffer, total, buffer.length - total, total);
+    total += bytesRead;
     // The end, or all of the size fstat gave (a file that grew meanwhile fills the buffer's last byte).
-    if (n === 0 || total >= st.size) break;
+    if (bytesRead === 0 || total >= st.size) break;
   }
   return finishBounded(buffer, total, st.size);
 }
 
 export const threadPoolReads: Reads = {
-  stat: (file) => call((done) => stat(file, done)),
-  lstat: (file) => call((done) => lstat(file, done)),
-  realpath: (file) => call((done) => realpath.native(file, done)),
-  readdir: (dir) => call((done) => readdir(dir, { withFileTypes: true }, done)),
+  stat: (file) => fs.stat(file),
+  lstat: (file) => fs.lstat(file),
+  realpath: (file) => fs.realpath(file),
+  readdir: (dir) => fs.readdir(dir, { withFileTypes: true }),
   async readBounded(file, maxBytes, opts = {}) {
-    const { fd, st } = await openRegular(file, opts.noFollow);
+    const { handle, st } = await openRegular(file, opts.noFollow);
     try {
       assertBound(st.size, maxBytes);
-      return await readAll(fd, st);
+      return await readAll(handle, st);
     } finally {
-      await closeFd(fd);
+      await handle.close();
     }
   },
   readSmallFile: async (file, maxBytes) => (await threadPoolReads.readBounded(file, maxBytes)).toString('utf8'),
   async readWhole(file, maxBytes) {
-    if ((await threadPoolReads.lstat(file).catch(() => undefined))?.isSymbolicLink()) throw new CheckpointError(LINK_REFUSED);
-    const { fd, st } = await openRegular(file, true);
+    if ((await fs.lstat(file).catch(() => undefined))?.isSymbolicLink()) throw new CheckpointError(LINK_REFUSED);
+    const { handle, st } = await openRegular(file, true);
     try {
       assertCheckpointSize(st.size, maxBytes);
-      return { text: (await readAll(fd, st)).toString('utf8'), stats: st };
+      return { text: (await readAll(handle, st)).toString('utf8'), stats: st };
     } finally {
-      await closeFd(fd);
+      await handle.close();
     }
   },
   async readPrefix(file, maxBytes, opts = {}) {
-    const fd = opts.noFollow ? await call<number>((done) => open(file, NO_FOLLOW_NO_WAIT, done)) : (await openRegular(file)).fd;
+    const handle = opts.noFollow ? await fs.open(file, NO_FOLLOW_NO_WAIT) : (await openRegular(file)).handle;
     try {
       let buffer: Buffer = Buffer.allocUnsafe(Math.min(maxBytes + 1, FIRST_READ));
       let total = 0;
@@ -155,25 +145,25 @@ export const threadPoolReads: Reads = {
           buffer = grow(buffer, total, maxBytes + 1);
         }
         const want = buffer.length - total;
-        const bytesRead = await readAt(fd, buffer, total, want, total);
+        const { bytesRead } = await handle.read(buffer, total, want, total);
         total += bytesRead;
         // A short read of a regular file is its end: no second read to be told so.
         if (bytesRead < want) break;
       }
       return { text: buffer.toString('utf8', 0, Math.min(total, maxBytes)), truncated: total > maxBytes };
     } finally {
-      await closeFd(fd);
+      await handle.close();
     }
   },
   async readTail(file, maxBytes) {
-    const { fd, st } = await openRegular(file);
+    const { handle, st } = await openRegular(file);
     try {
       const buffer = Buffer.allocUnsafe(Math.min(st.size, maxBytes));
       let total = 0;
-      for (let n; total < buffer.length && (n = await readAt(fd, buffer, total, buffer.length - total, st.size - buffer.length + total)) > 0; ) total += n;
+      for (let n; total < buffer.length && (n = (await handle.read(buffer, total, buffer.length - total, st.size - buffer.length + total)).bytesRead) > 0; ) total += n;
       return buffer.subarray(0, total);
     } finally {
-      await closeFd(fd);
+      await handle.close();
     }
   },
 };

@@ -1,5 +1,4 @@
-import { rename, unlink, writeFile } from 'node:fs';
-import { promisify } from 'node:util';
+import { promises as fs } from 'node:fs';
 import path = require('node:path');
 import { TEMP_PREFIX } from './files';
 import { threadPoolReads, type Reads } from './reads';
@@ -26,19 +25,18 @@ const sourceWord = (source: string | undefined): string => (source && source.len
 
 /**
  * Records a session start in an existing memory folder (one that does not exist yet is not made for it): a new temp
- * file renamed over the record, through the thread pool (Node's callback API: a session start loads no
- * node:fs/promises). Never throws: a hook goes on without the record.
+ * file renamed over the record. Never throws: a hook goes on without the record.
  */
 export async function recordSessionStart(memoryDir: string, start: { source?: string; told: boolean; at?: Date }): Promise<void> {
   const record: SessionStartRecord = { at: (start.at ?? new Date()).toISOString(), source: sourceWord(start.source), told: start.told };
   const tmp = path.join(memoryDir, `${TEMP_PREFIX}${process.pid}-${Date.now().toString(36)}${Math.random().toString(36).slice(2, 10)}`);
   try {
-    await promisify(writeFile)(tmp, `${JSON.stringify(record)}\n`, { flag: 'wx', mode: 0o600 });
-    await promisify(rename)(tmp, path.join(memoryDir, SESSION_START_FILE));
+    await fs.writeFile(tmp, `${JSON.stringify(record)}\n`, { flag: 'wx', mode: 0o600 });
+    await fs.rename(tmp, path.join(memoryDir, SESSION_START_FILE));
   } catch {
     // No folder to record in, or the record could not be written: a session start is answered all the same (a temp
     // file left behind is cleaned up with the others).
-    await promisify(unlink)(tmp).catch(() => undefined);
+    await fs.unlink(tmp).catch(() => undefined);
   }
 }
 

@@ -19,8 +19,8 @@ test('a hook whose read never returns ends at its own time limit', { skip: proce
   const preload = path.join(home, 'hang.cjs');
   writeFileSync(
     preload,
-    `const fs = require('node:fs');\nconst stat = fs.stat;\n` +
-      `fs.stat = (p, ...rest) => (p === ${JSON.stringify(cwd)} ? fs.open(${JSON.stringify(fifo)}, 'r', () => {}) : stat(p, ...rest));\n`,
+    `const fs = require('node:fs');\nconst stat = fs.promises.stat;\n` +
+      `fs.promises.stat = (p, ...rest) => (p === ${JSON.stringify(cwd)} ? fs.promises.open(${JSON.stringify(fifo)}, 'r').then(() => new Promise(() => {})) : stat(p, ...rest));\n`,
   );
   const child = spawn(process.execPath, ['--require', preload, CLI, 'hook', 'session-start'], {
     cwd: home,
