@@ -31,7 +31,7 @@ export interface Reads {
   /**
    * At most `maxBytes` from the start of a file; `truncated` tells whether more was there. `noFollow`: for a path its
    * caller saw as a regular file (readdir's type, an lstat): no fstat of its own (one per file of a listing); what
-   * replaced it meanwhile is read without waiting (a FIFO gives nothing) and within `maxBytes`.
+   * replaced it meanwhile is read without waiting (a FIFO fails: it has no positions) and within `maxBytes`.
    */
   readPrefix(file: string, maxBytes: number, opts?: { noFollow?: boolean }): Promise<{ text: string; truncated: boolean }>;
   /** The last `maxBytes` bytes of a regular file (all of a smaller one). */
