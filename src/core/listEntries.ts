@@ -1,9 +1,24 @@
 // The entries of a listing: a checkpoint file's header or whole checkpoint, a file that cannot be read, a JSON
-// checkpoint.
+// checkpoint; and the pool the listing reads its files with.
+import type { Stats } from 'node:fs';
 import { parseCheckpoint, parseCheckpointHeader, type CheckpointHeader } from './checkpoint';
 import { errorMessage } from './errors';
 import type { JsonCheckpointFile } from './jsonCheckpoints';
 import type { CheckpointSummary } from './storeTypes';
+
+/** Runs `fn` over `items` with at most `limit` at once (listing thousands of files must not exhaust descriptors). */
+export async function mapPool<T, R>(items: T[], limit: number, fn: (item: T) => Promise<R>): Promise<R[]> {
+  const out = new Array<R>(items.length);
+  let next = 0;
+  const worker = async (): Promise<void> => {
+    while (next < items.length) {
+      const i = next++;
+      out[i] = await fn(items[i]);
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker));
+  return out;
+}
 
 /** The date a listing entry is given until the file's mtime stands for the date it does not carry (no date is ''). */
 export const UNDATED = '';
@@ -26,13 +41,13 @@ export function listEntry(file: string, name: string, text: string, mtime: () =>
   return { ...pickSummary(cp), path: file, source: 'markdown', checkpoint: cp };
 }
 
-/** The listing entry of a file that could not be read or parsed (undated: its file's mtime dates it, when there is one). */
-export function unreadableEntry(file: string, name: string, err: unknown): CheckpointSummary {
+/** The listing entry of a file that could not be read or parsed. */
+export function unreadableEntry(file: string, name: string, err: unknown, st: Stats | undefined): CheckpointSummary {
   return {
     name,
     path: file,
     branch: '',
-    saved: UNDATED,
+    saved: (st?.mtime ?? new Date(0)).toISOString(),
     description: '',
     unreadable: errorMessage(err),
     source: 'markdown',

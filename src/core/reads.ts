@@ -34,11 +34,6 @@ export interface Reads {
    * replaced it meanwhile is read without waiting (a FIFO fails: it has no positions) and within `maxBytes`.
    */
   readPrefix(file: string, maxBytes: number, opts?: { noFollow?: boolean }): Promise<{ text: string; truncated: boolean }>;
-  /**
-   * {@link readPrefix} of each of `files`, in their order, each read's outcome as `Promise.allSettled` gives it (a
-   * listing's thousands of files: never more than {@link OPEN_AT_ONCE} open at once).
-   */
-  readPrefixes(files: readonly string[], maxBytes: number, opts?: { noFollow?: boolean }): Promise<PromiseSettledResult<{ text: string; truncated: boolean }>[]>;
   /** The last `maxBytes` bytes of a regular file (all of a smaller one). */
   readTail(file: string, maxBytes: number): Promise<Buffer>;
 }
@@ -48,9 +43,6 @@ const NO_WAIT = constants.O_RDONLY | (constants.O_NONBLOCK ?? 0);
 /** Open flags: {@link NO_WAIT}, and fail on a symbolic link (where the platform has it). */
 const NO_FOLLOW_NO_WAIT = NO_WAIT | (constants.O_NOFOLLOW ?? 0);
 const flags = (noFollow: boolean | undefined): number => (noFollow ? NO_FOLLOW_NO_WAIT : NO_WAIT);
-
-/** The most files {@link Reads.readPrefixes} has open at once (thousands at once could exhaust descriptors). */
-const OPEN_AT_ONCE = 32;
 
 /** The first read buffer of a prefix; it doubles while the file fills it, up to `maxBytes + 1`. */
 const FIRST_READ = 8 * 1024;
@@ -163,21 +155,6 @@ export const threadPoolReads: Reads = {
       await handle.close();
     }
   },
-  async readPrefixes(files, maxBytes, opts) {
-    const out = new Array<PromiseSettledResult<{ text: string; truncated: boolean }>>(files.length);
-    let next = 0;
-    const worker = async (): Promise<void> => {
-      while (next < files.length) {
-        const i = next++;
-        out[i] = await threadPoolReads.readPrefix(files[i], maxBytes, opts).then(
-          (value) => ({ status: 'fulfilled', value }),
-          (reason: unknown) => ({ status: 'rejected', reason }),
-        );
-      }
-    };
-    await Promise.all(Array.from({ length: Math.min(OPEN_AT_ONCE, files.length) }, worker));
-    return out;
-  },
   async readTail(file, maxBytes) {
     const { handle, st } = await openRegular(file);
     try {
@@ -232,28 +209,6 @@ function lstatOrNone(file: string): Stats | undefined {
 /** The scratch buffer of inline prefixes: one read at a time, so one buffer serves every call. */
 let scratch: Buffer = Buffer.allocUnsafe(FIRST_READ);
 
-/** {@link Reads.readPrefix}, inline. */
-function prefixSync(file: string, maxBytes: number, noFollow: boolean | undefined): { text: string; truncated: boolean } {
-  const fd = noFollow ? openSync(file, NO_FOLLOW_NO_WAIT) : openRegularSync(file).fd;
-  try {
-    let total = 0;
-    for (;;) {
-      if (total === Math.min(scratch.length, maxBytes + 1)) {
-        if (total === maxBytes + 1) break;
-        scratch = grow(scratch, total, maxBytes + 1);
-      }
-      const want = Math.min(scratch.length, maxBytes + 1) - total;
-      const bytesRead = readSync(fd, scratch, total, want, total);
-      total += bytesRead;
-      // A short read of a regular file is its end: no second read to be told so.
-      if (bytesRead < want) break;
-    }
-    return { text: scratch.toString('utf8', 0, Math.min(total, maxBytes)), truncated: total > maxBytes };
-  } finally {
-    closeSync(fd);
-  }
-}
-
 export const inlineReads: Reads = {
   stat: async (file) => statSync(file),
   lstat: async (file) => lstatSync(file),
@@ -279,16 +234,26 @@ export const inlineReads: Reads = {
       closeSync(fd);
     }
   },
-  readPrefix: async (file, maxBytes, opts = {}) => prefixSync(file, maxBytes, opts.noFollow),
-  // One loop, no promise per file.
-  readPrefixes: async (files, maxBytes, opts = {}) =>
-    files.map((file) => {
-      try {
-        return { status: 'fulfilled', value: prefixSync(file, maxBytes, opts.noFollow) };
-      } catch (reason) {
-        return { status: 'rejected', reason };
+  async readPrefix(file, maxBytes, opts = {}) {
+    const fd = opts.noFollow ? openSync(file, NO_FOLLOW_NO_WAIT) : openRegularSync(file).fd;
+    try {
+      let total = 0;
+      for (;;) {
+        if (total === Math.min(scratch.length, maxBytes + 1)) {
+          if (total === maxBytes + 1) break;
+          scratch = grow(scratch, total, maxBytes + 1);
+        }
+        const want = Math.min(scratch.length, maxBytes + 1) - total;
+        const bytesRead = readSync(fd, scratch, total, want, total);
+        total += bytesRead;
+        // A short read of a regular file is its end: no second read to be told so.
+        if (bytesRead < want) break;
       }
-    }),
+      return { text: scratch.toString('utf8', 0, Math.min(total, maxBytes)), truncated: total > maxBytes };
+    } finally {
+      closeSync(fd);
+    }
+  },
   async readTail(file, maxBytes) {
     const { fd, st } = openRegularSync(file);
     try {

@@ -14,7 +14,7 @@ import { assertLookupName, fileNameFor, hasSeparator, isLookupName, nameFromFile
 import { homeFrom } from './paths';
 import { resolvePlanPath } from './plans';
 import { trashedCopy } from './trash';
-import { datedBy, jsonSummary, listEntry, unreadableEntry, UNDATED } from './listEntries';
+import { datedBy, jsonSummary, listEntry, mapPool, unreadableEntry, UNDATED } from './listEntries';
 import { indexMismatch } from './indexRepair';
 import { newestFirst } from './order';
 import { CheckpointNotFoundError, LIST_READ_BYTES, MEMORY_INDEX_MAX_BYTES, SHOW_READ_BYTES, TRASH_DIR, UnreadableCheckpointError, type CheckpointSummary, type StoreOptions } from './storeTypes';
@@ -126,48 +126,32 @@ export class CheckpointReader {
    * `details: false` leaves out `checkpoint` (the sections) and parses only what the entry shows. `regular`: readdir
    * reported a regular file, so it is read without a stat first (the stat, by path, cost as much as the read; the
    * mtime is only needed when the file carries no date). It is opened so that a file swapped meanwhile for a link
-   * fails (and a FIFO does not block); any failure takes the careful way, with the reasons it always gave.
+   * fails (and a FIFO does not block); any failure takes the careful way below, with the reasons it always gave.
    */
   async summarize(file: string, opts: { details?: boolean; regular?: boolean } = {}, name = fileNameOf(file)): Promise<CheckpointSummary> {
-    return (await this.summaries([{ file, name, regular: opts.regular === true }], opts.details))[0];
-  }
-
-  /**
-   * The entries of files, in their order (see {@link summarize}). The regular ones are read together first (inline,
-   * one loop; through the thread pool, many at once) and parsed; the others, and any whose read failed, take the
-   * careful way. Only an entry that needs its file's mtime (one without a date, or unreadable) waits for a stat.
-   */
-  protected async summaries(files: readonly { file: string; name: string; regular: boolean }[], details: boolean | undefined): Promise<CheckpointSummary[]> {
-    const regular = files.filter((f) => f.regular).map((f) => f.file);
-    const prefixes = await this.reads.readPrefixes(regular, LIST_READ_BYTES, NO_FOLLOW);
-    const out: CheckpointSummary[] = [];
-    let at = 0;
-    for (const { file, name, regular } of files) {
-      const prefix = regular ? prefixes[at++] : undefined;
-      out.push(prefix?.status === 'fulfilled' ? this.textEntry(file, name, prefix.value.text, details) : await this.carefulEntry(file, name, details));
+    let text: string | undefined;
+    if (opts.regular) {
+      try {
+        ({ text } = await this.reads.readPrefix(file, LIST_READ_BYTES, NO_FOLLOW));
+      } catch {
+        text = undefined;
+      }
     }
-    for (const entry of out) {
-      if (entry.saved === UNDATED) datedBy(entry, (await this.reads.stat(entry.path).catch(() => undefined))?.mtime ?? new Date(0));
+    if (text !== undefined) {
+      try {
+        const entry = this.listEntry(file, name, text, () => UNDATED, opts.details);
+        // A file that carries no date is dated by its mtime, looked up for it alone.
+        if (entry.saved === UNDATED) datedBy(entry, (await this.reads.stat(file)).mtime);
+        return entry;
+      } catch (err) {
+        return unreadableEntry(file, name, err, await this.reads.stat(file).catch(() => undefined));
+      }
     }
-    return out;
-  }
-
-  /** The entry of a file's text: parsed, or unreadable with the reason; dated later when it carries no date. */
-  private textEntry(file: string, name: string, text: string, details: boolean | undefined): CheckpointSummary {
-    try {
-      return this.listEntry(file, name, text, () => UNDATED, details);
-    } catch (err) {
-      return unreadableEntry(file, name, err);
-    }
-  }
-
-  /** The careful way: an lstat first (a link, or anything but a regular file, is refused with its reason), then the read. */
-  private async carefulEntry(file: string, name: string, details: boolean | undefined): Promise<CheckpointSummary> {
     try {
       const { text, mtime } = await this.readText(file, LIST_READ_BYTES);
-      return this.listEntry(file, name, text, () => mtime, details);
+      return this.listEntry(file, name, text, () => mtime, opts.details);
     } catch (err) {
-      return unreadableEntry(file, name, err);
+      return unreadableEntry(file, name, err, await this.reads.stat(file).catch(() => undefined));
     }
   }
 
@@ -202,7 +186,7 @@ export class CheckpointReader {
    * `details: false`: entries without `checkpoint` (see {@link summarize}), for listings that show only the header.
    */
   async list(opts: { includeJson?: boolean; details?: boolean } = {}): Promise<CheckpointSummary[]> {
-    const found = await this.summaries(await this.entries(), opts.details);
+    const found = await mapPool(await this.entries(), 32, (e) => this.summarize(e.file, { details: opts.details, regular: e.regular }, e.name));
     const items: CheckpointSummary[] = [];
     for (const s of found) {
       // A file deleted or consumed by another writer between readdir and read is gone, not unreadable.
