@@ -1,6 +1,7 @@
 import type { ParseArgsConfig } from 'node:util';
 import type { CheckpointStore } from '../core/store';
 import type { ResolvedMemoryDir } from '../core/memoryDir';
+import type { Reads } from '../core/reads';
 
 export type Options = NonNullable<ParseArgsConfig['options']>;
 type Option = Options[string];
@@ -42,6 +43,8 @@ export interface CommandContext<O extends Options = Options> {
   memoryDir(folder?: string): Promise<ResolvedMemoryDir>;
   /** The checkpoints of `folder` (default {@link cwd}), in its memory folder; one store per folder and run. */
   store(folder?: string): Promise<CheckpointStore>;
+  /** How this run reads files: the command's {@link Command.reads}, else inline (a one-shot process). */
+  reads: Reads;
   /** Prints `human`, or with `--json` `data` and the command's `warnings` as one JSON object. */
   print(human: string, data: object): void;
   /** Prints `human`, or with `--json` `items` as a JSON array (a listing's shape; its warnings are on stderr only). */
@@ -90,6 +93,11 @@ export interface Command<O extends Options = Options> {
    * is 0.
    */
   neverFails?: boolean;
+  /**
+   * How the command reads files when not inline (a one-shot process waits on nothing else): a command with a time
+   * limit of its own reads through the thread pool, so that its timer fires while a read hangs.
+   */
+  reads?: Reads;
 }
 
 /** Types a command's `run` by its own options. */

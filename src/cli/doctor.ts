@@ -17,7 +17,7 @@ lastSessionStart, pending, problems: [{ id, message, fix }], notes, warnings }.`
   options: {},
   positionals: 0,
   async run(ctx) {
-    const report = await diagnose({ cwd: ctx.cwd, env: ctx.env, configured: ctx.values.dir, syncReads: true });
+    const report = await diagnose({ cwd: ctx.cwd, env: ctx.env, configured: ctx.values.dir, reads: ctx.reads });
     ctx.print(doctorText(report, homeFrom(ctx.env)), report);
     return report.ok ? 0 : 1;
   },

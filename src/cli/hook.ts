@@ -4,7 +4,7 @@ import { autoSave, saveCompactSummary } from '../core/autoSave';
 import { HOOK_EVENTS, HOOK_INPUT_MAX_BYTES, HOOK_TIMEOUT_MS, hookFolder, isHookEvent, parseHookInput } from '../core/hooks';
 import { sessionStartContext, sessionStartOutput } from '../core/sessionStartContext';
 import { firstToAnswer } from '../core/sessionStartMarker';
-import { fileReads } from '../core/files';
+import { threadPoolReads } from '../core/reads';
 import { recordSessionStart } from '../core/sessionStarts';
 import { defineCommand, type Io } from './command';
 
@@ -48,6 +48,8 @@ the agent: problems go to stderr and the exit code is 0; it gives up after ${HOO
   options: {},
   positionals: 1,
   neverFails: true,
+  // Its time limit holds on a file system that hangs: reads wait in the thread pool, not in the event loop.
+  reads: threadPoolReads,
   async run(ctx) {
     const event = ctx.positionals[0] ?? '';
     const label = `checkpoint hook ${agentLine(event, 40)}`;
@@ -66,12 +68,12 @@ the agent: problems go to stderr and the exit code is 0; it gives up after ${HOO
       }
       const { input, problem } = parseHookInput(await (ctx.io.stdin ?? (() => readStdin(HOOK_INPUT_MAX_BYTES)))());
       if (problem) io.err(`${label}: ${problem}; going on without it.`);
-      const cwd = await hookFolder(input, ctx.values.cwd, ctx.cwd);
+      const cwd = await hookFolder(input, ctx.values.cwd, ctx.cwd, ctx.reads);
       // The session's folder, opened as every command opens its own: the same memory folder as `checkpoint save` there.
       const store = await ctx.store(cwd);
       if (event === 'session-start') {
         const context = await sessionStartContext(store, { resumeArgs: ctx.values.dir ? ['--dir', store.memoryDir] : [] });
-        await recordSessionStart(store.memoryDir, { source: input.source, told: context !== undefined }, fileReads(true));
+        await recordSessionStart(store.memoryDir, { source: input.source, told: context !== undefined });
         // Answered once per session start, when the plugin's hooks and Connect's both run.
         if (context && firstToAnswer(input, store.memoryDir, context)) io.out(sessionStartOutput(context));
         return;

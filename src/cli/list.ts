@@ -56,6 +56,8 @@ With --json: [{ "name", "path", "branch", "saved", "description", "plan", "planS
       if (items.length) ctx.io.out(items.map((c) => oneLine(c.name)).join('\n'));
       return;
     }
-    ctx.printList(items.length ? listLines(items).join('\n') : NO_CHECKPOINTS, items.map(summaryJson));
+    // The aligned lines are for a person: --json prints the items alone (2,000 lines cost ~10 ms to lay out).
+    if (ctx.json) ctx.printList('', items.map(summaryJson));
+    else ctx.printList(items.length ? listLines(items).join('\n') : NO_CHECKPOINTS, []);
   },
 });

@@ -1,7 +1,8 @@
 import { parseArgs } from 'node:util';
 import { fstatSync, writeSync } from 'node:fs';
 import { isatty } from 'node:tty';
-import { fileReads, isFolder } from '../core/files';
+import { isFolder } from '../core/files';
+import { inlineReads } from '../core/reads';
 import path = require('node:path');
 import { CheckpointError, UsageError, errorMessage } from '../core/errors';
 import { didYouMean } from '../core/suggest';
@@ -162,18 +163,20 @@ async function context(
   }
   const json = values.json === true;
   const cwd = path.resolve(workDir, typeof values.cwd === 'string' ? values.cwd : '.');
+  // The one place a command's reads are chosen: inline, unless the command says otherwise.
+  const reads = command.reads ?? inlineReads;
   if (typeof values.cwd === 'string') {
-    if (!(await isFolder(cwd, fileReads(true)))) throw new CheckpointError(`--cwd ${cwd} is not a folder.`);
+    if (!(await isFolder(cwd, reads))) throw new CheckpointError(`--cwd ${cwd} is not a folder.`);
   }
   // Each folder's memory folder and store, resolved on first use, once. The CLI runs what its user asked for in
   // their own folder: a trusted workspace (the folder's Claude Code settings count). A command is a one-shot process:
-  // it reads inline (`checkpoint mcp` opens its own stores).
+  // it reads as the command says (`checkpoint mcp` opens its own stores).
   const resolved = new Map<string, Promise<ResolvedMemoryDir>>();
   const stores = new Map<string, Promise<CheckpointStore>>();
   const memoryDir = (folder = cwd): Promise<ResolvedMemoryDir> =>
-    once(resolved, folder, () => resolveMemoryDir({ cwd: folder, configured: values.dir as string | undefined, env, trusted: true, syncReads: true }));
+    once(resolved, folder, () => resolveMemoryDir({ cwd: folder, configured: values.dir as string | undefined, env, trusted: true, reads }));
   const store = (folder = cwd): Promise<CheckpointStore> =>
-    once(stores, folder, async () => (await openStore({ cwd: folder, env, resolved: await memoryDir(folder), syncReads: true })).store);
+    once(stores, folder, async () => (await openStore({ cwd: folder, env, resolved: await memoryDir(folder), reads })).store);
   return {
     values: values as CommandContext['values'],
     positionals,
@@ -184,6 +187,7 @@ async function context(
     io,
     memoryDir,
     store,
+    reads,
     print: (human, data) => io.out(json ? JSON.stringify({ ...data, warnings }, null, 2) : human),
     printList: (human, items) => io.out(json ? JSON.stringify(items, null, 2) : human),
     warn: (message) => {
@@ -387,7 +391,12 @@ export function runAsProcess(cli: Cli, argv: string[], onGiveUp?: () => void): v
     err: (s) => err.write(`${s}\n`),
     abandon: () => {
       onGiveUp?.();
-      out.flushed(() => process.exit(0));
+      // Node's exit waits for the thread pool's threads: a read still in one (a file system that hangs) would hold
+      // the exit for ever, so the process ends by a signal then.
+      out.flushed(() => {
+        if (process.getActiveResourcesInfo().some((r) => r.startsWith('FSReq'))) process.kill(process.pid, 'SIGKILL');
+        else process.exit(0);
+      });
     },
   }).then((code) => {
     process.exitCode = code;

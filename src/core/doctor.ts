@@ -2,7 +2,8 @@ import path = require('node:path');
 import { pluginEnabledIn, PLUGIN_ID } from './claudeSettings';
 import { errorMessage } from './errors';
 import { escapeControls } from './escaping';
-import { fileReads, isFolder, type FileReads } from './files';
+import { isFolder } from './files';
+import { threadPoolReads, type Reads } from './reads';
 import { spawnInGroup } from './gitProcess';
 import { INDEX_FILE } from './memoryIndex';
 import { claudeLeavesOut } from './memoryIndexBudget';
@@ -79,7 +80,8 @@ export interface DoctorOptions {
   managedDir?: string;
   /** `claude --version`'s first line, or undefined when it cannot be run (default: `claude` from PATH, time-limited). */
   claudeVersion?: () => Promise<string | undefined>;
-  syncReads?: boolean;
+  /** How files are read (default: through the thread pool; see {@link Reads}). */
+  reads?: Reads;
 }
 
 /** `claude --version` from PATH: its first line, or undefined when there is no such command or it fails. */
@@ -135,7 +137,7 @@ function productHooks(hooks: unknown, where: string, kind: HookSource['kind']): 
 }
 
 /** The Checkpoint plugin's hooks when the plugin is enabled for the folder and installed (its `hooks/hooks.json`). */
-async function pluginHooks(cwd: string, env: NodeJS.ProcessEnv, claudeDir: string, reads: FileReads, notes: string[]): Promise<HookSource | undefined> {
+async function pluginHooks(cwd: string, env: NodeJS.ProcessEnv, claudeDir: string, reads: Reads, notes: string[]): Promise<HookSource | undefined> {
   const enabledIn = await pluginEnabledIn(cwd, env);
   if (!enabledIn) return undefined;
   const installed = (await readClaudeJson(path.join(claudeDir, 'plugins', 'installed_plugins.json'), reads))?.plugins;
@@ -154,7 +156,7 @@ async function pluginHooks(cwd: string, env: NodeJS.ProcessEnv, claudeDir: strin
 }
 
 /** The settings files whose hooks apply to the folder, in Claude Code's order: user, project, local (trusted), managed. */
-async function settingsHooks(cwd: string, claudeDir: string, trusted: boolean, managedDir: string, reads: FileReads): Promise<HookSource[]> {
+async function settingsHooks(cwd: string, claudeDir: string, trusted: boolean, managedDir: string, reads: Reads): Promise<HookSource[]> {
   const files = [path.join(claudeDir, 'settings.json')];
   if (trusted) files.push(path.join(cwd, '.claude', 'settings.json'), path.join(cwd, '.claude', 'settings.local.json'));
   files.push(...(await managedSettingsFiles(managedDir, reads)).reverse());
@@ -167,7 +169,7 @@ async function settingsHooks(cwd: string, claudeDir: string, trusted: boolean, m
 }
 
 /** The checkpoint files in a folder (none when it cannot be listed). */
-async function checkpointFiles(dir: string, reads: FileReads): Promise<string[]> {
+async function checkpointFiles(dir: string, reads: Reads): Promise<string[]> {
   const entries = await reads.readdir(dir).catch(() => []);
   return entries.filter((e) => e.isFile() && e.name.startsWith(CHECKPOINT_PREFIX) && e.name.endsWith('.md')).map((e) => e.name);
 }
@@ -181,9 +183,9 @@ export async function diagnose(opts: DoctorOptions): Promise<DoctorReport> {
   const home = homeFrom(env);
   const trusted = opts.trusted ?? true;
   const managedDir = opts.managedDir ?? managedSettingsDir();
-  const reads = fileReads(opts.syncReads);
+  const reads = opts.reads ?? threadPoolReads;
   const claudeDir = claudeConfigDir(env, home);
-  const where = { cwd, configured: opts.configured, env, trusted, managedDir, syncReads: opts.syncReads };
+  const where = { cwd, configured: opts.configured, env, trusted, managedDir, reads };
   const [resolved, version, configDirExists] = await Promise.all([
     resolveMemoryDir(where),
     (opts.claudeVersion ?? (() => claudeVersionFromPath(cwd, env)))(),
@@ -211,7 +213,7 @@ export async function diagnose(opts: DoctorOptions): Promise<DoctorReport> {
     index = { file: indexFile, exists: text !== undefined, firstLineLeftOut: left.line ?? null, checkpointsLeftOut: left.names };
   }
   const last = (await lastSessionStart(resolved.dir, reads)) ?? null;
-  const { store } = await openStore({ cwd, dir: opts.configured, env, trusted, syncReads: opts.syncReads, resolved });
+  const { store } = await openStore({ cwd, dir: opts.configured, env, trusted, reads, resolved });
   const pending = (await findPending(store).catch(() => ({ checkpoints: [] }))).checkpoints.map((c) => c.name);
 
   // The problems, the one that stops the most first.

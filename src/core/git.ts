@@ -256,3 +256,8 @@ export async function readCommitState(cwd: string): Promise<CommitState> {
 export function branchDiffers(saved: string, current: string): boolean {
   return saved !== '' && current !== '' && saved !== current;
 }
+
+/** git's NUL-separated output as its parts. */
+export function splitZ(out: string): string[] {
+  return out.split('\0').filter((p) => p !== '');
+}

@@ -1,14 +1,14 @@
 import path = require('node:path');
-import { fileReads, type FileReads } from './files';
+import { threadPoolReads, type Reads } from './reads';
 
 /** `.git` files and `commondir` are a line or two; anything larger is not one. */
 const GIT_POINTER_MAX_BYTES = 64 * 1024;
 
 /**
  * The folder holding `.git` (a folder or a worktree's file) at or above `start`; undefined when none. Each function
- * here reads through `reads` (see {@link fileReads}): inline in a one-shot process.
+ * here reads through `reads` (see {@link Reads}): inline in a one-shot process.
  */
-export async function findRepositoryTop(start: string, reads: FileReads = fileReads()): Promise<string | undefined> {
+export async function findRepositoryTop(start: string, reads: Reads = threadPoolReads): Promise<string | undefined> {
   let dir = path.resolve(start);
   for (;;) {
     if (await reads.lstat(path.join(dir, '.git')).then(() => true, () => false)) return dir;
@@ -19,7 +19,7 @@ export async function findRepositoryTop(start: string, reads: FileReads = fileRe
 }
 
 /** The git directory of the checkout whose top folder is `top`: `<top>/.git`, or the `gitdir:` of a `.git` file. */
-async function gitDirOf(top: string, reads: FileReads): Promise<string | undefined> {
+async function gitDirOf(top: string, reads: Reads): Promise<string | undefined> {
   const dotGit = path.join(top, '.git');
   const st = await reads.stat(dotGit).catch(() => undefined);
   if (!st) return undefined;
@@ -47,7 +47,7 @@ export function gitDirOfFile(text: string): string | undefined {
  * `<root>/.git` when it is a folder; the `gitdir:` of a `.git` file (worktrees, submodules).
  * Undefined when `cwd` is not inside a repository.
  */
-export async function resolveGitDir(cwd: string, reads: FileReads = fileReads()): Promise<string | undefined> {
+export async function resolveGitDir(cwd: string, reads: Reads = threadPoolReads): Promise<string | undefined> {
   const top = await findRepositoryTop(cwd, reads);
   return top === undefined ? undefined : gitDirOf(top, reads);
 }
@@ -58,7 +58,7 @@ export async function resolveGitDir(cwd: string, reads: FileReads = fileReads())
  * folder of that gitdir's `commondir` (the main repository's `.git`). A submodule (a gitdir without `commondir`)
  * is its own repository. Undefined outside a repository.
  */
-export async function resolveMainWorktree(cwd: string, reads: FileReads = fileReads()): Promise<string | undefined> {
+export async function resolveMainWorktree(cwd: string, reads: Reads = threadPoolReads): Promise<string | undefined> {
   const top = await findRepositoryTop(cwd, reads);
   if (top === undefined) return undefined;
   const gitDir = await gitDirOf(top, reads);
@@ -77,7 +77,7 @@ export async function resolveMainWorktree(cwd: string, reads: FileReads = fileRe
  * The current branch read from `HEAD` without running git (for a hook that runs at every agent start): the branch
  * name, `HEAD (detached at <sha7>)` when detached (as git.ts writes it), '' when unknown.
  */
-export async function readHeadBranch(cwd: string, reads: FileReads = fileReads()): Promise<string> {
+export async function readHeadBranch(cwd: string, reads: Reads = threadPoolReads): Promise<string> {
   const gitDir = await resolveGitDir(cwd, reads).catch(() => undefined);
   if (!gitDir) return '';
   // Only a small regular file is read: a repository decides what `HEAD` is.

@@ -1,7 +1,8 @@
 /** The Claude Code hook events `checkpoint hook` handles, their limits, and the input Claude Code sends them on stdin. */
 import { isAbsolute, resolve } from 'node:path';
 import { errorMessage } from './errors';
-import { fileReads, isFolder } from './files';
+import { isFolder } from './files';
+import type { Reads } from './reads';
 
 /** The Claude Code hook events `checkpoint hook <event>` handles, and the event names Claude Code uses. */
 export const HOOK_EVENTS = { 'session-start': 'SessionStart', 'pre-compact': 'PreCompact', 'post-compact': 'PostCompact', 'session-end': 'SessionEnd' } as const;
@@ -59,9 +60,8 @@ export function parseHookInput(text: string): { input: HookInput; problem?: stri
 }
 
 /** The folder a hook works in: `--cwd`, else the session's `cwd` when it is a folder, else the process's. */
-export async function hookFolder(input: HookInput, given: string | undefined, fallback: string): Promise<string> {
+export async function hookFolder(input: HookInput, given: string | undefined, fallback: string, reads: Reads): Promise<string> {
   if (given) return resolve(given);
-  // A hook is a one-shot process: it reads inline.
-  if (input.cwd && isAbsolute(input.cwd) && (await isFolder(input.cwd, fileReads(true)))) return resolve(input.cwd);
+  if (input.cwd && isAbsolute(input.cwd) && (await isFolder(input.cwd, reads))) return resolve(input.cwd);
   return resolve(fallback);
 }

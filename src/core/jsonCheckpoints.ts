@@ -1,6 +1,7 @@
 import path = require('node:path');
 import { sanitizeName } from './names';
-import { fileReads, readSmallFile, type FileReads } from './files';
+import { readSmallFile } from './files';
+import { threadPoolReads, type Reads } from './reads';
 import type { Checkpoint } from './checkpoint';
 import type * as Schemas from './schemas';
 
@@ -25,7 +26,7 @@ export interface JsonCheckpointFile {
   unreadable?: string;
 }
 
-async function jsonFiles(dir: string, reads: FileReads): Promise<string[]> {
+async function jsonFiles(dir: string, reads: Reads): Promise<string[]> {
   const entries = await reads.readdir(dir).catch(() => []);
   return entries.filter((e) => e.name.endsWith('.json')).map((e) => path.join(dir, e.name));
 }
@@ -58,7 +59,7 @@ export function parseJsonCheckpoint(text: string, name: string, planName: string
  * Every JSON checkpoint of a workspace folder; broken ones come back with `unreadable`. `reads`: a store's (inline
  * in a one-shot process: usually the folders do not exist, and it then never starts libuv's thread pool for them).
  */
-export async function readJsonCheckpoints(cwd: string, reads: FileReads = fileReads()): Promise<JsonCheckpointFile[]> {
+export async function readJsonCheckpoints(cwd: string, reads: Reads = threadPoolReads): Promise<JsonCheckpointFile[]> {
   const claude = path.join(cwd, '.claude');
   const sources: { file: string; planName?: string }[] = (await jsonFiles(path.join(claude, 'checkpoints'), reads)).map((file) => ({ file }));
   const plans = await reads.readdir(path.join(claude, 'plans')).catch(() => []);

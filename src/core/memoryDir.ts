@@ -1,7 +1,8 @@
 import path = require('node:path');
 import { closeSync, openSync } from 'node:fs';
 import { CheckpointError } from './errors';
-import { fileReads, isFolder, isInside, type FileReads } from './files';
+import { isFolder, isInside } from './files';
+import { threadPoolReads, type Reads } from './reads';
 import { findRepositoryTop, resolveMainWorktree } from './gitDir';
 import { claudeConfigDir, expandHome, homeFrom, tildify } from './paths';
 
@@ -20,8 +21,8 @@ export interface MemoryDirOptions {
    * The CLI runs what the user asked for and counts as trusted; the editor passes its workspace trust.
    */
   trusted?: boolean;
-  /** Read inline (a one-shot process, as a store's `syncReads`; see {@link fileReads}). */
-  syncReads?: boolean;
+  /** How files are read (default: through the thread pool; see {@link Reads}). */
+  reads?: Reads;
   /** The folder of Claude Code's managed settings (default: {@link managedSettingsDir}); tests point it elsewhere. */
   managedDir?: string;
 }
@@ -102,7 +103,7 @@ interface SettingsFile {
 }
 
 /** A small JSON file of Claude Code's (settings, installed plugins, hooks) as an object; undefined when it is missing, too large or not a JSON object. */
-export async function readClaudeJson(file: string, reads: FileReads): Promise<Record<string, unknown> | undefined> {
+export async function readClaudeJson(file: string, reads: Reads): Promise<Record<string, unknown> | undefined> {
   try {
     const value = JSON.parse(await reads.readSmallFile(file, SETTINGS_MAX_BYTES)) as unknown;
     return value !== null && typeof value === 'object' && !Array.isArray(value) ? (value as Record<string, unknown>) : undefined;
@@ -111,7 +112,7 @@ export async function readClaudeJson(file: string, reads: FileReads): Promise<Re
   }
 }
 
-async function readSettings(file: string, reads: FileReads): Promise<SettingsFile | undefined> {
+async function readSettings(file: string, reads: Reads): Promise<SettingsFile | undefined> {
   const settings = await readClaudeJson(file, reads);
   return settings && { file, settings };
 }
@@ -127,7 +128,7 @@ export function managedSettingsDir(platform: NodeJS.Platform = process.platform)
  * The managed settings files, highest precedence first: the drop-ins of `managed-settings.d/` (`*.json`, not hidden;
  * a later name overrides an earlier one), then `managed-settings.json`.
  */
-export async function managedSettingsFiles(dir: string, reads: FileReads): Promise<string[]> {
+export async function managedSettingsFiles(dir: string, reads: Reads): Promise<string[]> {
   const dropIns = path.join(dir, 'managed-settings.d');
   const names = (await reads.readdir(dropIns).catch(() => []))
     .filter((e) => (e.isFile() || e.isSymbolicLink()) && e.name.endsWith('.json') && !e.name.startsWith('.'))
@@ -142,7 +143,7 @@ export async function managedSettingsFiles(dir: string, reads: FileReads): Promi
  * settings, the project's `.claude/settings.local.json` and `.claude/settings.json` (only in a trusted workspace),
  * then the user's `<claude dir>/settings.json`.
  */
-async function claudeSettings(claudeDir: string, cwd: string, opts: { trusted: boolean; managedDir: string }, reads: FileReads): Promise<SettingsFile[]> {
+async function claudeSettings(claudeDir: string, cwd: string, opts: { trusted: boolean; managedDir: string }, reads: Reads): Promise<SettingsFile[]> {
   const files = [...(await managedSettingsFiles(opts.managedDir, reads))];
   if (opts.trusted) files.push(path.join(cwd, '.claude', 'settings.local.json'), path.join(cwd, '.claude', 'settings.json'));
   files.push(path.join(claudeDir, 'settings.json'));
@@ -197,7 +198,7 @@ async function claudeMemoryDir(opts: MemoryDirOptions): Promise<ClaudeMemory | u
   const home = opts.home ?? homeFrom(env);
   const cwd = path.resolve(opts.cwd);
   const claudeDir = claudeConfigDir(env, home);
-  const reads = fileReads(opts.syncReads);
+  const reads = opts.reads ?? threadPoolReads;
   if (!(await isFolder(claudeDir, reads))) return undefined;
   const files = await claudeSettings(claudeDir, cwd, { trusted: opts.trusted ?? false, managedDir: opts.managedDir ?? managedSettingsDir() }, reads);
   const off = autoMemoryOff(files, env, home);
@@ -225,7 +226,7 @@ async function resolveMemoryFolder(opts: MemoryDirOptions, found: ClaudeMemory |
   if (fromEnv) return { dir: path.resolve(cwd, expandHome(fromEnv, home)), source: 'env' };
   if (found) return { dir: found.dir, source: 'claude' };
   const fallback: MemoryFolder = { dir: path.join(cwd, '.claude', 'memory'), source: 'workspace' };
-  const reads = fileReads(opts.syncReads);
+  const reads = opts.reads ?? threadPoolReads;
   await assertWorkspaceMemoryDirInside(cwd, fallback.dir, reads);
   if ((await findRepositoryTop(cwd, reads)) !== undefined) fallback.ignoreInGit = true;
   return fallback;
@@ -250,7 +251,7 @@ export async function resolveMemoryDir(opts: MemoryDirOptions): Promise<Resolved
  * written there. A link that stays inside the workspace folder is followed; one that leaves it is refused, with
  * an error naming it.
  */
-async function assertWorkspaceMemoryDirInside(cwd: string, dir: string, reads: FileReads): Promise<void> {
+async function assertWorkspaceMemoryDirInside(cwd: string, dir: string, reads: Reads): Promise<void> {
   const root = await reads.realpath(cwd).catch(() => cwd);
   for (const p of [path.dirname(dir), dir]) {
     const st = await reads.lstat(p).catch(() => undefined);

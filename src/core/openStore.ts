@@ -2,6 +2,7 @@ import { gitTimeoutFrom } from './gitProcess';
 import { resolveMemoryDir, type ResolvedMemoryDir } from './memoryDir';
 import { CheckpointStore } from './store';
 import { homeFrom } from './paths';
+import type { Reads } from './reads';
 
 export interface OpenStoreOptions {
   /** The workspace folder. */
@@ -15,8 +16,8 @@ export interface OpenStoreOptions {
    * and git never runs.
    */
   trusted?: boolean;
-  /** Read with synchronous I/O (a one-shot process; never in the extension host). */
-  syncReads?: boolean;
+  /** How the store and the folder's resolution read (default: through the thread pool; see {@link Reads}). */
+  reads?: Reads;
   /** The memory folder already resolved with these options (the extension keeps it until a setting changes). */
   resolved?: ResolvedMemoryDir;
 }
@@ -28,14 +29,14 @@ export interface OpenStoreOptions {
 export async function openStore(opts: OpenStoreOptions): Promise<{ store: CheckpointStore; resolved: ResolvedMemoryDir }> {
   const env = opts.env ?? process.env;
   const trusted = opts.trusted ?? true;
-  const resolved = opts.resolved ?? (await resolveMemoryDir({ cwd: opts.cwd, configured: opts.dir, env, trusted, syncReads: opts.syncReads }));
+  const resolved = opts.resolved ?? (await resolveMemoryDir({ cwd: opts.cwd, configured: opts.dir, env, trusted, reads: opts.reads }));
   const store = new CheckpointStore({
     memoryDir: resolved.dir,
     cwd: opts.cwd,
     allowGit: trusted,
     ignoreInGit: resolved.ignoreInGit,
     gitTimeoutMs: gitTimeoutFrom(env),
-    syncReads: opts.syncReads,
+    reads: opts.reads,
     home: homeFrom(env),
   });
   return { store, resolved };

@@ -1,8 +1,8 @@
-import { promises as fs } from 'node:fs';
 import path = require('node:path');
 import { errorMessage } from './errors';
 import { formatLocalDate } from './dates';
-import { fileReads, writeFileAtomic, type FileReads } from './files';
+import { writeFileAtomic } from './files';
+import { threadPoolReads, type Reads } from './reads';
 import type { CheckpointReader } from './storeReader';
 import type { CheckpointSummary } from './storeTypes';
 
@@ -28,7 +28,7 @@ type StateRead = { state: PendingState; problem?: undefined } | { state: Pending
 const isTime = (v: unknown): v is string => typeof v === 'string' && !Number.isNaN(Date.parse(v));
 
 /** The state file's content; a missing file is an empty state, an unreadable one an empty state and the reason. */
-export async function readPendingState(memoryDir: string, reads: FileReads = fileReads()): Promise<StateRead> {
+export async function readPendingState(memoryDir: string, reads: Reads = threadPoolReads): Promise<StateRead> {
   const file = path.join(memoryDir, STATE_FILE);
   let text: string;
   try {
@@ -108,7 +108,7 @@ export async function findPending(store: CheckpointReader, now: Date = store.now
     live.map(async (c) => {
       const resumed = resumedAt(c);
       if (resumed === undefined || Date.parse(c.saved) > resumed) return;
-      const st = await fs.stat(c.path).catch(() => undefined);
+      const st = await store.reads.stat(c.path).catch(() => undefined);
       // A time past now is another clock's, not a change: never trusted (as a saved time past now is not).
       if (st && st.mtimeMs > resumed && st.mtimeMs <= now.getTime() + CLOCK_SKEW_MS) changed.add(c);
     }),

@@ -1,6 +1,7 @@
-import { renameSync, rmSync, writeFileSync } from 'node:fs';
+import { promises as fs } from 'node:fs';
 import path = require('node:path');
-import { fileReads, isFolder, TEMP_PREFIX, type FileReads } from './files';
+import { TEMP_PREFIX } from './files';
+import { threadPoolReads, type Reads } from './reads';
 
 /**
  * The last session start the SessionStart hook answered for a memory folder: when, for which source (startup, resume,
@@ -24,28 +25,23 @@ const sourceWord = (source: string | undefined): string => (source && source.len
 
 /**
  * Records a session start in an existing memory folder (one that does not exist yet is not made for it): a new temp
- * file renamed over the record, written inline (a session start loads no thread pool). Never throws: a hook goes on
- * without the record.
+ * file renamed over the record. Never throws: a hook goes on without the record.
  */
-export async function recordSessionStart(memoryDir: string, start: { source?: string; told: boolean; at?: Date }, reads: FileReads = fileReads()): Promise<void> {
-  if (!(await isFolder(memoryDir, reads))) return;
+export async function recordSessionStart(memoryDir: string, start: { source?: string; told: boolean; at?: Date }): Promise<void> {
   const record: SessionStartRecord = { at: (start.at ?? new Date()).toISOString(), source: sourceWord(start.source), told: start.told };
   const tmp = path.join(memoryDir, `${TEMP_PREFIX}${process.pid}-${Date.now().toString(36)}${Math.random().toString(36).slice(2, 10)}`);
   try {
-    writeFileSync(tmp, `${JSON.stringify(record)}\n`, { flag: 'wx', mode: 0o600 });
-    renameSync(tmp, path.join(memoryDir, SESSION_START_FILE));
+    await fs.writeFile(tmp, `${JSON.stringify(record)}\n`, { flag: 'wx', mode: 0o600 });
+    await fs.rename(tmp, path.join(memoryDir, SESSION_START_FILE));
   } catch {
-    // A session start is answered all the same; a temp file left behind is cleaned up with the others.
-    try {
-      rmSync(tmp, { force: true });
-    } catch {
-      // see above
-    }
+    // No folder to record in, or the record could not be written: a session start is answered all the same (a temp
+    // file left behind is cleaned up with the others).
+    await fs.unlink(tmp).catch(() => undefined);
   }
 }
 
 /** The last recorded session start, or undefined when none was recorded (or the record cannot be read). */
-export async function lastSessionStart(memoryDir: string, reads: FileReads = fileReads()): Promise<SessionStartRecord | undefined> {
+export async function lastSessionStart(memoryDir: string, reads: Reads = threadPoolReads): Promise<SessionStartRecord | undefined> {
   try {
     const data = JSON.parse(await reads.readSmallFile(path.join(memoryDir, SESSION_START_FILE), MAX_BYTES)) as Partial<SessionStartRecord> | null;
     if (!data || typeof data.at !== 'string' || Number.isNaN(Date.parse(data.at))) return undefined;

@@ -7,7 +7,7 @@ import { oneLine } from './escaping';
 import { git as gitCall } from './git';
 import { GitTimeoutError } from './gitProcess';
 import { memoryTest } from './snapshot/candidates';
-import { splitZ } from './snapshot/io';
+import { splitZ } from './git';
 
 /** The whole comparison gives up after this long and says "not checked": a resume never waits on a slow repository. */
 export const SINCE_TIME_LIMIT_MS = 2000;

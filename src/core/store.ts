@@ -86,7 +86,7 @@ export class CheckpointStore extends CheckpointTrash {
     // checkpoint is written.
     const snapshot =
       this.allowGit && input.git === undefined && input.snapshot?.enabled !== false
-        ? CodeSnapshot.begin(this.cwd, name, scan, { timeLimitMs: this.gitTimeoutMs, memoryDir: this.memoryDir, syncReads: this.syncReads, ...input.snapshot })
+        ? CodeSnapshot.begin(this.cwd, name, scan, { timeLimitMs: this.gitTimeoutMs, memoryDir: this.memoryDir, reads: this.reads, ...input.snapshot })
         : undefined;
     try {
       // Where the name's snapshot ref points now, as the checkpoint this save replaces says ('' none; only a guess,

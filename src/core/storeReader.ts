@@ -1,12 +1,13 @@
 // Reading a memory directory: the listing, one checkpoint, the lookup by name, MEMORY.md and the trash's copies.
 // Editor-free; the store (store.ts) adds the writes.
 import { isUtf8 } from 'node:buffer';
-import { promises as fs, lstatSync, readdirSync, statSync, type Dirent, type Stats } from 'node:fs';
+import type { Dirent } from 'node:fs';
 import path = require('node:path');
 import { CheckpointError, errorMessage } from './errors';
-import { parseCheckpoint, parseCheckpointHeader } from './checkpointParse';
-import type { Checkpoint, CheckpointHeader } from './checkpoint';
-import { assertInside, exists, fileReads, isInside, readBounded, readPrefix, readPrefixSync, readWhole, type FileIdentity, type FileReads } from './files';
+import { parseCheckpoint } from './checkpointParse';
+import type { Checkpoint } from './checkpoint';
+import { assertInside, identityOf, isInside, type FileIdentity } from './files';
+import { threadPoolReads, type Reads } from './reads';
 import { readBranch } from './git';
 import { readJsonCheckpoints, type JsonCheckpointFile } from './jsonCheckpoints';
 import { indexedNames, INDEX_FILE } from './memoryIndex';
@@ -14,25 +15,11 @@ import { assertLookupName, fileNameFor, hasSeparator, isLookupName, nameFromFile
 import { homeFrom } from './paths';
 import { resolvePlanPath } from './plans';
 import { trashedCopy } from './trash';
+import { datedBy, jsonSummary, listEntry, mapPool, unreadableEntry, UNDATED } from './listEntries';
 import { indexMismatch } from './indexRepair';
 import { newestFirst } from './order';
 import { CheckpointNotFoundError, LIST_READ_BYTES, MEMORY_INDEX_MAX_BYTES, SHOW_READ_BYTES, TRASH_DIR, UnreadableCheckpointError, type CheckpointSummary, type StoreOptions } from './storeTypes';
 
-/** Runs `fn` over `items` with at most `limit` at once (listing thousands of files must not exhaust descriptors). */
-async function mapPool<T, R>(items: T[], limit: number, fn: (item: T) => Promise<R>): Promise<R[]> {
-  const out = new Array<R>(items.length);
-  let next = 0;
-  const worker = async (): Promise<void> => {
-    while (next < items.length) {
-      const i = next++;
-      out[i] = await fn(items[i]);
-    }
-  };
-  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker));
-  return out;
-}
-
-/** The checkpoints of one memory directory, read: list, show, find. Editor-free. */
 /** One file in the trash: a copy of checkpoint `name`, in the day folder `day` (YYYY-MM-DD). */
 export interface TrashedCopy {
   name: string;
@@ -40,6 +27,7 @@ export interface TrashedCopy {
   day: string;
 }
 
+/** The checkpoints of one memory directory, read: list, show, find. Editor-free. */
 export class CheckpointReader {
   readonly memoryDir: string;
   readonly cwd: string;
@@ -47,7 +35,8 @@ export class CheckpointReader {
   readonly allowGit: boolean;
   /** The clock (injected by tests). */
   readonly now: () => Date;
-  protected readonly syncReads: boolean;
+  /** How this store reads (see {@link Reads}): chosen where the process starts. */
+  readonly reads: Reads;
   /** The last MEMORY.md read, as bytes and text (see {@link CheckpointReader.readIndex}). */
   private lastIndex?: { bytes: Buffer; text: string };
   protected readonly gitTimeoutMs: number | undefined;
@@ -58,18 +47,13 @@ export class CheckpointReader {
     this.cwd = path.resolve(opts.cwd);
     this.allowGit = opts.allowGit ?? true;
     this.now = opts.now ?? (() => new Date());
-    this.syncReads = opts.syncReads ?? false;
+    this.reads = opts.reads ?? threadPoolReads;
     this.gitTimeoutMs = opts.gitTimeoutMs;
     this.home = opts.home ?? homeFrom(process.env);
   }
 
   get indexPath(): string {
     return path.join(this.memoryDir, INDEX_FILE);
-  }
-
-  /** How this store reads the small files beside its checkpoints: inline with `syncReads` (see {@link fileReads}). */
-  get reads(): FileReads {
-    return fileReads(this.syncReads);
   }
 
   /**
@@ -114,10 +98,10 @@ export class CheckpointReader {
 
   /** The first `maxBytes` of a regular file and its mtime; never through a symbolic link. */
   protected async readText(file: string, maxBytes: number): Promise<{ text: string; mtime: string }> {
-    const st = this.syncReads ? lstatSync(file) : await fs.lstat(file);
+    const st = await this.reads.lstat(file);
     if (st.isSymbolicLink()) throw new CheckpointError(LINK_REFUSED);
     if (!st.isFile()) throw new CheckpointError('not a regular file');
-    const { text } = this.syncReads ? readPrefixSync(file, maxBytes, { noFollow: true }) : await readPrefix(file, maxBytes, { noFollow: true });
+    const { text } = await this.reads.readPrefix(file, maxBytes, NO_FOLLOW);
     return { text, mtime: st.mtime.toISOString() };
   }
 
@@ -127,7 +111,8 @@ export class CheckpointReader {
    */
   protected async readFull(file: string): Promise<{ checkpoint: Checkpoint; text: string; identity: FileIdentity }> {
     const name = fileNameOf(file);
-    const { text, identity } = await readWhole(file, SHOW_READ_BYTES, { sync: this.syncReads });
+    const { text, stats } = await this.reads.readWhole(file, SHOW_READ_BYTES);
+    const identity = identityOf(stats);
     let checkpoint: Checkpoint;
     try {
       checkpoint = parseCheckpoint(text, name, new Date(identity.mtimeMs).toISOString());
@@ -139,48 +124,35 @@ export class CheckpointReader {
 
   /**
    * One entry of the listing for a file: parsed, or unreadable with the reason. Never throws.
-   * `details: false` leaves out `checkpoint` (the sections) and parses only what the entry shows.
-   */
-  async summarize(file: string, opts: { details?: boolean } = {}): Promise<CheckpointSummary> {
-    if (this.syncReads) return this.summarizeSync(file, opts.details);
-    const name = fileNameOf(file);
-    try {
-      const { text, mtime } = await this.readText(file, LIST_READ_BYTES);
-      return this.listEntry(file, name, text, () => mtime, opts.details);
-    } catch (err) {
-      return unreadableEntry(file, name, err, await fs.stat(file).catch(() => undefined));
-    }
-  }
-
-  /**
-   * {@link summarize} for a store with `syncReads`: the same entry, without a promise per file. `regular`: readdir
+   * `details: false` leaves out `checkpoint` (the sections) and parses only what the entry shows. `regular`: readdir
    * reported a regular file, so it is read without a stat first (the stat, by path, cost as much as the read; the
    * mtime is only needed when the file carries no date). It is opened so that a file swapped meanwhile for a link
    * fails (and a FIFO does not block); any failure takes the careful way below, with the reasons it always gave.
    */
-  protected summarizeSync(file: string, details: boolean | undefined, regular = false, name = fileNameOf(file)): CheckpointSummary {
-    if (regular) {
-      let text: string | undefined;
+  async summarize(file: string, opts: { details?: boolean; regular?: boolean } = {}, name = fileNameOf(file)): Promise<CheckpointSummary> {
+    let text: string | undefined;
+    if (opts.regular) {
       try {
-        text = readPrefixSync(file, LIST_READ_BYTES, { noFollow: true }).text;
+        ({ text } = await this.reads.readPrefix(file, LIST_READ_BYTES, NO_FOLLOW));
       } catch {
         text = undefined;
       }
-      if (text !== undefined) {
-        try {
-          return this.listEntry(file, name, text, () => statSync(file).mtime.toISOString(), details);
-        } catch (err) {
-          return unreadableEntry(file, name, err, statOrNone(file));
-        }
+    }
+    if (text !== undefined) {
+      try {
+        const entry = this.listEntry(file, name, text, () => UNDATED, opts.details);
+        // A file that carries no date is dated by its mtime, looked up for it alone.
+        if (entry.saved === UNDATED) datedBy(entry, (await this.reads.stat(file)).mtime);
+        return entry;
+      } catch (err) {
+        return unreadableEntry(file, name, err, await this.reads.stat(file).catch(() => undefined));
       }
     }
     try {
-      const st = lstatSync(file);
-      if (st.isSymbolicLink()) throw new CheckpointError(LINK_REFUSED);
-      if (!st.isFile()) throw new CheckpointError('not a regular file');
-      return this.listEntry(file, name, readPrefixSync(file, LIST_READ_BYTES, { noFollow: true }).text, () => st.mtime.toISOString(), details);
+      const { text, mtime } = await this.readText(file, LIST_READ_BYTES);
+      return this.listEntry(file, name, text, () => mtime, opts.details);
     } catch (err) {
-      return unreadableEntry(file, name, err, statOrNone(file));
+      return unreadableEntry(file, name, err, await this.reads.stat(file).catch(() => undefined));
     }
   }
 
@@ -191,15 +163,9 @@ export class CheckpointReader {
     return entry;
   }
 
-  /** {@link files} with synchronous I/O, each with whether readdir saw a regular file (not a link, FIFO, device). */
-  protected filesSync(): { file: string; name: string; regular: boolean }[] {
-    let entries: Dirent[];
-    try {
-      entries = readdirSync(this.memoryDir, { withFileTypes: true });
-    } catch (err) {
-      if ((err as NodeJS.ErrnoException).code === 'ENOENT') return [];
-      throw err;
-    }
+  /** The checkpoint files of the memory directory, each with whether readdir saw a regular file (not a link, FIFO, device). */
+  protected async entries(): Promise<{ file: string; name: string; regular: boolean }[]> {
+    const entries = (await unlessMissing(this.reads.readdir(this.memoryDir))) ?? [];
     // memoryDir is resolved (normalized) and an entry is a bare name: concatenation is path.join without its
     // normalize pass, which is measurable over thousands of entries.
     const dir = this.memoryDir.endsWith(path.sep) ? this.memoryDir : this.memoryDir + path.sep;
@@ -213,13 +179,7 @@ export class CheckpointReader {
 
   /** Checkpoint files in the memory directory (names only; no reads). */
   async files(): Promise<string[]> {
-    return (await this.fileNames()).map((e) => path.join(this.memoryDir, e));
-  }
-
-  /** The names of the checkpoint files in the memory directory (none when it does not exist). */
-  protected async fileNames(): Promise<string[]> {
-    const entries = (this.syncReads ? unlessMissingSync(() => readdirSync(this.memoryDir)) : await unlessMissing(fs.readdir(this.memoryDir))) ?? [];
-    return entries.filter((e) => nameFromFileName(e) !== undefined);
+    return (await this.entries()).map((e) => e.file);
   }
 
   /**
@@ -227,22 +187,13 @@ export class CheckpointReader {
    * `details: false`: entries without `checkpoint` (see {@link summarize}), for listings that show only the header.
    */
   async list(opts: { includeJson?: boolean; details?: boolean } = {}): Promise<CheckpointSummary[]> {
-    // A file deleted or consumed by another writer between readdir and read is gone, not unreadable.
-    const gone = async (s: CheckpointSummary): Promise<boolean> => s.unreadable !== undefined && !(await exists(s.path));
-    let found: (CheckpointSummary | undefined)[];
-    if (this.syncReads) {
-      found = [];
-      for (const { file, name, regular } of this.filesSync()) {
-        const s = this.summarizeSync(file, opts.details, regular, name);
-        found.push(s.unreadable !== undefined && (await gone(s)) ? undefined : s);
-      }
-    } else {
-      found = await mapPool(await this.files(), 32, async (f) => {
-        const s = await this.summarize(f, { details: opts.details });
-        return (await gone(s)) ? undefined : s;
-      });
+    const found = await mapPool(await this.entries(), 32, (e) => this.summarize(e.file, { details: opts.details, regular: e.regular }, e.name));
+    const items: CheckpointSummary[] = [];
+    for (const s of found) {
+      // A file deleted or consumed by another writer between readdir and read is gone, not unreadable.
+      const gone = s.unreadable !== undefined && (await this.reads.lstat(s.path).then(() => false, () => true));
+      if (!gone) items.push(s);
     }
-    const items = found.filter((s): s is CheckpointSummary => s !== undefined);
     if (opts.includeJson ?? true) items.push(...(await readJsonCheckpoints(this.cwd, this.reads)).map(jsonSummary));
     return items.sort(newestFirst(items));
   }
@@ -258,7 +209,7 @@ export class CheckpointReader {
     const name = resolveName(rawName, await this.knownNames());
     if (name !== undefined) {
       const file = this.pathFor(name);
-      const st = await fs.lstat(file).catch(() => undefined);
+      const st = await this.reads.lstat(file).catch(() => undefined);
       if (st?.isSymbolicLink()) await this.assertLinkInside(file);
       if (st) return { name, path: file, source: 'markdown' };
     }
@@ -273,7 +224,7 @@ export class CheckpointReader {
 
   /** Throws unless the symbolic link `file` resolves to a file inside the memory directory. */
   protected async assertLinkInside(file: string): Promise<void> {
-    const [target, dir] = await Promise.all([fs.realpath(file).catch(() => undefined), fs.realpath(this.memoryDir).catch(() => this.memoryDir)]);
+    const [target, dir] = await Promise.all([this.reads.realpath(file).catch(() => undefined), this.reads.realpath(this.memoryDir).catch(() => this.memoryDir)]);
     if (target === undefined || !isInside(dir, target)) {
       throw new CheckpointError(`Refusing to read ${file}: it is a symbolic link that leads out of the memory directory.`);
     }
@@ -316,10 +267,10 @@ export class CheckpointReader {
   /** MEMORY.md's text, or undefined when there is none. */
   async readIndex(): Promise<string | undefined> {
     // A FIFO or a link to a device would block or never end: only a regular file is read.
-    const st = this.syncReads ? unlessMissingSync(() => statSync(this.indexPath)) : await unlessMissing(fs.stat(this.indexPath));
+    const st = await unlessMissing(this.reads.stat(this.indexPath));
     if (!st) return undefined;
     if (!st.isFile()) throw new CheckpointError(`${this.indexPath} is not a regular file; nothing was changed.`);
-    const bytes = await readBounded(this.indexPath, MEMORY_INDEX_MAX_BYTES, { sync: this.syncReads }).catch((err: unknown) => {
+    const bytes = await this.reads.readBounded(this.indexPath, MEMORY_INDEX_MAX_BYTES).catch((err: unknown) => {
       throw new CheckpointError(`${this.indexPath} cannot be read (${errorMessage(err)}); nothing was changed.`);
     });
     // The same bytes as the last read (a write reads the file again under its lock): the same text, not decoded again.
@@ -341,7 +292,7 @@ export class CheckpointReader {
   }
 
   protected async knownNames(): Promise<Set<string>> {
-    return new Set((await this.fileNames()).map((f) => nameFromFileName(f)!));
+    return new Set((await this.entries()).map((e) => e.name));
   }
 
   /**
@@ -350,12 +301,12 @@ export class CheckpointReader {
    */
   protected async trashedNames(): Promise<Set<string>> {
     const trash = path.join(this.memoryDir, TRASH_DIR);
-    const days = await fs.readdir(trash, { withFileTypes: true }).catch(() => [] as Dirent[]);
+    const days = await this.reads.readdir(trash).catch(() => [] as Dirent[]);
     const names = new Set<string>();
     for (const d of days) {
       if (!d.isDirectory()) continue;
-      for (const f of await fs.readdir(path.join(trash, d.name)).catch(() => [] as string[])) {
-        const copy = trashedCopy(f);
+      for (const f of await this.reads.readdir(path.join(trash, d.name)).catch(() => [] as Dirent[])) {
+        const copy = trashedCopy(f.name);
         if (copy) names.add(copy.name);
       }
     }
@@ -387,11 +338,11 @@ export class CheckpointReader {
    */
   async trashContents(): Promise<TrashedCopy[]> {
     const trash = path.join(this.memoryDir, TRASH_DIR);
-    if ((await fs.lstat(trash).catch(() => undefined))?.isDirectory() !== true) return [];
-    const days = (await fs.readdir(trash, { withFileTypes: true })).filter((d) => d.isDirectory()).map((d) => d.name).sort().reverse();
+    if ((await this.reads.lstat(trash).catch(() => undefined))?.isDirectory() !== true) return [];
+    const days = (await this.reads.readdir(trash)).filter((d) => d.isDirectory()).map((d) => d.name).sort().reverse();
     const all: (TrashedCopy & { n: number; at: number })[] = [];
     for (const [at, day] of days.entries()) {
-      for (const f of await fs.readdir(path.join(trash, day)).catch(() => [] as string[])) {
+      for (const { name: f } of await this.reads.readdir(path.join(trash, day)).catch(() => [] as Dirent[])) {
         const copy = trashedCopy(f);
         if (copy) all.push({ name: copy.name, path: path.join(trash, day, f), day, n: copy.n, at });
       }
@@ -410,17 +361,7 @@ export class CheckpointReader {
 
 }
 
-/** `read()`'s result, or undefined when the path does not exist; any other error is thrown. */
-function unlessMissingSync<T>(read: () => T): T | undefined {
-  try {
-    return read();
-  } catch (err) {
-    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
-    throw err;
-  }
-}
-
-/** {@link unlessMissingSync} for a promise. */
+/** What `reading` gives, or undefined when the path does not exist; any other error is thrown. */
 function unlessMissing<T>(reading: Promise<T>): Promise<T | undefined> {
   return reading.catch((err: NodeJS.ErrnoException) => {
     if (err.code === 'ENOENT') return undefined;
@@ -435,59 +376,4 @@ function fileNameOf(file: string): string {
 }
 
 const LINK_REFUSED = 'it is a symbolic link, and checkpoint files are never read through one';
-
-/** The listing entry of a readable file: the header only (`details: false`), else with the parsed checkpoint. */
-function listEntry(file: string, name: string, text: string, mtime: () => string, details: boolean | undefined): CheckpointSummary {
-  if (details === false) {
-    // The same keys in the same order as the spread below, without copying the object.
-    const entry = pickSummary(parseCheckpointHeader(text, name, mtime)) as CheckpointSummary;
-    entry.path = file;
-    entry.source = 'markdown';
-    return entry;
-  }
-  const cp = parseCheckpoint(text, name, mtime());
-  return { ...pickSummary(cp), path: file, source: 'markdown', checkpoint: cp };
-}
-
-/** The listing entry of a file that could not be read or parsed. */
-function statOrNone(file: string): Stats | undefined {
-  try {
-    return statSync(file);
-  } catch {
-    return undefined;
-  }
-}
-
-function unreadableEntry(file: string, name: string, err: unknown, st: Stats | undefined): CheckpointSummary {
-  return {
-    name,
-    path: file,
-    branch: '',
-    saved: (st?.mtime ?? new Date(0)).toISOString(),
-    description: '',
-    unreadable: errorMessage(err),
-    source: 'markdown',
-  };
-}
-
-function pickSummary(cp: CheckpointHeader): Omit<CheckpointSummary, 'path' | 'source'> {
-  const s: Omit<CheckpointSummary, 'path' | 'source'> = {
-    name: cp.name,
-    branch: cp.branch,
-    saved: cp.saved,
-    description: cp.description,
-  };
-  if (cp.plan) s.plan = cp.plan;
-  if (cp.planStep !== undefined) s.planStep = cp.planStep;
-  if (cp.planSteps !== undefined) s.planSteps = cp.planSteps;
-  if (cp.auto) s.auto = true;
-  if (cp.frontMatterSkipped) s.frontMatterSkipped = cp.frontMatterSkipped;
-  return s;
-}
-
-function jsonSummary(j: JsonCheckpointFile): CheckpointSummary {
-  if (!j.checkpoint) {
-    return { name: j.name, path: j.path, branch: '', saved: new Date(0).toISOString(), description: '', unreadable: j.unreadable, source: 'json', plan: j.planName };
-  }
-  return { ...pickSummary(j.checkpoint), path: j.path, source: 'json', checkpoint: j.checkpoint };
-}
+const NO_FOLLOW = { noFollow: true } as const;

@@ -7,6 +7,7 @@ import { didYouMean, nearest } from './suggest';
 import { oneLine } from './escaping';
 import type { SnapshotOptions } from './snapshot/codeSnapshot';
 import type { GitState } from './git';
+import type { Reads } from './reads';
 
 /** Listing reads only this much of each file: front matter and the first sections are at the top. */
 export const LIST_READ_BYTES = 64 * 1024;
@@ -113,10 +114,10 @@ export interface StoreOptions {
   /** The home folder `~/` plan paths expand to (default: HOME). */
   home?: string;
   /**
-   * Read checkpoint files with synchronous I/O: for the CLI, a one-shot process where nothing else waits on the
-   * thread, and where thousands of small reads are several times faster so. Never in the extension host.
+   * How the store reads (default: through the thread pool). The CLI reads inline: a one-shot process where nothing
+   * else waits on the thread, and where thousands of small reads are several times faster so. See {@link Reads}.
    */
-  syncReads?: boolean;
+  reads?: Reads;
   /** Time limit of each git call (default GIT_TIMEOUT_MS); the save goes on without git data after it. */
   gitTimeoutMs?: number;
 }

@@ -9,6 +9,7 @@ import { renderCheckpoint } from '../../src/core/checkpointRender';
 import type { Checkpoint } from '../../src/core/checkpoint';
 import { keepSnapshot } from '../../src/core/snapshot/refs';
 import { workTreeNow } from '../../src/core/snapshot/workTree';
+import { inlineReads } from '../../src/core/reads';
 import { git, makeRepo, tempDirs } from '../support/fixtures';
 import { commitFiles, contentHash, takeSnapshot, workTreeFiles } from '../support/snapshots';
 
@@ -427,7 +428,7 @@ test('a repository git refuses to work in (core.bare): the save takes no snapsho
   const { repo, mem } = setup();
   git(repo, 'config', 'core.bare', 'true');
   writeFileSync(path.join(repo, 'x.txt'), 'x\n');
-  const store = new CheckpointStore({ memoryDir: mem, cwd: repo, syncReads: true });
+  const store = new CheckpointStore({ memoryDir: mem, cwd: repo, reads: inlineReads });
   const r = await store.save({ name: 'bare' });
   assert.equal(r.checkpoint.snapshot, undefined);
   assert.equal(r.checkpoint.snapshotSkipped, undefined);
@@ -562,7 +563,7 @@ test('a save with inline reads (the CLI) records what a fresh git add -A would, 
     // A file the previous snapshots took grows over the per-file cap: its size is the one read now.
     if (i === 6) writeFileSync(path.join(repo, 'sub', 'new-1.txt'), 'x'.repeat(20_000));
     const expected = i < 6 ? freshAddTree(repo) : undefined;
-    const store = new CheckpointStore({ memoryDir: mem, cwd, syncReads: true });
+    const store = new CheckpointStore({ memoryDir: mem, cwd, reads: inlineReads });
     const r = await store.save({ name: 'ground', leftOff: `from ${cwd}`, force: true, snapshot: { fileLimitBytes: 10_000 } });
     assert.ok(r.checkpoint.snapshot, r.warnings.join('\n'));
     const files = snapshotFiles(repo, r.checkpoint.snapshot);

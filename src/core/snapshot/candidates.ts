@@ -3,7 +3,8 @@ import { resolve, sep } from 'node:path';
 import { insideAny } from '../files';
 import type { GitOptions, GitState } from '../git';
 import { isLikelySecret } from '../secrets';
-import { splitZ, type SnapshotReads } from './io';
+import { splitZ } from '../git';
+import { type Reads } from '../reads';
 
 // What a snapshot takes from the work tree: the status scan's paths (untracked folders expanded to their files),
 // less the memory folder, likely secrets and files over the per-file cap, with the size of each.
@@ -41,7 +42,7 @@ export interface Candidates {
 const STAT_CHUNK = 64;
 
 /** lstat of each path under `top` (undefined: not there, or not readable). */
-export async function statPaths(top: string, paths: readonly string[], reads: SnapshotReads): Promise<(Stats | undefined)[]> {
+export async function statPaths(top: string, paths: readonly string[], reads: Reads): Promise<(Stats | undefined)[]> {
   // git's paths are already normal (relative, `/`-separated, no `.` or `..`): joined as strings, not by path.join,
   // whose normalizing of each one costs more than its lstat.
   const base = top.endsWith('/') || top.endsWith(sep) ? top : `${top}/`;
@@ -59,7 +60,7 @@ export async function statPaths(top: string, paths: readonly string[], reads: Sn
 export async function sortCandidates(
   top: string,
   paths: string[],
-  opts: { fileLimitBytes: number; memoryDir?: string; reads: SnapshotReads },
+  opts: { fileLimitBytes: number; memoryDir?: string; reads: Reads },
   seen: ReadonlyMap<string, Stats | undefined>,
 ): Promise<Candidates> {
   const inMemory = memoryTest(top, opts.memoryDir);
@@ -110,7 +111,7 @@ export async function grownPastCap(
   top: string,
   tree: string,
   c: Candidates,
-  opts: { fileLimitBytes: number; reads: SnapshotReads },
+  opts: { fileLimitBytes: number; reads: Reads },
   git: (cwd: string, args: string[], opts?: GitOptions) => Promise<string>,
 ): Promise<string[]> {
   const paths = [...c.sizes.keys()];

@@ -3,7 +3,7 @@ import { oneLine } from '../escaping';
 import type { GitState } from '../git';
 import { GIT_TIMEOUT_MS, GitTimeoutError } from '../gitProcess';
 import { mb, type Candidates } from './candidates';
-import { snapshotReads } from './io';
+import { threadPoolReads, type Reads } from '../reads';
 import { commitTree, keepSnapshot, snapshotRef } from './refs';
 import { DEFAULT_FILE_LIMIT_BYTES, DEFAULT_SNAPSHOT_LIMIT_BYTES, readGround, writeWorkTree, type TreeOptions } from './workTree';
 
@@ -24,8 +24,8 @@ export interface SnapshotOptions {
   timeLimitMs?: number;
   /** The memory folder: nothing in it enters a snapshot. */
   memoryDir?: string;
-  /** Read with synchronous I/O (a one-shot process, as a store's `syncReads`; never in the extension host). */
-  syncReads?: boolean;
+  /** How the snapshot reads files (the store's; default through the thread pool). */
+  reads?: Reads;
 }
 
 export interface SnapshotOutcome {
@@ -61,7 +61,7 @@ export class CodeSnapshot {
       fileLimitBytes: opts.fileLimitBytes ?? DEFAULT_FILE_LIMIT_BYTES,
       timeLimitMs: this.timeLimitMs,
       memoryDir: opts.memoryDir,
-      reads: snapshotReads(opts.syncReads),
+      reads: opts.reads ?? threadPoolReads,
       signal: this.stop.signal,
     });
   }

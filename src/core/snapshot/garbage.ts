@@ -1,8 +1,8 @@
 import { isObjectId } from '../checkpoint';
 import { errorMessage } from '../errors';
-import { readPrefix } from '../files';
 import { GIT_TIMEOUT_MS } from '../gitProcess';
 import { git } from '../git';
+import { threadPoolReads } from '../reads';
 import { KEPT_REFS, SNAPSHOT_REFS } from './refs';
 
 // Trash older than a month goes, with the snapshot refs only it named: a snapshot goes only when no live or trashed
@@ -62,8 +62,8 @@ export async function collectGarbage(
   // text, stay (the file may be fixed by hand).
   const unreadable = gone.size ? (await store.list({ includeJson: false })).filter((c) => c.unreadable !== undefined) : [];
   for (const c of unreadable) {
-    const text = await readPrefix(c.path, 1024 * 1024, { noFollow: true }).then(
-      (r) => r.buffer.toString('latin1'),
+    const text = await threadPoolReads.readPrefix(c.path, 1024 * 1024, { noFollow: true }).then(
+      (r) => r.text,
       () => '',
     );
     for (const id of text.match(/[0-9a-f]+/g) ?? []) if (isObjectId(id)) gone.delete(id);

@@ -2,7 +2,7 @@ import { promises as fs } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { removeFile } from '../files';
 import { git } from '../git';
-import { type SnapshotReads } from './io';
+import { type Reads } from '../reads';
 
 // The snapshot index: an index file of the product's own in the git folder (per worktree), kept between saves so
 // that git re-hashes only what changed since the previous snapshot, and its note (`<it>.json`), which says what it
@@ -44,7 +44,7 @@ export interface IndexState {
 }
 
 /** An index file's trailing checksum (hex), or '' when there is no such file (or it is no regular file). */
-export async function indexChecksum(file: string, reads: SnapshotReads): Promise<string> {
+export async function indexChecksum(file: string, reads: Reads): Promise<string> {
   // An index is at least a 12-byte header and a 32-byte checksum; one of fewer than 64 bytes is taken as none.
   return reads.readTail(file, 64).then(
     (tail) => (tail.length < 64 ? '' : tail.toString('hex', 32)),
@@ -63,7 +63,7 @@ function parseNote(text: string): SnapshotIndexNote | undefined {
 }
 
 /** What the snapshot index was built from, as its note says, and both index files' checksums now. */
-export async function readIndexState(paths: RepoPaths, reads: SnapshotReads): Promise<IndexState> {
+export async function readIndexState(paths: RepoPaths, reads: Reads): Promise<IndexState> {
   const [text, userSum, ownSum] = await Promise.all([
     reads.readBounded(`${paths.own}.json`, NOTE_MAX_BYTES).then(
       (b) => b.toString('utf8'),
@@ -81,7 +81,7 @@ export function builtFromTheseIndexes({ note, ownSum, userSum }: IndexState): bo
 }
 
 /** Writes the note of the snapshot index `own` (atomically), then removes what killed saves left beside it. */
-export async function writeNote(own: string, note: SnapshotIndexNote, leftoverAgeMs: number, reads: SnapshotReads): Promise<void> {
+export async function writeNote(own: string, note: SnapshotIndexNote, leftoverAgeMs: number, reads: Reads): Promise<void> {
   const noteTmp = `${own}.json.${process.pid}.tmp`;
   await fs.writeFile(noteTmp, JSON.stringify(note));
   await fs.rename(noteTmp, `${own}.json`);
@@ -98,7 +98,7 @@ export function asideName(own: string): string {
  * index's time as possibly changed and reads it again ("racy git"), so a copy with a later time would let a file
  * edited in the same instant as the last snapshot pass as unchanged. False when there is no such file.
  */
-export async function copyIndex(from: string, to: string, reads: SnapshotReads): Promise<boolean> {
+export async function copyIndex(from: string, to: string, reads: Reads): Promise<boolean> {
   try {
     // Read through a descriptor checked to be a regular file: a FIFO in its place is refused, never waited on.
     const bytes = await reads.readBounded(from, GIT_INDEX_MAX_BYTES);
@@ -112,7 +112,7 @@ export async function copyIndex(from: string, to: string, reads: SnapshotReads):
 }
 
 /** Removes a lock file older than `ms` (its git was stopped); a younger one belongs to a git still running. */
-export async function removeStaleLock(lock: string, ms: number, reads: SnapshotReads): Promise<void> {
+export async function removeStaleLock(lock: string, ms: number, reads: Reads): Promise<void> {
   const st = await reads.lstat(lock).catch(() => undefined);
   if (st?.isFile() && Date.now() - st.mtimeMs > ms) await removeFile(lock);
 }
@@ -122,8 +122,8 @@ export async function removeStaleLock(lock: string, ms: number, reads: SnapshotR
  * notes not yet renamed into place, named with that save's process id. One of a process still running is left, unless
  * older than `ms` ten times over (its id may be another process's now).
  */
-async function removeLeftovers(gitDir: string, ms: number, reads: SnapshotReads): Promise<void> {
-  const entries = await reads.readdir(gitDir).catch(() => [] as string[]);
+async function removeLeftovers(gitDir: string, ms: number, reads: Reads): Promise<void> {
+  const entries = (await reads.readdir(gitDir).catch(() => [])).map((e) => e.name);
   const now = Date.now();
   for (const e of entries) {
     if (!e.startsWith(`${SNAPSHOT_INDEX}.`) || !e.endsWith('.tmp')) continue;

@@ -7,7 +7,7 @@ import { GIT_TIMEOUT_MS } from '../gitProcess';
 import { printable } from '../names';
 import { repoPaths } from './indexNote';
 import { git, gitBytes } from '../git';
-import { splitZ } from './io';
+import { splitZ } from '../git';
 import { checkedRef, hasCommit } from './refs';
 import { DEFAULT_FILE_LIMIT_BYTES, workTreeNow } from './workTree';
 

@@ -9,7 +9,8 @@ import { GIT_TIMEOUT_MS, GitTimeoutError } from '../gitProcess';
 import { isLikelySecret } from '../secrets';
 import { grownPastCap, mb, scannedPaths, sortCandidates, statPaths, type Candidates } from './candidates';
 import { asideName, builtFromTheseIndexes, copyIndex, indexChecksum, readIndexState, removeStaleLock, repoPaths, writeNote, type IndexState, type RepoPaths } from './indexNote';
-import { snapshotReads, splitZ, type SnapshotReads } from './io';
+import { splitZ } from '../git';
+import { threadPoolReads, type Reads } from '../reads';
 import { headCommit } from './refs';
 
 // The work tree as a tree object, written through the snapshot index (never the user's index): the status scan says
@@ -38,7 +39,7 @@ export interface TreeOptions {
   timeLimitMs: number;
   /** The memory folder: nothing in it enters the tree. */
   memoryDir?: string;
-  reads: SnapshotReads;
+  reads: Reads;
   /** Stops every git call still running. */
   signal?: AbortSignal;
 }
@@ -179,7 +180,7 @@ export async function workTreeNow(
   opts: { limitBytes?: number; fileLimitBytes?: number; timeLimitMs?: number; memoryDir?: string } = {},
 ): Promise<{ top: string; tree: string; skipped: string[] }> {
   const timeLimitMs = opts.timeLimitMs ?? GIT_TIMEOUT_MS;
-  const reads = snapshotReads();
+  const reads = threadPoolReads;
   // The save's limits: what a save would refuse never enters the repository through a compare either.
   const wt = await writeWorkTree(cwd, readGround(cwd, { timeLimitMs, reads }), readGitState(cwd, { timeoutMs: timeLimitMs }), {
     limitBytes: opts.limitBytes ?? DEFAULT_SNAPSHOT_LIMIT_BYTES,
