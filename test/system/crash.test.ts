@@ -104,9 +104,13 @@ describe('crash safety', { concurrency: true, timeout: 600_000 }, () => {
     const lock = path.join(f.mem, LOCK_NAME);
     const seen = { fileOld: 0, fileNew: 0, indexOld: 0, indexNew: 0, staleLocks: 0, tempFiles: 0, finishedFirst: 0, cleaned: 0 };
     try {
-      // A first complete save, timed, so that timed kills spread over a whole run.
+      // A first complete save, timed and its file-system events counted, so that kills spread over a whole run
+      // however fast this machine runs it now.
       let t0 = Date.now();
+      let fullEvents = 0;
+      const counting = watch(f.mem, () => void fullEvents++);
       const first = await finished(startSave(f, 'v0'));
+      counting.close();
       const fullMs = Date.now() - t0;
       assert.equal(first.code, 0, first.err);
       assertComplete(read(file)!, 'v0');
@@ -116,9 +120,9 @@ describe('crash safety', { concurrency: true, timeout: 600_000 }, () => {
         const oldIndex = read(index)!;
         const tag = `v${iter}`;
         const child = startSave(f, tag);
-        // Two thirds at the n-th file-system event of the save (lock, temp file, each write, renames), one third at a
-        // random time over a whole run.
-        const how = iter % 3 === 0 ? { ms: Math.floor(Math.random() * fullMs) } : { event: 1 + Math.floor(Math.random() * 16) };
+        // Two thirds at the n-th file-system event of the save (lock, temp file, each write, renames; up to as many as a
+        // whole save made, and a few past it), one third at a random time over a whole run.
+        const how = iter % 3 === 0 ? { ms: Math.floor(Math.random() * fullMs) } : { event: 1 + Math.floor(Math.random() * (fullEvents + 2)) };
         const disarm = killAt(child, f.mem, how);
         const r: ProcessResult = await finished(child);
         disarm();
@@ -172,7 +176,7 @@ describe('crash safety', { concurrency: true, timeout: 600_000 }, () => {
       // Kills landed in every phase: before the file was replaced, between the file and the index, and after both.
       assert.ok(seen.fileOld > 0 && seen.fileNew > 0 && seen.indexOld > 0 && seen.indexNew > 0, JSON.stringify(seen));
       assert.ok(seen.staleLocks > 0 && seen.tempFiles > 0, `kills inside the lock and mid-write: ${JSON.stringify(seen)}`);
-      t.diagnostic(`crash: ${JSON.stringify({ kills, ...seen })}`);
+      t.diagnostic(`crash: ${JSON.stringify({ kills, fullEvents, ...seen })}`);
     } finally {
       f.done();
     }
