@@ -30,14 +30,18 @@ export default tseslint.config(
   {
     files: ['src/**/*.ts'],
     rules: {
-      // The bundles reach a namespace or default import of a Node module through a copy of it whose every member is a
-      // getter, made at start-up in each module (esbuild's interop): `import path = require('node:path')` is the
-      // module itself. Named imports are fine.
+      // Node's modules are imported by name: esbuild reaches a namespace or default import through a copy of the module
+      // whose every member is a getter, made at start-up in each module, and `import x = require('node:x')` hides
+      // what a module uses of it.
       'no-restricted-syntax': [
         'error',
         {
           selector: 'ImportDeclaration[source.value=/^node:/] > :matches(ImportNamespaceSpecifier, ImportDefaultSpecifier)',
-          message: "Import a Node module as `import x = require('node:x')` or by name: a namespace or default import costs the bundles a copy of it.",
+          message: "Import what you use of a Node module by name (`import { join } from 'node:path'`): a namespace or default import costs the bundles a copy of it.",
+        },
+        {
+          selector: 'TSImportEqualsDeclaration[moduleReference.expression.value=/^node:/]',
+          message: "Import what you use of a Node module by name (`import { join } from 'node:path'`).",
         },
       ],
     },

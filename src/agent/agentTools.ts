@@ -1,5 +1,5 @@
 import { readFileSync } from 'node:fs';
-import path = require('node:path');
+import { join } from 'node:path';
 import { NO_CHECKPOINTS, formatStep } from '../core/wording';
 import type * as z from 'zod/mini';
 import type { Checkpoint } from '../core/checkpoint';
@@ -72,7 +72,7 @@ declare const CHECKPOINT_TOOLS_DECLARED: Record<string, string>[] | undefined;
 const declaredTools = (): Record<string, string>[] =>
   typeof CHECKPOINT_TOOLS_DECLARED === 'object'
     ? CHECKPOINT_TOOLS_DECLARED
-    : (JSON.parse(readFileSync(path.join(__dirname, '..', '..', '..', 'package.json'), 'utf8')) as { contributes: { languageModelTools: Record<string, string>[] } }).contributes
+    : (JSON.parse(readFileSync(join(__dirname, '..', '..', '..', 'package.json'), 'utf8')) as { contributes: { languageModelTools: Record<string, string>[] } }).contributes
         .languageModelTools;
 
 /**

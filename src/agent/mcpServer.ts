@@ -1,5 +1,5 @@
 import { isFolder } from '../core/files';
-import path = require('node:path');
+import { isAbsolute, resolve as resolvePath } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type * as McpSdk from './mcpSdk';
 import { AGENT_TOOLS, type ToolTarget } from './agentTools';
@@ -68,7 +68,7 @@ export async function runMcpServer(opts: McpServerOptions): Promise<number> {
   /** The checkpoints of the folder a call names, else of `--cwd`, else of the client's root, else the working folder. */
   const targetFor = async (cwdArg: string | undefined): Promise<ToolTarget> => {
     const cwd =
-      cwdArg !== undefined && path.isAbsolute(cwdArg) ? path.resolve(cwdArg) : path.resolve(opts.cwd ?? (await clientRoot()) ?? process.cwd(), cwdArg ?? '.');
+      cwdArg !== undefined && isAbsolute(cwdArg) ? resolvePath(cwdArg) : resolvePath(opts.cwd ?? (await clientRoot()) ?? process.cwd(), cwdArg ?? '.');
     if (!(await isFolder(cwd))) throw new CheckpointError(`cwd ${cwd} is not a folder.`);
     return (await openStore({ cwd, dir: opts.dir, env: opts.env })).store;
   };

@@ -11,7 +11,7 @@
 // uncached.
 import { closeSync, fstatSync, lstatSync, mkdirSync, openSync, readdirSync, readFileSync, renameSync, unlinkSync, writeSync, constants, type Stats } from 'node:fs';
 import { Module, createRequire } from 'node:module';
-import path = require('node:path');
+import { basename, dirname, join } from 'node:path';
 import { Script } from 'node:vm';
 
 const CACHE_DIR = '.v8-cache';
@@ -39,8 +39,8 @@ export function requireCached(file: string, word: string | undefined): unknown {
   // Loaded already: the same module, as with require.
   const loaded = plain.cache[file];
   if (loaded) return loaded.exports;
-  const dir = path.dirname(file);
-  const base = path.basename(file, '.js');
+  const dir = dirname(file);
+  const base = basename(file, '.js');
   const fd = openSync(file, 'r');
   let source: string;
   let id: string;
@@ -52,13 +52,13 @@ export function requireCached(file: string, word: string | undefined): unknown {
   } finally {
     closeSync(fd);
   }
-  const cacheFile = path.join(dir, CACHE_DIR, `${base}.${id}.${word !== undefined && word.length <= 32 && KEY_WORD.test(word) ? word : 'any'}.v8-${process.versions.v8}-${process.arch}.bin`);
+  const cacheFile = join(dir, CACHE_DIR, `${base}.${id}.${word !== undefined && word.length <= 32 && KEY_WORD.test(word) ? word : 'any'}.v8-${process.versions.v8}-${process.arch}.bin`);
   const cachedData = readOwnFile(cacheFile);
   // The wrapper Node puts around a CommonJS module, on the source's first line so that line numbers stay.
   const script = new Script(`(function (exports, require, module, __filename, __dirname) { ${source}\n})`, { filename: file, cachedData });
   // A module of Node's own, in require's cache as `require(file)` would leave it.
   // The libraries built apart beside it (`require("./proper-lockfile.js")`) load the same way, each with its cache.
-  const req = Object.assign((id: string): unknown => (SIBLING.test(id) ? requireCached(path.join(dir, id.slice(2)), word) : plain(id)), plain);
+  const req = Object.assign((id: string): unknown => (SIBLING.test(id) ? requireCached(join(dir, id.slice(2)), word) : plain(id)), plain);
   const mod = new Module(file);
   mod.filename = file;
   req.cache[file] = mod;
@@ -105,7 +105,7 @@ function readOwnFile(file: string): Buffer | undefined {
  * (`prefix` without `current`) and the bundle's temp files that a run ended before renaming. Every failure is ignored.
  */
 function writeCache(file: string, prefix: string, current: string, data: () => Buffer): void {
-  const dir = path.dirname(file);
+  const dir = dirname(file);
   try {
     try {
       mkdirSync(dir, { mode: 0o700 });
@@ -129,7 +129,7 @@ function writeCache(file: string, prefix: string, current: string, data: () => B
       throw err;
     }
     for (const f of readdirSync(dir)) {
-      if (f.startsWith(prefix) && (f.endsWith('.tmp') || (!f.startsWith(current) && f.endsWith('.bin')))) unlinkSync(path.join(dir, f));
+      if (f.startsWith(prefix) && (f.endsWith('.tmp') || (!f.startsWith(current) && f.endsWith('.bin')))) unlinkSync(join(dir, f));
     }
   } catch {
     // A cache is an optimization: the next run tries again.

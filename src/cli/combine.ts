@@ -1,7 +1,7 @@
 import { combine } from '../core/combine';
 import { UsageError } from '../core/errors';
 import { printable } from '../core/names';
-import path = require('node:path');
+import { basename } from 'node:path';
 import { trashedCopy } from '../core/trash';
 import { defineCommand } from './command';
 import { checkpointJson, resumeHint } from './output';
@@ -35,7 +35,7 @@ null), "trashedSources": [{ "name", "trashPath" }] and "warnings".`,
     ctx.print(lines.join('\n'), {
       ...checkpointJson(cp, r.path),
       trashPath: r.replaced ?? null,
-      trashedSources: r.trashedSources.map((p) => ({ name: trashedCopy(path.basename(p))?.name ?? path.basename(p), trashPath: p })),
+      trashedSources: r.trashedSources.map((p) => ({ name: trashedCopy(basename(p))?.name ?? basename(p), trashPath: p })),
     });
   },
 });

@@ -3,7 +3,7 @@ import { fstatSync, writeSync } from 'node:fs';
 import { isatty } from 'node:tty';
 import { isFolder } from '../core/files';
 import { inlineReads } from '../core/reads';
-import path = require('node:path');
+import { resolve as resolvePath } from 'node:path';
 import { CheckpointError, UsageError, errorMessage } from '../core/errors';
 import { didYouMean } from '../core/suggest';
 import { AmbiguousNameError, printable } from '../core/names';
@@ -162,7 +162,7 @@ async function context(
     throw new UsageError(`A checkpoint name is required: checkpoint ${command.synopsis}`);
   }
   const json = values.json === true;
-  const cwd = path.resolve(workDir, typeof values.cwd === 'string' ? values.cwd : '.');
+  const cwd = resolvePath(workDir, typeof values.cwd === 'string' ? values.cwd : '.');
   // The one place a command's reads are chosen: inline, unless the command says otherwise.
   const reads = command.reads ?? inlineReads;
   if (typeof values.cwd === 'string') {

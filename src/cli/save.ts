@@ -4,7 +4,7 @@ import { resolvePlansDir } from '../core/plans';
 import { firstTimeTold } from '../core/memoryDir';
 import { oneLine } from '../core/escaping';
 import { homeFrom, tildify } from '../core/paths';
-import path = require('node:path');
+import { dirname } from 'node:path';
 import { CheckpointExistsError } from '../core/store';
 import { assertCommitType, saveAndCommit, type SaveAndCommitResult } from '../core/commit';
 import { defineCommand } from './command';
@@ -136,7 +136,7 @@ null), "commitError" and "warnings".`,
     const where = await resolved;
     const notice = where && autoMemoryOffNotice(where);
     // Told once per memory folder, not at every save.
-    if (notice && (await firstTimeTold(path.dirname(r.path)))) ctx.note(notice);
+    if (notice && (await firstTimeTold(dirname(r.path)))) ctx.note(notice);
     const cp = r.checkpoint;
     const lines = [`Checkpoint "${cp.name}" saved. ${resumeHint(cp.name, values.dir)}`, r.path];
     if (r.replaced) lines.push(`The previous version is in the trash: ${r.replaced} (${cliLine(['restore', cp.name, '--force'], values.dir)} brings it back)`);

@@ -1,5 +1,5 @@
 import { promises as fs, type Stats } from 'node:fs';
-import path = require('node:path');
+import { basename, dirname, resolve } from 'node:path';
 import { nameFromFileName } from './names';
 import { PromiseCache } from './promiseCache';
 import { newestFirst } from './order';
@@ -104,12 +104,12 @@ export class CheckpointIndex {
       if (!this.listing.started) return false; // not scanned yet: the scan will read it
       const listing = await this.listing.get(() => this.scan()).catch(() => undefined);
       if (!listing) return false;
-      if (path.resolve(path.dirname(file)) !== path.resolve(listing.dir)) {
+      if (resolve(dirname(file)) !== resolve(listing.dir)) {
         if (!listing.json.some((j) => j.path === file)) return false;
         this.reload();
         return true;
       }
-      if (nameFromFileName(path.basename(file)) === undefined) return false;
+      if (nameFromFileName(basename(file)) === undefined) return false;
       const stat = await fs.stat(file).catch(() => undefined);
       let summary: CheckpointSummary | undefined;
       let stamp: string | undefined;

@@ -4,7 +4,7 @@
  * And whether a settings file enables the Checkpoint plugin.
  */
 import { promises as fs } from 'node:fs';
-import path = require('node:path');
+import { basename, dirname, join } from 'node:path';
 import { CheckpointError, errorMessage } from './errors';
 import { isInside, readSmallFile, writeFileAtomic } from './files';
 import { parseJsonObject } from './jsonEdit';
@@ -37,8 +37,8 @@ export interface ClaudeTargets {
 
 /** Where Connect writes: the folder's `.claude/` (workspace) or Claude Code's configuration folder (user). */
 export function claudeTargets(scope: ConnectScope, folder: string, env: NodeJS.ProcessEnv = process.env): ClaudeTargets {
-  const base = scope === 'workspace' ? path.join(folder, '.claude') : claudeConfigDir(env, homeFrom(env));
-  const targets: ClaudeTargets = { settingsFile: path.join(base, 'settings.json'), skillFile: path.join(base, 'skills', 'checkpoint', 'SKILL.md') };
+  const base = scope === 'workspace' ? join(folder, '.claude') : claudeConfigDir(env, homeFrom(env));
+  const targets: ClaudeTargets = { settingsFile: join(base, 'settings.json'), skillFile: join(base, 'skills', 'checkpoint', 'SKILL.md') };
   if (scope === 'workspace') targets.root = folder;
   return targets;
 }
@@ -51,14 +51,14 @@ async function assertInsideRoot(targets: ClaudeTargets): Promise<void> {
   if (!targets.root) return;
   const root = await fs.realpath(targets.root);
   for (const file of [targets.settingsFile, targets.skillFile]) {
-    let dir = path.dirname(file);
+    let dir = dirname(file);
     for (;;) {
       const real = await fs.realpath(dir).catch((err: NodeJS.ErrnoException) => {
-        if (err.code === 'ENOENT' && path.dirname(dir) !== dir) return undefined;
+        if (err.code === 'ENOENT' && dirname(dir) !== dir) return undefined;
         throw err;
       });
       if (real === undefined) {
-        dir = path.dirname(dir);
+        dir = dirname(dir);
         continue;
       }
       if (!isInside(root, real)) {
@@ -138,7 +138,7 @@ export async function planConnect(
   const skillBackup =
     !skillCurrent && !isProductSkill(skill) && (skill !== undefined || (await pathExists(targets.skillFile))) ? await freeBackupPath(targets.skillFile) : undefined;
   const summary = change.added.map((h) => `${h.event}${h.matcher ? ` (${h.matcher})` : ''}: ${h.command}`);
-  if (!skillCurrent) summary.push(`Skill: ${targets.skillFile}${skillBackup ? ` (the SKILL.md there now is kept as ${path.basename(skillBackup)}; Disconnect puts it back)` : ''}`);
+  if (!skillCurrent) summary.push(`Skill: ${targets.skillFile}${skillBackup ? ` (the SKILL.md there now is kept as ${basename(skillBackup)}; Disconnect puts it back)` : ''}`);
   return { ...targets, hooks, summary, change, settingsText: text, skillCurrent, skillBackup };
 }
 
@@ -167,14 +167,14 @@ const SETTINGS_TRIES = 5;
 export async function connectClaude(targets: ClaudeTargets, program: string, opts: { sessionEnd?: boolean } = {}): Promise<ConnectResult> {
   let plan = await planConnect(targets, program, opts);
   for (let attempt = 1; plan.change.changed; attempt++) {
-    await fs.mkdir(path.dirname(targets.settingsFile), { recursive: true });
+    await fs.mkdir(dirname(targets.settingsFile), { recursive: true });
     // Another writer's edit made since the plan read the file is merged, never lost: the plan is made again.
     if (await replaceSettingsIf(targets.settingsFile, plan.settingsText, plan.change.text)) break;
     if (attempt >= SETTINGS_TRIES) throw new CheckpointError(`${targets.settingsFile} kept changing while Connect merged its hooks; nothing was written. Try again.`);
     plan = await planConnect(targets, program, opts);
   }
   if (!plan.skillCurrent) {
-    await fs.mkdir(path.dirname(targets.skillFile), { recursive: true });
+    await fs.mkdir(dirname(targets.skillFile), { recursive: true });
     if (plan.skillBackup) await fs.rename(targets.skillFile, plan.skillBackup);
     try {
       await writeFileAtomic(targets.skillFile, SKILL_TEXT);
@@ -215,7 +215,7 @@ export async function disconnectClaude(targets: ClaudeTargets): Promise<Disconne
     if (await pathExists(backup)) await fs.rename(backup, targets.skillFile);
     else {
       await fs.rm(targets.skillFile);
-      await fs.rmdir(path.dirname(targets.skillFile)).catch(() => undefined);
+      await fs.rmdir(dirname(targets.skillFile)).catch(() => undefined);
     }
     result.skillRemoved = true;
   } else if (skill !== undefined) {
@@ -237,8 +237,8 @@ export const PLUGIN_ID = 'checkpoint@checkpoint';
  * or parsed says nothing.
  */
 export async function pluginEnabledIn(folder: string | undefined, env: NodeJS.ProcessEnv = process.env): Promise<string | undefined> {
-  const files = [path.join(claudeConfigDir(env, homeFrom(env)), 'settings.json')];
-  if (folder) files.push(path.join(folder, '.claude', 'settings.json'), path.join(folder, '.claude', 'settings.local.json'));
+  const files = [join(claudeConfigDir(env, homeFrom(env)), 'settings.json')];
+  if (folder) files.push(join(folder, '.claude', 'settings.json'), join(folder, '.claude', 'settings.local.json'));
   let enabledBy: string | undefined;
   for (const file of files) {
     const text = await readIfExists(file).catch(() => undefined);

@@ -1,6 +1,6 @@
 import { promises as fs } from 'node:fs';
-import os = require('node:os');
-import path = require('node:path');
+import { tmpdir } from 'node:os';
+import { basename, dirname, join, resolve } from 'node:path';
 import { NONE, oneLine, type Checkpoint } from './checkpoint';
 import { CheckpointError, errorMessage } from './errors';
 import { insideAny, readBounded, removeFile, writeFileAtomic } from './files';
@@ -122,7 +122,7 @@ function writer(root: string, opts: CommitOptions): CommitGit {
 
 /** What this commit stages: changed paths except the memory folder and likely secrets, which are listed. */
 export function planStaging(state: Pick<CommitState, 'root' | 'entries'>, memoryDir: string): { stage: string[]; leftOut: string[] } {
-  const inMemory = insideAny(state.root, [path.resolve(memoryDir)]);
+  const inMemory = insideAny(state.root, [resolve(memoryDir)]);
   const stage = new Set<string>();
   const leftOut: string[] = [];
   for (const e of state.entries) {
@@ -148,7 +148,7 @@ function refuseState(state: CommitState, memoryDir: string): void {
   if (!state.email) {
     throw new CommitError('no-email', 'Not committed: git has no user.email. Set it with: git config user.email "you@example.com"');
   }
-  const inMemory = insideAny(state.root, [path.resolve(memoryDir)]);
+  const inMemory = insideAny(state.root, [resolve(memoryDir)]);
   const held = state.entries.filter((e) => e.staged && (isLikelySecret(e.path) || inMemory(e.path)));
   if (held.length) {
     throw new CommitError(
@@ -171,11 +171,11 @@ function timeLimitReached(err: GitTimeoutError, what: string): CommitError {
  * not made yet is resolved through the nearest one that exists.
  */
 async function realFolder(dir: string): Promise<string> {
-  const abs = path.resolve(dir);
+  const abs = resolve(dir);
   const real = await fs.realpath(abs).catch(() => undefined);
   if (real) return real;
-  const parent = path.dirname(abs);
-  return parent === abs ? abs : path.join(await realFolder(parent), path.basename(abs));
+  const parent = dirname(abs);
+  return parent === abs ? abs : join(await realFolder(parent), basename(abs));
 }
 
 /**
@@ -184,7 +184,7 @@ async function realFolder(dir: string): Promise<string> {
  */
 async function saveIndex(inRepo: CommitGit, root: string): Promise<{ restore: () => Promise<void>; dropLock: () => Promise<void> }> {
   const [indexPath] = (await inRepo(['rev-parse', '--git-path', 'index'])).split('\n');
-  const file = path.resolve(root, indexPath);
+  const file = resolve(root, indexPath);
   const lock = `${file}.lock`;
   // No index file: put back as none. One that cannot be read (a FIFO, too large) is left as it is.
   const bytes = await readBounded(file, GIT_INDEX_MAX_BYTES).catch((err: NodeJS.ErrnoException) => (err.code === 'ENOENT' ? undefined : null));
@@ -262,7 +262,7 @@ export async function commitWork(cp: Pick<Checkpoint, 'name' | 'description' | '
   if (stage.length === 0 && !alreadyStaged) throw new CommitError('nothing', `Nothing to commit${skipped}.`);
 
   const inRepo = writer(state.root, opts);
-  const tmp = await fs.mkdtemp(path.join(os.tmpdir(), 'checkpoint-commit-'));
+  const tmp = await fs.mkdtemp(join(tmpdir(), 'checkpoint-commit-'));
   try {
     const index = await saveIndex(inRepo, state.root);
     const undo = async (): Promise<void> => index.restore().catch(() => undefined);
@@ -271,7 +271,7 @@ export async function commitWork(cp: Pick<Checkpoint, 'name' | 'description' | '
     assertCommitType(type);
     try {
       if (stage.length) {
-        const list = path.join(tmp, 'pathspec');
+        const list = join(tmp, 'pathspec');
         await fs.writeFile(list, `${stage.join('\0')}\0`);
         await inRepo(['add', '--all', `--pathspec-from-file=${list}`, '--pathspec-file-nul']);
       }
@@ -281,11 +281,11 @@ export async function commitWork(cp: Pick<Checkpoint, 'name' | 'description' | '
         throw new CommitError('nothing', `Nothing to commit${skipped}.`);
       }
       const parent = await inRepo(['rev-parse', '--verify', '-q', 'HEAD']).then((s) => s.trim(), () => '');
-      const message = path.join(tmp, 'message');
+      const message = join(tmp, 'message');
       const text = commitMessage(cp, type);
       await fs.writeFile(message, text);
       // git's trace2 events say which hook ran and which failed (pre-commit, commit-msg, post-commit…).
-      const trace = path.join(tmp, 'trace2');
+      const trace = join(tmp, 'trace2');
       try {
         await inRepo(['commit', '--quiet', '--cleanup=whitespace', `--file=${message}`], { env: { GIT_TRACE2_EVENT: trace }, hooks: true });
       } catch (err) {
@@ -321,7 +321,7 @@ export async function commitWork(cp: Pick<Checkpoint, 'name' | 'description' | '
       } catch (err) {
         throw new CommitError('failed', 'Committed, but git could not say what the commit holds: check it with git show --stat HEAD.', errorMessage(err));
       }
-      const inMemory = insideAny(resolved.root, [path.resolve(memoryDir)]);
+      const inMemory = insideAny(resolved.root, [resolve(memoryDir)]);
       const held = committed.filter((p) => isLikelySecret(p) || inMemory(p));
       if (held.length) {
         const what = `the pre-commit hook staged ${held.join(', ')}, which ${held.length > 1 ? 'look' : 'looks'} like a secret or a checkpoint`;

@@ -1,4 +1,4 @@
-import path = require('node:path');
+import { join, resolve } from 'node:path';
 import { pluginEnabledIn, PLUGIN_ID } from './claudeSettings';
 import { errorMessage } from './errors';
 import { escapeControls } from './escaping';
@@ -140,13 +140,13 @@ function productHooks(hooks: unknown, where: string, kind: HookSource['kind']): 
 async function pluginHooks(cwd: string, env: NodeJS.ProcessEnv, claudeDir: string, reads: Reads, notes: string[]): Promise<HookSource | undefined> {
   const enabledIn = await pluginEnabledIn(cwd, env);
   if (!enabledIn) return undefined;
-  const installed = (await readClaudeJson(path.join(claudeDir, 'plugins', 'installed_plugins.json'), reads))?.plugins;
+  const installed = (await readClaudeJson(join(claudeDir, 'plugins', 'installed_plugins.json'), reads))?.plugins;
   const entries = installed && typeof installed === 'object' ? Object.entries(installed as Record<string, unknown>).filter(([id]) => id === PLUGIN_ID) : [];
   for (const [id, value] of entries) {
     for (const entry of Array.isArray(value) ? value : [value]) {
       const installPath = (entry as { installPath?: unknown } | null)?.installPath;
       if (typeof installPath !== 'string') continue;
-      const file = await readClaudeJson(path.join(installPath, 'hooks', 'hooks.json'), reads);
+      const file = await readClaudeJson(join(installPath, 'hooks', 'hooks.json'), reads);
       const found = productHooks(file?.hooks, `plugin ${id}`, 'plugin');
       if (found) return found;
     }
@@ -157,8 +157,8 @@ async function pluginHooks(cwd: string, env: NodeJS.ProcessEnv, claudeDir: strin
 
 /** The settings files whose hooks apply to the folder, in Claude Code's order: user, project, local (trusted), managed. */
 async function settingsHooks(cwd: string, claudeDir: string, trusted: boolean, managedDir: string, reads: Reads): Promise<HookSource[]> {
-  const files = [path.join(claudeDir, 'settings.json')];
-  if (trusted) files.push(path.join(cwd, '.claude', 'settings.json'), path.join(cwd, '.claude', 'settings.local.json'));
+  const files = [join(claudeDir, 'settings.json')];
+  if (trusted) files.push(join(cwd, '.claude', 'settings.json'), join(cwd, '.claude', 'settings.local.json'));
   files.push(...(await managedSettingsFiles(managedDir, reads)).reverse());
   const found: HookSource[] = [];
   for (const file of files) {
@@ -179,7 +179,7 @@ const list = (items: readonly string[]): string => items.map((s) => JSON.stringi
 /** Looks at everything that decides whether the next Claude Code session in `opts.cwd` gets the checkpoint. */
 export async function diagnose(opts: DoctorOptions): Promise<DoctorReport> {
   const env = opts.env ?? process.env;
-  const cwd = path.resolve(opts.cwd);
+  const cwd = resolve(opts.cwd);
   const home = homeFrom(env);
   const trusted = opts.trusted ?? true;
   const managedDir = opts.managedDir ?? managedSettingsDir();
@@ -202,7 +202,7 @@ export async function diagnose(opts: DoctorOptions): Promise<DoctorReport> {
   const missing = SESSION_SOURCES.filter((s) => !covered.has(s));
 
   const loads = claude && !claude.autoMemoryOff ? claude.dir : undefined;
-  const indexFile = loads ? path.join(loads, INDEX_FILE) : undefined;
+  const indexFile = loads ? join(loads, INDEX_FILE) : undefined;
   let index: DoctorReport['index'] = null;
   if (indexFile) {
     const text = await reads.readSmallFile(indexFile, INDEX_MAX_BYTES).catch((err: NodeJS.ErrnoException) => {
@@ -244,7 +244,7 @@ export async function diagnose(opts: DoctorOptions): Promise<DoctorReport> {
     });
   }
   if (claude?.ignored) {
-    const suggestion = path.resolve(claude.projectRoot ?? cwd, claude.ignored.value);
+    const suggestion = resolve(claude.projectRoot ?? cwd, claude.ignored.value);
     problems.push({
       id: 'ignored-auto-memory-directory',
       message: `autoMemoryDirectory ${JSON.stringify(claude.ignored.value)} in ${t(claude.ignored.settingsFile)} is ignored: Claude Code accepts only an absolute path or ~/…, so it loads its default folder ${t(claude.dir)} (and checkpoints go there too).`,
@@ -274,7 +274,7 @@ export async function diagnose(opts: DoctorOptions): Promise<DoctorReport> {
     notes.push(`Claude Code loads ${t(index.file)} only up to line ${index.firstLineLeftOut - 1}; no checkpoint entry is past it.`);
   }
   // Checkpoints an earlier version saved in the workspace fallback while Claude Code read elsewhere (a long path).
-  const fallback = path.join(cwd, '.claude', 'memory');
+  const fallback = join(cwd, '.claude', 'memory');
   if (claude && resolved.dir !== fallback) {
     const stranded = await checkpointFiles(fallback, reads);
     if (stranded.length) {

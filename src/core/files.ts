@@ -1,6 +1,6 @@
 // Named imports, not a namespace: the bundle reaches a namespace's members through getters, measurable in a listing.
 import { promises as fs, type Stats } from 'node:fs';
-import path = require('node:path');
+import { dirname, isAbsolute, join, relative, resolve, sep } from 'node:path';
 import { CheckpointError } from './errors';
 import { threadPoolReads, type Reads } from './reads';
 
@@ -9,13 +9,13 @@ export const TEMP_PREFIX = '.checkpoint-tmp-';
 
 /** Returns true when `child` is `parent` itself or lies below it (lexically). */
 export function isInside(parent: string, child: string): boolean {
-  const rel = path.relative(parent, child);
-  return rel === '' || (!leavesFolder(rel) && !path.isAbsolute(rel));
+  const rel = relative(parent, child);
+  return rel === '' || (!leavesFolder(rel) && !isAbsolute(rel));
 }
 
 /** A relative path that climbs out of its folder (`..`, `../x`), not one that starts with a name such as `..x`. */
 function leavesFolder(rel: string): boolean {
-  return rel === '..' || rel.startsWith(`..${path.sep}`);
+  return rel === '..' || rel.startsWith(`..${sep}`);
 }
 
 /**
@@ -30,8 +30,8 @@ export function insideAny(top: string, dirs: readonly string[]): (p: string) => 
   for (const dir of dirs) {
     // The folder is the top or holds it: every path is inside.
     if (isInside(dir, top)) return () => true;
-    const rel = path.relative(top, dir);
-    if (!leavesFolder(rel) && !path.isAbsolute(rel)) prefixes.push(fold(rel.split(path.sep).join('/')) + '/');
+    const rel = relative(top, dir);
+    if (!leavesFolder(rel) && !isAbsolute(rel)) prefixes.push(fold(rel.split(sep).join('/')) + '/');
   }
   if (prefixes.length === 0) return () => false;
   return (p) => {
@@ -42,7 +42,7 @@ export function insideAny(top: string, dirs: readonly string[]): (p: string) => 
 
 /** Throws unless `target` resolves (lexically) inside `dir`. */
 export function assertInside(dir: string, target: string): void {
-  if (!isInside(path.resolve(dir), path.resolve(target))) {
+  if (!isInside(resolve(dir), resolve(target))) {
     throw new CheckpointError(`Refusing to touch ${target}: it is outside the memory directory ${dir}.`);
   }
 }
@@ -83,7 +83,7 @@ export async function exists(file: string): Promise<boolean> {
  */
 async function openTempFile(dir: string): Promise<{ tmp: string; handle: fs.FileHandle }> {
   for (let attempt = 1; ; attempt++) {
-    const tmp = path.join(dir, `${TEMP_PREFIX}${process.pid}-${Date.now().toString(36)}${Math.random().toString(36).slice(2, 10)}`);
+    const tmp = join(dir, `${TEMP_PREFIX}${process.pid}-${Date.now().toString(36)}${Math.random().toString(36).slice(2, 10)}`);
     try {
       return { tmp, handle: await fs.open(tmp, 'wx', 0o644) };
     } catch (err) {
@@ -100,7 +100,7 @@ export async function writeFileAtomic(file: string, content: string | Uint8Array
   // One lstat: a symbolic link is refused, and otherwise its mode is the file's own. The new file keeps the old
   // one's permissions (a private 0600 MEMORY.md stays private).
   const st = await assertNotSymlink(file);
-  const dir = path.dirname(file);
+  const dir = dirname(file);
   const { tmp, handle } = await openTempFile(dir);
   try {
     if (st) await handle.chmod(st.mode & 0o777);
@@ -176,7 +176,7 @@ export async function cleanStaleTempFiles(dir: string, olderThanMs = 60_000): Pr
     entries
       .filter((e) => e.startsWith(TEMP_PREFIX))
       .map(async (e) => {
-        const p = path.join(dir, e);
+        const p = join(dir, e);
         const st = await fs.lstat(p).catch(() => undefined);
         if (st?.isFile() && now - st.mtimeMs > olderThanMs) await removeFile(p);
       }),

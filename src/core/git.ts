@@ -1,6 +1,6 @@
 import { statSync } from 'node:fs';
 import { devNull } from 'node:os';
-import path = require('node:path');
+import { resolve } from 'node:path';
 import { CheckpointError, errorMessage } from './errors';
 import { GitTimeoutError, NO_FSMONITOR, spawnInGroup, STATUS_ARGS, type GitRunOptions } from './gitProcess';
 import { printable } from './names';
@@ -231,7 +231,7 @@ export async function readCommitState(cwd: string): Promise<CommitState> {
   }
   const [root, gitDir] = top;
   if (!root) throw new CheckpointError(`Cannot commit: ${cwd} is not inside a work tree.`);
-  const inGit = (p: string): boolean => statSync(path.resolve(gitDir, p), { throwIfNoEntry: false }) !== undefined;
+  const inGit = (p: string): boolean => statSync(resolve(gitDir, p), { throwIfNoEntry: false }) !== undefined;
   const operation = inGit('MERGE_HEAD')
     ? 'a merge'
     : inGit('rebase-merge') || inGit('rebase-apply')

@@ -1,4 +1,4 @@
-import path = require('node:path');
+import { basename, dirname, join, resolve } from 'node:path';
 import { threadPoolReads, type Reads } from './reads';
 
 /** `.git` files and `commondir` are a line or two; anything larger is not one. */
@@ -9,10 +9,10 @@ const GIT_POINTER_MAX_BYTES = 64 * 1024;
  * here reads through `reads` (see {@link Reads}): inline in a one-shot process.
  */
 export async function findRepositoryTop(start: string, reads: Reads = threadPoolReads): Promise<string | undefined> {
-  let dir = path.resolve(start);
+  let dir = resolve(start);
   for (;;) {
-    if (await reads.lstat(path.join(dir, '.git')).then(() => true, () => false)) return dir;
-    const parent = path.dirname(dir);
+    if (await reads.lstat(join(dir, '.git')).then(() => true, () => false)) return dir;
+    const parent = dirname(dir);
     if (parent === dir) return undefined;
     dir = parent;
   }
@@ -20,13 +20,13 @@ export async function findRepositoryTop(start: string, reads: Reads = threadPool
 
 /** The git directory of the checkout whose top folder is `top`: `<top>/.git`, or the `gitdir:` of a `.git` file. */
 async function gitDirOf(top: string, reads: Reads): Promise<string | undefined> {
-  const dotGit = path.join(top, '.git');
+  const dotGit = join(top, '.git');
   const st = await reads.stat(dotGit).catch(() => undefined);
   if (!st) return undefined;
   if (st.isDirectory()) return dotGit;
   const text = await reads.readSmallFile(dotGit, GIT_POINTER_MAX_BYTES).catch(() => '');
   const target = gitDirOfFile(text);
-  return target ? path.resolve(top, target) : undefined;
+  return target ? resolve(top, target) : undefined;
 }
 
 /**
@@ -62,15 +62,15 @@ export async function resolveMainWorktree(cwd: string, reads: Reads = threadPool
   const top = await findRepositoryTop(cwd, reads);
   if (top === undefined) return undefined;
   const gitDir = await gitDirOf(top, reads);
-  if (gitDir === undefined || gitDir === path.join(top, '.git')) return top;
-  const common = await reads.readSmallFile(path.join(gitDir, 'commondir'), GIT_POINTER_MAX_BYTES).then(
+  if (gitDir === undefined || gitDir === join(top, '.git')) return top;
+  const common = await reads.readSmallFile(join(gitDir, 'commondir'), GIT_POINTER_MAX_BYTES).then(
     (t) => t.split(/\r?\n/)[0].trim(),
     () => '',
   );
   if (!common) return top;
-  const commonDir = path.resolve(gitDir, common);
+  const commonDir = resolve(gitDir, common);
   // A repository's common dir is `<main worktree>/.git`; a bare repository's has no worktree of its own.
-  return path.basename(commonDir) === '.git' ? path.dirname(commonDir) : commonDir;
+  return basename(commonDir) === '.git' ? dirname(commonDir) : commonDir;
 }
 
 /**
@@ -81,7 +81,7 @@ export async function readHeadBranch(cwd: string, reads: Reads = threadPoolReads
   const gitDir = await resolveGitDir(cwd, reads).catch(() => undefined);
   if (!gitDir) return '';
   // Only a small regular file is read: a repository decides what `HEAD` is.
-  const head = await reads.readSmallFile(path.join(gitDir, 'HEAD'), 4096).catch(() => '');
+  const head = await reads.readSmallFile(join(gitDir, 'HEAD'), 4096).catch(() => '');
   const ref = /^ref: refs\/heads\/(\S+)\s*$/.exec(head);
   if (ref) return ref[1];
   const sha = /^([0-9a-f]+)\s*$/.exec(head);

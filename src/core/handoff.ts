@@ -13,7 +13,7 @@ import { memoryTest } from './snapshot/candidates';
 import { repoTop } from './snapshot/reading';
 import { checkedRef, commitTree, FILES_REFS, hasCommit, keepSnapshot, SNAPSHOT_REFS } from './snapshot/refs';
 import { expandHome, homeFrom, tildify } from './paths';
-import path = require('node:path');
+import { isAbsolute, relative, resolve, sep } from 'node:path';
 
 // The hand-off to another machine through the repository's own git remote: checkpoint files travel as commits on
 // refs/checkpoints/files/<name>, their snapshots on refs/checkpoints/snapshots/<name> (two namespaces, so no
@@ -217,9 +217,9 @@ const topOf = (cwd: string): Promise<string | undefined> => {
  * in it, `~/…` when it lies in the home folder, else as it is.
  */
 export function portablePlan(plan: string | undefined, top: string | undefined, home: string): string | undefined {
-  if (!plan || !path.isAbsolute(plan)) return plan;
-  const rel = top ? path.relative(top, plan) : '';
-  if (top && rel && !rel.startsWith('..') && !path.isAbsolute(rel)) return rel.split(path.sep).join('/');
+  if (!plan || !isAbsolute(plan)) return plan;
+  const rel = top ? relative(top, plan) : '';
+  if (top && rel && !rel.startsWith('..') && !isAbsolute(rel)) return rel.split(sep).join('/');
   return tildify(plan, home);
 }
 
@@ -227,11 +227,11 @@ export function portablePlan(plan: string | undefined, top: string | undefined, 
 export function localPlan(plan: string | undefined, top: string | undefined, home: string): string | undefined {
   if (!plan) return plan;
   if (plan === '~' || plan.startsWith('~/')) return expandHome(plan, home);
-  if (path.isAbsolute(plan) || !top) return plan;
-  const local = path.resolve(top, plan);
-  const rel = path.relative(top, local);
+  if (isAbsolute(plan) || !top) return plan;
+  const local = resolve(top, plan);
+  const rel = relative(top, local);
   // `../` out of the repository is not a path the sender wrote: it stays as it came.
-  return rel.startsWith('..') || path.isAbsolute(rel) ? plan : local;
+  return rel.startsWith('..') || isAbsolute(rel) ? plan : local;
 }
 
 export interface PullResult {

@@ -1,4 +1,4 @@
-import path = require('node:path');
+import { basename, join } from 'node:path';
 import { sanitizeName } from './names';
 import { readSmallFile } from './files';
 import { threadPoolReads, type Reads } from './reads';
@@ -28,7 +28,7 @@ export interface JsonCheckpointFile {
 
 async function jsonFiles(dir: string, reads: Reads): Promise<string[]> {
   const entries = await reads.readdir(dir).catch(() => []);
-  return entries.filter((e) => e.name.endsWith('.json')).map((e) => path.join(dir, e.name));
+  return entries.filter((e) => e.name.endsWith('.json')).map((e) => join(dir, e.name));
 }
 
 export function parseJsonCheckpoint(text: string, name: string, planName: string | undefined, mtime: string): Checkpoint {
@@ -60,16 +60,16 @@ export function parseJsonCheckpoint(text: string, name: string, planName: string
  * in a one-shot process: usually the folders do not exist, and it then never starts libuv's thread pool for them).
  */
 export async function readJsonCheckpoints(cwd: string, reads: Reads = threadPoolReads): Promise<JsonCheckpointFile[]> {
-  const claude = path.join(cwd, '.claude');
-  const sources: { file: string; planName?: string }[] = (await jsonFiles(path.join(claude, 'checkpoints'), reads)).map((file) => ({ file }));
-  const plans = await reads.readdir(path.join(claude, 'plans')).catch(() => []);
+  const claude = join(cwd, '.claude');
+  const sources: { file: string; planName?: string }[] = (await jsonFiles(join(claude, 'checkpoints'), reads)).map((file) => ({ file }));
+  const plans = await reads.readdir(join(claude, 'plans')).catch(() => []);
   for (const p of plans) {
     if (!p.isDirectory()) continue;
-    for (const file of await jsonFiles(path.join(claude, 'plans', p.name, 'checkpoints'), reads)) sources.push({ file, planName: p.name });
+    for (const file of await jsonFiles(join(claude, 'plans', p.name, 'checkpoints'), reads)) sources.push({ file, planName: p.name });
   }
   return Promise.all(
     sources.map(async ({ file, planName }) => {
-      const stem = path.basename(file, '.json');
+      const stem = basename(file, '.json');
       const name = sanitizeName(planName ? `${planName}-${stem}` : stem) || 'checkpoint';
       try {
         const st = await reads.stat(file);
@@ -85,7 +85,7 @@ export async function readJsonCheckpoints(cwd: string, reads: Reads = threadPool
 /** The active plan named in `.claude/state-index.json`, if any. */
 export async function readActivePlan(cwd: string): Promise<string | undefined> {
   try {
-    const data = JSON.parse(await readSmallFile(path.join(cwd, '.claude', 'state-index.json'), JSON_CHECKPOINT_MAX_BYTES)) as { active_plan?: unknown };
+    const data = JSON.parse(await readSmallFile(join(cwd, '.claude', 'state-index.json'), JSON_CHECKPOINT_MAX_BYTES)) as { active_plan?: unknown };
     return typeof data.active_plan === 'string' && data.active_plan ? data.active_plan : undefined;
   } catch {
     return undefined;

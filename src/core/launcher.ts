@@ -1,5 +1,5 @@
 import { promises as fs } from 'node:fs';
-import path = require('node:path');
+import { join, resolve } from 'node:path';
 import { CheckpointError } from './errors';
 import { readSmallFile, removeFile, writeFileAtomic } from './files';
 import { shellQuote } from './escaping';
@@ -49,8 +49,8 @@ export interface Launchers {
 /** Writes both launchers into `dir` (atomically; the sh one executable). */
 export async function writeLaunchers(dir: string, t: LauncherTarget): Promise<Launchers> {
   await fs.mkdir(dir, { recursive: true });
-  const posix = path.join(dir, 'checkpoint');
-  const cmd = path.join(dir, 'checkpoint.cmd');
+  const posix = join(dir, 'checkpoint');
+  const cmd = join(dir, 'checkpoint.cmd');
   await writeFileAtomic(posix, posixLauncher(t));
   await fs.chmod(posix, 0o755);
   await writeFileAtomic(cmd, windowsLauncher(t));
@@ -77,8 +77,8 @@ async function isOurs(file: string): Promise<boolean> {
 export async function installLauncher(launchers: Launchers, targetDir: string, platform: NodeJS.Platform = process.platform): Promise<string> {
   await fs.mkdir(targetDir, { recursive: true });
   const windows = platform === 'win32';
-  const target = path.join(targetDir, windows ? 'checkpoint.cmd' : 'checkpoint');
-  if (path.resolve(target) === path.resolve(windows ? launchers.cmd : launchers.posix)) return target;
+  const target = join(targetDir, windows ? 'checkpoint.cmd' : 'checkpoint');
+  if (resolve(target) === resolve(windows ? launchers.cmd : launchers.posix)) return target;
   if ((await fs.lstat(target).catch(() => undefined)) && !(await isOurs(target))) {
     throw new CheckpointError(`${target} exists and is not the Checkpoint launcher; it was left as it is.`);
   }

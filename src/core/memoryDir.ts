@@ -1,4 +1,4 @@
-import path = require('node:path');
+import { basename, dirname, isAbsolute, join, normalize, resolve, sep } from 'node:path';
 import { closeSync, openSync } from 'node:fs';
 import { CheckpointError } from './errors';
 import { isFolder, isInside } from './files';
@@ -67,7 +67,7 @@ export interface ResolvedMemoryDir {
  */
 export function memoryDirLabel(resolved: ResolvedMemoryDir, home?: string): string {
   const root = resolved.claude?.projectRoot;
-  if (resolved.source === 'claude' && root && resolved.claude?.dir === resolved.dir) return `Claude Code's memory for ${path.basename(root)}`;
+  if (resolved.source === 'claude' && root && resolved.claude?.dir === resolved.dir) return `Claude Code's memory for ${basename(root)}`;
   return tildify(resolved.dir, home);
 }
 
@@ -129,13 +129,13 @@ export function managedSettingsDir(platform: NodeJS.Platform = process.platform)
  * a later name overrides an earlier one), then `managed-settings.json`.
  */
 export async function managedSettingsFiles(dir: string, reads: Reads): Promise<string[]> {
-  const dropIns = path.join(dir, 'managed-settings.d');
+  const dropIns = join(dir, 'managed-settings.d');
   const names = (await reads.readdir(dropIns).catch(() => []))
     .filter((e) => (e.isFile() || e.isSymbolicLink()) && e.name.endsWith('.json') && !e.name.startsWith('.'))
     .map((e) => e.name)
     .sort()
     .reverse();
-  return [...names.map((n) => path.join(dropIns, n)), path.join(dir, 'managed-settings.json')];
+  return [...names.map((n) => join(dropIns, n)), join(dir, 'managed-settings.json')];
 }
 
 /**
@@ -145,8 +145,8 @@ export async function managedSettingsFiles(dir: string, reads: Reads): Promise<s
  */
 async function claudeSettings(claudeDir: string, cwd: string, opts: { trusted: boolean; managedDir: string }, reads: Reads): Promise<SettingsFile[]> {
   const files = [...(await managedSettingsFiles(opts.managedDir, reads))];
-  if (opts.trusted) files.push(path.join(cwd, '.claude', 'settings.local.json'), path.join(cwd, '.claude', 'settings.json'));
-  files.push(path.join(claudeDir, 'settings.json'));
+  if (opts.trusted) files.push(join(cwd, '.claude', 'settings.local.json'), join(cwd, '.claude', 'settings.json'));
+  files.push(join(claudeDir, 'settings.json'));
   const read = await Promise.all(files.map((f) => readSettings(f, reads)));
   return read.filter((s): s is SettingsFile => s !== undefined);
 }
@@ -168,12 +168,12 @@ export function acceptedAutoMemoryDirectory(value: unknown, home: string): strin
   if (typeof value !== 'string' || !value || value.includes('\0')) return undefined;
   let p = value;
   if (p.startsWith('~/') || p.startsWith('~\\')) {
-    const rest = path.normalize(p.slice(2) || '.');
-    if (rest === '.' || rest === '..' || rest.startsWith(`..${path.sep}`) || rest.startsWith('../') || rest.startsWith('..\\')) return undefined;
-    p = path.join(home, p.slice(2));
+    const rest = normalize(p.slice(2) || '.');
+    if (rest === '.' || rest === '..' || rest.startsWith(`..${sep}`) || rest.startsWith('../') || rest.startsWith('..\\')) return undefined;
+    p = join(home, p.slice(2));
   }
-  const dir = path.normalize(p).replace(/[/\\]+$/, '');
-  if (!path.isAbsolute(dir) || dir.length < 3 || /^[A-Za-z]:$/.test(dir)) return undefined;
+  const dir = normalize(p).replace(/[/\\]+$/, '');
+  if (!isAbsolute(dir) || dir.length < 3 || /^[A-Za-z]:$/.test(dir)) return undefined;
   return dir.normalize('NFC');
 }
 
@@ -196,7 +196,7 @@ function autoMemoryOff(files: SettingsFile[], env: NodeJS.ProcessEnv, home: stri
 async function claudeMemoryDir(opts: MemoryDirOptions): Promise<ClaudeMemory | undefined> {
   const env = opts.env ?? process.env;
   const home = opts.home ?? homeFrom(env);
-  const cwd = path.resolve(opts.cwd);
+  const cwd = resolve(opts.cwd);
   const claudeDir = claudeConfigDir(env, home);
   const reads = opts.reads ?? threadPoolReads;
   if (!(await isFolder(claudeDir, reads))) return undefined;
@@ -206,7 +206,7 @@ async function claudeMemoryDir(opts: MemoryDirOptions): Promise<ClaudeMemory | u
   const named = configured && acceptedAutoMemoryDirectory(configured.value, home);
   if (configured && named) return { dir: named, settingsFile: configured.file, autoMemoryOff: off };
   const root = (await resolveMainWorktree(cwd, reads)) ?? cwd;
-  const found: ClaudeMemory = { dir: path.join(claudeDir, 'projects', claudeProjectName(root), 'memory'), projectRoot: root, autoMemoryOff: off };
+  const found: ClaudeMemory = { dir: join(claudeDir, 'projects', claudeProjectName(root), 'memory'), projectRoot: root, autoMemoryOff: off };
   if (configured) found.ignored = { value: typeof configured.value === 'string' ? configured.value : JSON.stringify(configured.value), settingsFile: configured.file };
   return found;
 }
@@ -220,12 +220,12 @@ type MemoryFolder = Pick<ResolvedMemoryDir, 'dir' | 'source' | 'ignoreInGit'>;
 async function resolveMemoryFolder(opts: MemoryDirOptions, found: ClaudeMemory | undefined): Promise<MemoryFolder> {
   const env = opts.env ?? process.env;
   const home = opts.home ?? homeFrom(env);
-  const cwd = path.resolve(opts.cwd);
-  if (opts.configured?.trim()) return { dir: path.resolve(cwd, expandHome(opts.configured.trim(), home)), source: 'setting' };
+  const cwd = resolve(opts.cwd);
+  if (opts.configured?.trim()) return { dir: resolve(cwd, expandHome(opts.configured.trim(), home)), source: 'setting' };
   const fromEnv = env.CHECKPOINT_MEMORY_DIR?.trim();
-  if (fromEnv) return { dir: path.resolve(cwd, expandHome(fromEnv, home)), source: 'env' };
+  if (fromEnv) return { dir: resolve(cwd, expandHome(fromEnv, home)), source: 'env' };
   if (found) return { dir: found.dir, source: 'claude' };
-  const fallback: MemoryFolder = { dir: path.join(cwd, '.claude', 'memory'), source: 'workspace' };
+  const fallback: MemoryFolder = { dir: join(cwd, '.claude', 'memory'), source: 'workspace' };
   const reads = opts.reads ?? threadPoolReads;
   await assertWorkspaceMemoryDirInside(cwd, fallback.dir, reads);
   if ((await findRepositoryTop(cwd, reads)) !== undefined) fallback.ignoreInGit = true;
@@ -253,7 +253,7 @@ export async function resolveMemoryDir(opts: MemoryDirOptions): Promise<Resolved
  */
 async function assertWorkspaceMemoryDirInside(cwd: string, dir: string, reads: Reads): Promise<void> {
   const root = await reads.realpath(cwd).catch(() => cwd);
-  for (const p of [path.dirname(dir), dir]) {
+  for (const p of [dirname(dir), dir]) {
     const st = await reads.lstat(p).catch(() => undefined);
     if (!st?.isSymbolicLink()) continue;
     const target = await reads.realpath(p).catch(() => undefined);
@@ -278,7 +278,7 @@ export function claudeMemoryKind(resolved: ResolvedMemoryDir, cwd: string): Clau
   const claude = resolved.claude;
   if (resolved.source !== 'claude' || !claude) return undefined;
   if (claude.settingsFile) return 'autoMemoryDirectory';
-  return claude.projectRoot !== undefined && path.resolve(claude.projectRoot) !== path.resolve(cwd) ? 'mainWorktree' : 'project';
+  return claude.projectRoot !== undefined && resolve(claude.projectRoot) !== resolve(cwd) ? 'mainWorktree' : 'project';
 }
 
 /** The marker, in a memory folder, that its user was told Claude Code's auto memory is off (see {@link firstTimeTold}). */
@@ -292,7 +292,7 @@ const AUTO_MEMORY_OFF_TOLD = '.checkpoint-auto-memory-off-told';
  */
 export async function firstTimeTold(memoryDir: string): Promise<boolean> {
   try {
-    closeSync(openSync(path.join(memoryDir, AUTO_MEMORY_OFF_TOLD), 'wx'));
+    closeSync(openSync(join(memoryDir, AUTO_MEMORY_OFF_TOLD), 'wx'));
     return true;
   } catch (err) {
     return (err as NodeJS.ErrnoException).code !== 'EEXIST';

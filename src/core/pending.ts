@@ -1,4 +1,4 @@
-import path = require('node:path');
+import { join } from 'node:path';
 import { errorMessage } from './errors';
 import { formatLocalDate } from './dates';
 import { writeFileAtomic } from './files';
@@ -29,7 +29,7 @@ const isTime = (v: unknown): v is string => typeof v === 'string' && !Number.isN
 
 /** The state file's content; a missing file is an empty state, an unreadable one an empty state and the reason. */
 export async function readPendingState(memoryDir: string, reads: Reads = threadPoolReads): Promise<StateRead> {
-  const file = path.join(memoryDir, STATE_FILE);
+  const file = join(memoryDir, STATE_FILE);
   let text: string;
   try {
     text = await reads.readSmallFile(file, STATE_MAX_BYTES);
@@ -64,10 +64,10 @@ export async function recordResume(memoryDir: string, name: string, when: Date):
   entries.push([name, when.toISOString()]);
   const data = { resumed: Object.fromEntries(entries.slice(-MAX_RESUMES)) };
   try {
-    await writeFileAtomic(path.join(memoryDir, STATE_FILE), `${JSON.stringify(data, null, 2)}\n`);
+    await writeFileAtomic(join(memoryDir, STATE_FILE), `${JSON.stringify(data, null, 2)}\n`);
     return undefined;
   } catch (err) {
-    return `The resume was not recorded in ${path.join(memoryDir, STATE_FILE)}: ${errorMessage(err)}`;
+    return `The resume was not recorded in ${join(memoryDir, STATE_FILE)}: ${errorMessage(err)}`;
   }
 }
 

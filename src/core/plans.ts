@@ -1,5 +1,5 @@
 import { promises as fs } from 'node:fs';
-import path = require('node:path');
+import { basename, isAbsolute, join, relative, resolve, sep } from 'node:path';
 import { claudeConfigDir, expandHome } from './paths';
 import { readSmallFile } from './files';
 
@@ -55,15 +55,15 @@ export interface PlansDirOptions {
 /** Setting, else `plansDirectory` of the folder's `.claude/settings.json`, else `<claude dir>/plans`. */
 export async function resolvePlansDir(opts: PlansDirOptions): Promise<string> {
   const env = opts.env ?? process.env;
-  if (opts.configured?.trim()) return path.resolve(opts.cwd, expandHome(opts.configured.trim(), opts.home));
+  if (opts.configured?.trim()) return resolve(opts.cwd, expandHome(opts.configured.trim(), opts.home));
   try {
-    const settings = JSON.parse(await readSmallFile(path.join(opts.cwd, '.claude', 'settings.json'), PLAN_MAX_BYTES)) as unknown;
+    const settings = JSON.parse(await readSmallFile(join(opts.cwd, '.claude', 'settings.json'), PLAN_MAX_BYTES)) as unknown;
     const dir = (settings as { plansDirectory?: unknown } | null)?.plansDirectory;
-    if (typeof dir === 'string' && dir.trim()) return path.resolve(opts.cwd, expandHome(dir.trim(), opts.home));
+    if (typeof dir === 'string' && dir.trim()) return resolve(opts.cwd, expandHome(dir.trim(), opts.home));
   } catch {
     // no settings file, or not JSON: fall through to the default
   }
-  return path.join(claudeConfigDir(env, opts.home), 'plans');
+  return join(claudeConfigDir(env, opts.home), 'plans');
 }
 
 export interface PlanFile {
@@ -79,7 +79,7 @@ export async function listPlans(dir: string): Promise<PlanFile[]> {
     entries
       .filter((e) => e.isFile() && e.name.toLowerCase().endsWith('.md'))
       .map(async (e) => {
-        const p = path.join(dir, e.name);
+        const p = join(dir, e.name);
         const st = await fs.stat(p).catch(() => undefined);
         return st ? { path: p, name: e.name.replace(/\.md$/i, ''), mtimeMs: st.mtimeMs } : undefined;
       }),
@@ -98,7 +98,7 @@ export async function readPlanProgress(planPath: string): Promise<PlanProgress |
  * against the workspace folder. The same plan file then has one path whatever form it was written in.
  */
 export function resolvePlanPath(plan: string, cwd: string, home?: string): string {
-  return path.resolve(cwd, expandHome(plan.trim(), home));
+  return resolve(cwd, expandHome(plan.trim(), home));
 }
 
 /**
@@ -106,9 +106,9 @@ export function resolvePlanPath(plan: string, cwd: string, home?: string): strin
  * pulled on another machine finds the plan in that machine's home), any other path as it is.
  */
 export function portablePlanPath(plan: string, home: string): string {
-  const rel = home ? path.relative(home, plan) : '';
-  if (!home || !path.isAbsolute(plan) || rel === '' || rel.startsWith('..') || path.isAbsolute(rel)) return plan;
-  return `~/${rel.split(path.sep).join('/')}`;
+  const rel = home ? relative(home, plan) : '';
+  if (!home || !isAbsolute(plan) || rel === '' || rel.startsWith('..') || isAbsolute(rel)) return plan;
+  return `~/${rel.split(sep).join('/')}`;
 }
 
 /** A checkpoint with its plan path in the form a file holds (see {@link portablePlanPath}). */
@@ -118,5 +118,5 @@ export function withPortablePlan<T extends { plan?: string }>(cp: T, home: strin
 
 /** The display name of a plan path: its file name without `.md`. */
 export function planName(planPath: string): string {
-  return path.basename(planPath).replace(/\.md$/i, '');
+  return basename(planPath).replace(/\.md$/i, '');
 }

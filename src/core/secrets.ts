@@ -1,5 +1,5 @@
 // Which files are never committed by Save and Commit, never put into a code snapshot, never pushed.
-import path = require('node:path');
+import { posix } from 'node:path';
 
 /**
  * File names that likely hold secrets, matched lowercased. Taken from published lists: gitrob's sensitive-file patterns
@@ -30,7 +30,7 @@ const PGP_PRIVATE_WORDS = ['private', 'secret', 'secring'];
 /** True for a path whose file name looks like a secret (case-insensitive): never committed, never in a snapshot. */
 export function isLikelySecret(file: string): boolean {
   const rel = file.replace(/\\/g, '/').toLowerCase();
-  const name = path.posix.basename(rel);
+  const name = posix.basename(rel);
   if (PGP_KEY_FILE.test(name) && PGP_PRIVATE_WORDS.some((w) => name.includes(w))) return true;
   return SECRET_PATHS.test(rel) || SECRET_NAMES.some((re) => re.test(name));
 }

@@ -1,5 +1,5 @@
 import { promises as fs } from 'node:fs';
-import path = require('node:path');
+import { join } from 'node:path';
 import { TEMP_PREFIX } from './files';
 import { threadPoolReads, type Reads } from './reads';
 
@@ -29,10 +29,10 @@ const sourceWord = (source: string | undefined): string => (source && source.len
  */
 export async function recordSessionStart(memoryDir: string, start: { source?: string; told: boolean; at?: Date }): Promise<void> {
   const record: SessionStartRecord = { at: (start.at ?? new Date()).toISOString(), source: sourceWord(start.source), told: start.told };
-  const tmp = path.join(memoryDir, `${TEMP_PREFIX}${process.pid}-${Date.now().toString(36)}${Math.random().toString(36).slice(2, 10)}`);
+  const tmp = join(memoryDir, `${TEMP_PREFIX}${process.pid}-${Date.now().toString(36)}${Math.random().toString(36).slice(2, 10)}`);
   try {
     await fs.writeFile(tmp, `${JSON.stringify(record)}\n`, { flag: 'wx', mode: 0o600 });
-    await fs.rename(tmp, path.join(memoryDir, SESSION_START_FILE));
+    await fs.rename(tmp, join(memoryDir, SESSION_START_FILE));
   } catch {
     // No folder to record in, or the record could not be written: a session start is answered all the same (a temp
     // file left behind is cleaned up with the others).
@@ -43,7 +43,7 @@ export async function recordSessionStart(memoryDir: string, start: { source?: st
 /** The last recorded session start, or undefined when none was recorded (or the record cannot be read). */
 export async function lastSessionStart(memoryDir: string, reads: Reads = threadPoolReads): Promise<SessionStartRecord | undefined> {
   try {
-    const data = JSON.parse(await reads.readSmallFile(path.join(memoryDir, SESSION_START_FILE), MAX_BYTES)) as Partial<SessionStartRecord> | null;
+    const data = JSON.parse(await reads.readSmallFile(join(memoryDir, SESSION_START_FILE), MAX_BYTES)) as Partial<SessionStartRecord> | null;
     if (!data || typeof data.at !== 'string' || Number.isNaN(Date.parse(data.at))) return undefined;
     return { at: new Date(data.at).toISOString(), source: sourceWord(data.source), told: data.told === true };
   } catch {

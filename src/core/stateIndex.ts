@@ -1,5 +1,5 @@
 import { promises as fs } from 'node:fs';
-import path = require('node:path');
+import { join, resolve } from 'node:path';
 import { errorMessage } from './errors';
 import { readSmallFile, writeFileAtomic } from './files';
 import { JSON_CHECKPOINT_MAX_BYTES, readActivePlan } from './jsonCheckpoints';
@@ -11,7 +11,7 @@ import { listPlans, resolvePlansDir } from './plans';
  * `.claude/state-index.json` of the plan-scoped checkpoint procedure: `active_plan` names the plan a
  * save without one goes to; a plan-scoped save sets `last_checkpoint` and changes nothing else in the file.
  */
-export const STATE_INDEX = path.join('.claude', 'state-index.json');
+export const STATE_INDEX = join('.claude', 'state-index.json');
 
 async function isFile(p: string): Promise<boolean> {
   return fs.stat(p).then((s) => s.isFile(), () => false);
@@ -28,12 +28,12 @@ export async function resolveActivePlanFile(cwd: string, opts: { env?: NodeJS.Pr
   if (!active || /[\u0000-\u001f]/.test(active)) return undefined;
   const env = opts.env ?? process.env;
   if (/[/\\]/.test(active) || active.startsWith('~') || /\.md$/i.test(active)) {
-    const p = path.resolve(cwd, expandHome(active, homeFrom(env)));
+    const p = resolve(cwd, expandHome(active, homeFrom(env)));
     return (await isFile(p)) ? p : undefined;
   }
   if (active === '.' || active === '..') return undefined;
   const plansDir = await resolvePlansDir({ cwd, configured: opts.plansDirectory, env });
-  for (const p of [path.join(cwd, '.claude', 'plans', `${active}.md`), path.join(cwd, '.claude', 'plans', active, 'plan.md'), path.join(plansDir, `${active}.md`)]) {
+  for (const p of [join(cwd, '.claude', 'plans', `${active}.md`), join(cwd, '.claude', 'plans', active, 'plan.md'), join(plansDir, `${active}.md`)]) {
     if (await isFile(p)) return p;
   }
   return undefined;
@@ -72,7 +72,7 @@ export async function suggestPlan(
  * JSON object is left as it is.
  */
 export async function recordLastCheckpoint(cwd: string, savedIso: string): Promise<string | undefined> {
-  const file = path.join(cwd, STATE_INDEX);
+  const file = join(cwd, STATE_INDEX);
   let text: string;
   try {
     text = await readSmallFile(file, JSON_CHECKPOINT_MAX_BYTES);

@@ -2,7 +2,7 @@
 // Editor-free; the store (store.ts) adds the writes.
 import { isUtf8 } from 'node:buffer';
 import type { Dirent } from 'node:fs';
-import path = require('node:path');
+import { basename, join, resolve, sep } from 'node:path';
 import { CheckpointError, errorMessage } from './errors';
 import { parseCheckpoint } from './checkpointParse';
 import type { Checkpoint } from './checkpoint';
@@ -43,8 +43,8 @@ export class CheckpointReader {
   readonly home: string;
 
   constructor(opts: StoreOptions) {
-    this.memoryDir = path.resolve(opts.memoryDir);
-    this.cwd = path.resolve(opts.cwd);
+    this.memoryDir = resolve(opts.memoryDir);
+    this.cwd = resolve(opts.cwd);
     this.allowGit = opts.allowGit ?? true;
     this.now = opts.now ?? (() => new Date());
     this.reads = opts.reads ?? threadPoolReads;
@@ -53,7 +53,7 @@ export class CheckpointReader {
   }
 
   get indexPath(): string {
-    return path.join(this.memoryDir, INDEX_FILE);
+    return join(this.memoryDir, INDEX_FILE);
   }
 
   /**
@@ -63,7 +63,7 @@ export class CheckpointReader {
    */
   pathFor(name: string): string {
     // A `/` or `\` in a typed name only ever maps through the product's rule: never a path of its own.
-    const p = path.join(this.memoryDir, fileNameFor(isLookupName(name) && !hasSeparator(name) ? name : validateName(name)));
+    const p = join(this.memoryDir, fileNameFor(isLookupName(name) && !hasSeparator(name) ? name : validateName(name)));
     assertInside(this.memoryDir, p);
     return p;
   }
@@ -168,7 +168,7 @@ export class CheckpointReader {
     const entries = (await unlessMissing(this.reads.readdir(this.memoryDir))) ?? [];
     // memoryDir is resolved (normalized) and an entry is a bare name: concatenation is path.join without its
     // normalize pass, which is measurable over thousands of entries.
-    const dir = this.memoryDir.endsWith(path.sep) ? this.memoryDir : this.memoryDir + path.sep;
+    const dir = this.memoryDir.endsWith(sep) ? this.memoryDir : this.memoryDir + sep;
     const found: { file: string; name: string; regular: boolean }[] = [];
     for (const e of entries) {
       const name = nameFromFileName(e.name);
@@ -300,12 +300,12 @@ export class CheckpointReader {
    * behind by a resume or delete is told from a person's own line of the same shape.
    */
   protected async trashedNames(): Promise<Set<string>> {
-    const trash = path.join(this.memoryDir, TRASH_DIR);
+    const trash = join(this.memoryDir, TRASH_DIR);
     const days = await this.reads.readdir(trash).catch(() => [] as Dirent[]);
     const names = new Set<string>();
     for (const d of days) {
       if (!d.isDirectory()) continue;
-      for (const f of await this.reads.readdir(path.join(trash, d.name)).catch(() => [] as Dirent[])) {
+      for (const f of await this.reads.readdir(join(trash, d.name)).catch(() => [] as Dirent[])) {
         const copy = trashedCopy(f.name);
         if (copy) names.add(copy.name);
       }
@@ -337,14 +337,14 @@ export class CheckpointReader {
    * the checkpoint it is a copy of, its path and its day folder.
    */
   async trashContents(): Promise<TrashedCopy[]> {
-    const trash = path.join(this.memoryDir, TRASH_DIR);
+    const trash = join(this.memoryDir, TRASH_DIR);
     if ((await this.reads.lstat(trash).catch(() => undefined))?.isDirectory() !== true) return [];
     const days = (await this.reads.readdir(trash)).filter((d) => d.isDirectory()).map((d) => d.name).sort().reverse();
     const all: (TrashedCopy & { n: number; at: number })[] = [];
     for (const [at, day] of days.entries()) {
-      for (const { name: f } of await this.reads.readdir(path.join(trash, day)).catch(() => [] as Dirent[])) {
+      for (const { name: f } of await this.reads.readdir(join(trash, day)).catch(() => [] as Dirent[])) {
         const copy = trashedCopy(f);
-        if (copy) all.push({ name: copy.name, path: path.join(trash, day, f), day, n: copy.n, at });
+        if (copy) all.push({ name: copy.name, path: join(trash, day, f), day, n: copy.n, at });
       }
     }
     return all.sort((a, b) => a.at - b.at || b.n - a.n || (a.name < b.name ? -1 : a.name > b.name ? 1 : 0)).map(({ name, path: p, day }) => ({ name, path: p, day }));
@@ -371,7 +371,7 @@ function unlessMissing<T>(reading: Promise<T>): Promise<T | undefined> {
 
 /** The checkpoint name a file's name gives (the file name itself when it is not a checkpoint file's). */
 function fileNameOf(file: string): string {
-  const base = path.basename(file);
+  const base = basename(file);
   return nameFromFileName(base) ?? base;
 }
 

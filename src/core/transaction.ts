@@ -1,7 +1,7 @@
 // The pieces of a write transaction in a memory directory: a file replaced with a way back, moves to the trash
 // undone, and the fallback folder created ignored by git.
 import { constants as fsConstants, promises as fs } from 'node:fs';
-import path = require('node:path');
+import { dirname, join } from 'node:path';
 import { exists, identityOf, removeFile, sameIdentity, syncDir, TEMP_PREFIX } from './files';
 
 export interface Move {
@@ -36,11 +36,11 @@ export interface Placed {
  * are not possible) until `commit`.
  */
 export async function replaceWithUndo(file: string, put: () => Promise<void>, retract?: () => Promise<void>): Promise<Placed> {
-  const dir = path.dirname(file);
+  const dir = dirname(file);
   const previous = await fs.lstat(file).catch(() => undefined);
   let backup: string | undefined;
   if (previous) {
-    backup = path.join(dir, `${TEMP_PREFIX}${process.pid}-previous-${Date.now().toString(36)}${Math.random().toString(36).slice(2, 8)}`);
+    backup = join(dir, `${TEMP_PREFIX}${process.pid}-previous-${Date.now().toString(36)}${Math.random().toString(36).slice(2, 8)}`);
     await fs.link(file, backup).catch(() => fs.copyFile(file, backup!, fsConstants.COPYFILE_EXCL));
   }
   try {
@@ -73,13 +73,13 @@ export async function replaceWithUndo(file: string, put: () => Promise<void>, re
  */
 export async function createIgnoredDir(dir: string): Promise<void> {
   if (await exists(dir)) return;
-  await fs.mkdir(path.dirname(dir), { recursive: true });
+  await fs.mkdir(dirname(dir), { recursive: true });
   try {
     await fs.mkdir(dir);
   } catch (err) {
     if ((err as NodeJS.ErrnoException).code === 'EEXIST') return;
     throw err;
   }
-  await fs.writeFile(path.join(dir, '.gitignore'), '*\n', { flag: 'wx' });
+  await fs.writeFile(join(dir, '.gitignore'), '*\n', { flag: 'wx' });
 }
 

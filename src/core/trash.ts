@@ -1,7 +1,7 @@
 // The trash of a memory directory (`.trash/<YYYY-MM-DD>/`): where resumed, deleted and overwritten checkpoints go,
 // and how a copy there is named. Nothing that goes to the trash is destroyed until it is purged.
 import { constants as fsConstants, promises as fs } from 'node:fs';
-import path = require('node:path');
+import { join } from 'node:path';
 import { assertNotSymlink, exists, syncDir } from './files';
 import { nameFromFileName } from './names';
 import { TRASH_DIR } from './storeTypes';
@@ -12,8 +12,8 @@ import { TRASH_DIR } from './storeTypes';
  * (an undo removes them again). Returns where the copy is.
  */
 export async function moveToTrashDay(memoryDir: string, day: string, file: string, baseName: string, created: string[] = [], opts: { keep?: boolean } = {}): Promise<string> {
-  const trash = path.join(memoryDir, TRASH_DIR);
-  const dir = path.join(trash, day);
+  const trash = join(memoryDir, TRASH_DIR);
+  const dir = join(trash, day);
   // A `.trash` (or day folder) that links elsewhere would move checkpoints out of the memory directory. One lstat of
   // each, at once, says that and whether this move makes it.
   const [trashFound, dirFound] = await Promise.all([assertNotSymlink(trash), assertNotSymlink(dir)]);
@@ -29,8 +29,8 @@ export async function moveToTrashDay(memoryDir: string, day: string, file: strin
   const taken = new Set((await fs.readdir(dir)).map(fold));
   const copyName = (n: number): string => (n === 1 ? baseName : baseName.replace(/(\.\w+)$/, `~${n}$1`));
   let n = 1;
-  while (taken.has(fold(copyName(n))) || (await exists(path.join(dir, copyName(n))))) n++;
-  const target = path.join(dir, copyName(n));
+  while (taken.has(fold(copyName(n))) || (await exists(join(dir, copyName(n))))) n++;
+  const target = join(dir, copyName(n));
   if (opts.keep) await fs.link(file, target).catch(() => fs.copyFile(file, target, fsConstants.COPYFILE_EXCL));
   else await fs.rename(file, target);
   await syncDir(dir);

@@ -1,4 +1,4 @@
-import path = require('node:path');
+import { join } from 'node:path';
 import vscode = require('vscode');
 import { registerCommands } from './commands/registerCommands';
 import { TerminalCommand } from './terminalCommand';
@@ -58,7 +58,7 @@ export function activate(context: vscode.ExtensionContext): CheckpointApi {
       toolNames(context.extension.packageJSON),
     ),
     ...registerMcpServerDefinition(lmApi, {
-      cliPath: path.join(context.extensionPath, 'dist', 'cli.js'),
+      cliPath: join(context.extensionPath, 'dist', 'cli.js'),
       nodePath: process.execPath,
       version: String((context.extension.packageJSON as { version?: unknown }).version ?? ''),
       log: (message) => log.info(message),

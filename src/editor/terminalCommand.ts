@@ -1,4 +1,4 @@
-import path = require('node:path');
+import { delimiter, join } from 'node:path';
 import vscode = require('vscode');
 import { errorMessage } from '../core/errors';
 import { shellQuote } from '../core/escaping';
@@ -17,17 +17,17 @@ export class TerminalCommand implements vscode.Disposable {
     private readonly context: vscode.ExtensionContext,
     private readonly log: vscode.LogOutputChannel,
   ) {
-    this.binDir = path.join(context.globalStorageUri.fsPath, 'bin');
+    this.binDir = join(context.globalStorageUri.fsPath, 'bin');
     // Set at once (no I/O): terminals opened from now on get it; VS Code keeps it for restored terminals too.
     const env = context.environmentVariableCollection;
     env.description = 'Puts the `checkpoint` command on PATH (Checkpoint extension).';
-    env.prepend('PATH', `${this.binDir}${path.delimiter}`);
+    env.prepend('PATH', `${this.binDir}${delimiter}`);
   }
 
   /** Writes the launchers (once per activation); resolves with where they are. */
   launchers(): Promise<Launchers> {
     if (!this.written) {
-      const writing = writeLaunchers(this.binDir, { execPath: process.execPath, cliPath: this.context.asAbsolutePath(path.join('dist', 'cli.js')) });
+      const writing = writeLaunchers(this.binDir, { execPath: process.execPath, cliPath: this.context.asAbsolutePath(join('dist', 'cli.js')) });
       this.written = writing;
       writing.then(
         (l) => this.log.info(`Command line: ${l.dir} (on the integrated terminals' PATH)`),

@@ -1,4 +1,4 @@
-import path = require('node:path');
+import { isAbsolute, resolve } from 'node:path';
 import vscode = require('vscode');
 import { CheckpointState } from './checkpointState';
 import { ContextKey, type ContextKeys } from './contextKeys';
@@ -92,9 +92,9 @@ export class WorkspaceModel implements vscode.Disposable {
   /** A workspace folder by path, name or URI string (the `folder` option of commands). */
   folderByArg(value: string): vscode.WorkspaceFolder | undefined {
     const folders = this.folders();
-    const resolved = path.isAbsolute(value) ? path.resolve(value) : undefined;
+    const resolved = isAbsolute(value) ? resolve(value) : undefined;
     return (
-      folders.find((f) => resolved !== undefined && path.resolve(f.uri.fsPath) === resolved) ??
+      folders.find((f) => resolved !== undefined && resolve(f.uri.fsPath) === resolved) ??
       folders.find((f) => f.uri.toString() === value) ??
       folders.find((f) => f.name === value)
     );

@@ -1,6 +1,6 @@
 import { existsSync } from 'node:fs';
-import os = require('node:os');
-import path = require('node:path');
+import { homedir } from 'node:os';
+import { delimiter, join, resolve, sep } from 'node:path';
 import vscode = require('vscode');
 import { claudeTargets, connectClaude, disconnectClaude, hookProgram, planConnect, PATH_PROGRAM, pluginEnabledIn, type ConnectScope } from '../../core/claudeSettings';
 import { CheckpointError } from '../../core/errors';
@@ -10,12 +10,12 @@ import type { Services } from '../services';
 import { isOptions } from './targets';
 
 const tildify = (p: string): string => {
-  const home = os.homedir();
-  return p === home || p.startsWith(home + path.sep) ? `~${p.slice(home.length)}` : p;
+  const home = homedir();
+  return p === home || p.startsWith(home + sep) ? `~${p.slice(home.length)}` : p;
 };
 
 /** The folders on the editor's own PATH (what programs started outside its terminals search). */
-const pathDirs = (): string[] => (process.env.PATH ?? '').split(path.delimiter).filter(Boolean).map((p) => path.resolve(p));
+const pathDirs = (): string[] => (process.env.PATH ?? '').split(delimiter).filter(Boolean).map((p) => resolve(p));
 
 const INSTALL = 'Install Command Line…';
 
@@ -31,7 +31,7 @@ export interface InstallOptions {
 export async function installCommandLineCommand(s: Services, arg: unknown): Promise<string | undefined> {
   let target = isOptions<InstallOptions>(arg) && typeof arg.folder === 'string' ? arg.folder : undefined;
   if (!target) {
-    const local = path.join(os.homedir(), '.local', 'bin');
+    const local = join(homedir(), '.local', 'bin');
     const choose = 'Choose a Folder…';
     const pick = await vscode.window.showQuickPick([{ label: tildify(local), description: 'recommended', dir: local }, { label: choose, dir: '' }], {
       title: 'Install the checkpoint command for terminals outside VS Code',
@@ -45,7 +45,7 @@ export async function installCommandLineCommand(s: Services, arg: unknown): Prom
     } else target = pick.dir;
   }
   const installed = await installLauncher(await s.terminalCommand.launchers(), target);
-  const onPath = pathDirs().includes(path.resolve(target));
+  const onPath = pathDirs().includes(resolve(target));
   void vscode.window.showInformationMessage(
     `Installed ${tildify(installed)}.${onPath ? '' : ` Add ${tildify(target)} to your PATH to run it as \`checkpoint\`.`}`,
   );
@@ -98,7 +98,7 @@ export async function connectClaudeCommand(s: Services, arg: unknown): Promise<A
   const program = hookProgram(where.scope, await s.terminalCommand.program());
   // Workspace hooks run `checkpoint` from PATH: VS Code's terminals have it; elsewhere it must be installed.
   const hint =
-    program === PATH_PROGRAM && !pathDirs().some((d) => existsSync(path.join(d, process.platform === 'win32' ? 'checkpoint.cmd' : 'checkpoint')))
+    program === PATH_PROGRAM && !pathDirs().some((d) => existsSync(join(d, process.platform === 'win32' ? 'checkpoint.cmd' : 'checkpoint')))
       ? ` For Claude Code started outside VS Code's terminals, run Checkpoint: ${INSTALL}`
       : '';
   let sessionEnd = opts.sessionEnd === true;

@@ -1,4 +1,4 @@
-import path = require('node:path');
+import { basename } from 'node:path';
 import vscode = require('vscode');
 import { CheckpointError } from '../../core/errors';
 import { exists } from '../../core/files';
@@ -63,7 +63,7 @@ export async function statusBarActionsCommand(s: Services, arg?: unknown): Promi
     });
   }
   if (await exists(store.pathFor(active.name))) items.push({ label: '$(debug-continue) Resume', description: active.name, action: 'resume' });
-  if (await exists(active.path)) items.push({ label: '$(go-to-file) Open Checkpoint', description: path.basename(active.path), action: 'open' });
+  if (await exists(active.path)) items.push({ label: '$(go-to-file) Open Checkpoint', description: basename(active.path), action: 'open' });
   items.push({ label: '$(close) Dismiss', description: 'hide it from the status bar until a newer checkpoint is saved', action: 'dismiss' });
   const wanted = isOptions<StatusBarActionsOptions>(arg) ? arg.action : undefined;
   const chosen = wanted

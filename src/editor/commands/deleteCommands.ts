@@ -1,4 +1,4 @@
-import path = require('node:path');
+import { join } from 'node:path';
 import vscode = require('vscode');
 import { TRASH_DIR } from '../../core/store';
 import { tildify } from '../markdown';
@@ -46,14 +46,14 @@ export async function deleteAllCommand(s: Services, arg: unknown): Promise<numbe
       `Move all ${files.length} checkpoint${files.length === 1 ? '' : 's'} of "${folder.name}" to trash?`,
       {
         modal: true,
-        detail: `They go to ${tildify(path.join(store.memoryDir, TRASH_DIR))}/<today>/ and can be recovered from there. The Checkpoints section of MEMORY.md is removed.`,
+        detail: `They go to ${tildify(join(store.memoryDir, TRASH_DIR))}/<today>/ and can be recovered from there. The Checkpoints section of MEMORY.md is removed.`,
       },
       action,
     );
     if (choice !== action) return undefined;
   }
   const count = await checkpoints.deleteAll();
-  s.log.info(`Deleted all ${count} checkpoint(s) of ${folder.name} (moved to ${path.join(store.memoryDir, TRASH_DIR)})`);
+  s.log.info(`Deleted all ${count} checkpoint(s) of ${folder.name} (moved to ${join(store.memoryDir, TRASH_DIR)})`);
   void vscode.window.showInformationMessage(`Moved ${count} checkpoint${count === 1 ? '' : 's'} to trash.`);
   return count;
 }

@@ -1,4 +1,4 @@
-import path = require('node:path');
+import { join } from 'node:path';
 import vscode = require('vscode');
 import { exists, isInside } from '../../core/files';
 import { INDEX_FILE } from '../../core/memoryIndex';
@@ -74,7 +74,7 @@ export async function openMemoryFolderCommand(s: Services, arg: unknown): Promis
     void vscode.window.showInformationMessage(`No checkpoints saved in "${folder.name}" yet; they will be stored in ${tildify(dir)}.`);
     return dir;
   }
-  const index = path.join(dir, INDEX_FILE);
+  const index = join(dir, INDEX_FILE);
   const inWorkspace = s.model.folders().some((f) => isInside(f.uri.fsPath, dir));
   if (!inWorkspace && vscode.env.remoteName && (await exists(index))) {
     await vscode.window.showTextDocument(vscode.Uri.file(index), { preview: false });

@@ -1,4 +1,4 @@
-import path = require('node:path');
+import { isAbsolute } from 'node:path';
 import vscode = require('vscode');
 import { CheckpointError, errorMessage } from '../../core/errors';
 import { exists } from '../../core/files';
@@ -124,7 +124,7 @@ async function openCheckpointAndPlan(s: Services, folder: vscode.WorkspaceFolder
   const plan = r.checkpoint.plan;
   let planOpened = false;
   try {
-    if (plan && path.isAbsolute(plan) && (await exists(plan))) {
+    if (plan && isAbsolute(plan) && (await exists(plan))) {
       await vscode.window.showTextDocument(vscode.Uri.file(plan), { preview: true });
       planOpened = true;
     }

@@ -1,4 +1,4 @@
-import path = require('node:path');
+import { join } from 'node:path';
 import vscode = require('vscode');
 import { isObjectId } from '../../core/checkpoint';
 import { CheckpointError } from '../../core/errors';
@@ -71,7 +71,7 @@ export async function compareWithNowCommand(s: Services, arg: unknown): Promise<
     `Checkpoint "${oneLine(t.name)}" ↔ Now`,
     changes,
     (c) => {
-      const file = vscode.Uri.file(path.join(top, c.path));
+      const file = vscode.Uri.file(join(top, c.path));
       return [file, c.status === 'A' ? undefined : snapshotUri(top, t.commit, c.path), c.status === 'D' ? undefined : file];
     },
     `No changes since the snapshot of "${oneLine(t.name)}".`,
@@ -89,7 +89,7 @@ export async function compareWithSavedHeadCommand(s: Services, arg: unknown): Pr
     `Checkpoint "${oneLine(t.name)}" ↔ ${head ? head.slice(0, 7) : 'no commit'}`,
     await changesBetween(top, head, t.commit),
     (c) => [
-      vscode.Uri.file(path.join(top, c.path)),
+      vscode.Uri.file(join(top, c.path)),
       c.status === 'A' || !head ? undefined : snapshotUri(top, head, c.path),
       c.status === 'D' ? undefined : snapshotUri(top, t.commit, c.path),
     ],

@@ -1,4 +1,4 @@
-import path = require('node:path');
+import { isAbsolute } from 'node:path';
 import vscode = require('vscode');
 import { CommandId } from '../commandIds';
 import type { CheckpointNode, FolderNode, ItemNode, PlanNode } from './nodes';
@@ -162,7 +162,7 @@ export class CheckpointTreeProvider implements vscode.TreeDataProvider<Checkpoin
     const plans = await Promise.all(
       [...byPlan].map(async ([plan, items]): Promise<PlanNode> => {
         // The plan file's progress now; else what its newest checkpoint recorded.
-        const live = path.isAbsolute(plan) ? await readPlanProgress(plan) : undefined;
+        const live = isAbsolute(plan) ? await readPlanProgress(plan) : undefined;
         const recorded = items.find((s) => s.planStep !== undefined && s.planSteps !== undefined);
         const step = live ?? (recorded ? { step: recorded.planStep!, steps: recorded.planSteps! } : undefined);
         const stepText = step ? formatStep(step.step, step.steps) : undefined;
@@ -197,7 +197,7 @@ export class CheckpointTreeProvider implements vscode.TreeDataProvider<Checkpoin
     item.contextValue = 'checkpoint:plan';
     const count = countCheckpoints(node.children.length);
     item.description = count;
-    const where = path.isAbsolute(node.plan) ? tildify(node.plan) : node.plan;
+    const where = isAbsolute(node.plan) ? tildify(node.plan) : node.plan;
     item.tooltip = node.step ? `Plan ${where} (${node.step})` : `Plan ${where}`;
     // Without it a screen reader reads the (string) tooltip, "Plan <path>", not the step and the count.
     item.accessibilityInformation = { label: [`Plan ${planName(node.plan)}`, node.step, count].filter(Boolean).join(', ') };

@@ -1,4 +1,4 @@
-import path = require('node:path');
+import { basename } from 'node:path';
 import vscode = require('vscode');
 import { renderCheckpointBody } from '../../core/checkpointRender';
 import type { Checkpoint } from '../../core/checkpoint';
@@ -16,7 +16,7 @@ import type { WorkspaceModel } from '../workspaceModel';
 export const CHECKPOINT_SCHEME = 'checkpoint';
 
 function viewUri(folder: vscode.WorkspaceFolder, file: string, name: string): vscode.Uri {
-  return vscode.Uri.from({ scheme: CHECKPOINT_SCHEME, path: `/${path.basename(file)}`, query: JSON.stringify({ folder: folder.uri.toString(), name }) });
+  return vscode.Uri.from({ scheme: CHECKPOINT_SCHEME, path: `/${basename(file)}`, query: JSON.stringify({ folder: folder.uri.toString(), name }) });
 }
 
 /**
