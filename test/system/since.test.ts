@@ -3,7 +3,7 @@
 // detached HEAD, a snapshot pruned by gc, no git at all, and the session-start context.
 import { after, test } from 'node:test';
 import * as assert from 'node:assert/strict';
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import * as path from 'node:path';
 import { git, remotePair, removeDir, runCli, tempDir, workspace, type Workspace } from '../support/fixtures';
 
@@ -83,6 +83,48 @@ test('fresh when nothing moved; moved on with commits, files and the Modified Fi
   assert.ok(show.out.split('\n').includes(moved.line), show.out);
   assert.match((await w.cli(['show', '--raw', 'work'])).out, /^---\n/);
   assert.equal((JSON.parse((await w.cli(['show', '--json', 'work'])).out) as { since: SinceJson }).since.line, moved.line);
+});
+
+test('files since its snapshot: new, deleted and changed ones count; changed back, staged, committed or untouched ones do not; odd names are named', async () => {
+  const w = ws();
+  for (const f of ['keep.ts', 'gone.ts', 'back.ts', 'staged.ts']) write(w.repo, f, `${f}\n`);
+  git(w.repo, 'add', '-A');
+  git(w.repo, 'commit', '-q', '-m', 'files');
+  // At the save: staged.ts changed and not staged, two untracked files.
+  write(w.repo, 'staged.ts', 'changed before the save\n');
+  write(w.repo, 'notes.txt', 'untracked, left alone\n');
+  write(w.repo, 'draft.txt', 'untracked, then edited\n');
+  await save(w, 'files');
+  const fresh = await since(w, 'files');
+  assert.deepEqual(fresh.files, { count: 0, paths: [], modifiedAgain: [] }, fresh.line);
+
+  rmSync(path.join(w.repo, 'gone.ts'));
+  write(w.repo, 'back.ts', 'edited for a moment\n');
+  write(w.repo, 'back.ts', 'back.ts\n');
+  git(w.repo, 'add', 'staged.ts');
+  git(w.repo, 'commit', '-q', '-m', 'staged.ts as it was saved');
+  write(w.repo, 'draft.txt', 'edited since\n');
+  write(w.repo, 'new file.ts', 'new\n');
+  write(w.repo, 'line\nbreak.ts', 'new\n');
+  // Added to the index since (or as intent-to-add), then removed from the work tree: neither the snapshot nor the
+  // work tree has it. An untracked file left alone but added as intent-to-add is what the snapshot holds.
+  for (const [f, how] of [['fleeting.ts', []], ['intended.ts', ['-N']]] as [string, string[]][]) {
+    write(w.repo, f, 'x\n');
+    git(w.repo, 'add', ...how, f);
+    rmSync(path.join(w.repo, f));
+  }
+  git(w.repo, 'add', '-N', 'notes.txt');
+  const expected = { count: 4, paths: ['draft.txt', 'gone.ts', 'line\nbreak.ts', 'new file.ts'], modifiedAgain: ['draft.txt'] };
+  const moved = await since(w, 'files');
+  assert.deepEqual(moved.files, expected, moved.line);
+  assert.match(moved.line, /4 files changed since its snapshot \(draft\.txt, gone\.ts, line break\.ts, new file\.ts\)/);
+  // The same from a resume run in the repository itself (no --cwd), and from a folder inside it.
+  mkdirSync(path.join(w.repo, 'sub'));
+  for (const cwd of [w.repo, path.join(w.repo, 'sub')]) {
+    const r = await runCli(['resume', '--dir', w.mem, '--keep', '--json', 'files'], { cwd, env: w.env });
+    assert.equal(r.code, 0, r.err);
+    assert.deepEqual((JSON.parse(r.out) as { since: SinceJson }).since.files, expected, cwd);
+  }
 });
 
 test('a rebase and a force-push taken in: the branch no longer holds the checkpoint’s HEAD', async () => {
