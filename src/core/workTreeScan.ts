@@ -44,7 +44,8 @@ export function startWorkTreeScan(cwd: string, env: NodeJS.ProcessEnv): void {
   };
   const scan: EarlyScan = {
     cwd,
-    changed: run(WORK_TREE_ARGS.changed),
+    // One thread: git's parallel stat would take the core the CLI is loading on.
+    changed: run(['-c', 'core.preloadIndex=false', ...WORK_TREE_ARGS.changed]),
     untracked: run(WORK_TREE_ARGS.untracked),
     hold: () => handles.forEach((h) => h?.ref()),
     abort: () => stop.abort(),
