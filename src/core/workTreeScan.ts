@@ -71,7 +71,7 @@ export function adoptWorkTreeScan(cwd: string, signal: AbortSignal): { changed: 
       if ('out' in r) return r.out;
       throw r.failed.timeoutMs !== undefined ? new GitTimeoutError(r.failed.timeoutMs) : new Error(r.failed.message);
     });
-    // Read one at a time, the other's failure is not unheard meanwhile.
+    // A caller that awaits one answer first leaves the other's failure handled meanwhile.
     p.catch(() => undefined);
     return p;
   };
