@@ -10,7 +10,17 @@ import { memoryTest } from './snapshot/candidates';
 import { splitZ } from './git';
 
 /** The whole comparison gives up after this long and says "not checked": a resume never waits on a slow repository. */
-export const SINCE_TIME_LIMIT_MS = 2000;
+const SINCE_TIME_LIMIT_MS = 2000;
+
+/**
+ * What the comparison reads of the work tree: the index against the work tree (each file stat'ed against the index's
+ * record of it, none read: a file whose stat changed shows with id 0, to be hashed) and the untracked files not
+ * ignored, of the whole repository (`:/`) wherever in it the comparison runs.
+ */
+const WORK_TREE_ARGS = {
+  changed: ['diff-files', '--raw', '-z', '--ignore-submodules=none'],
+  untracked: ['ls-files', '--others', '--exclude-standard', '--full-name', '-z', '--', ':/'],
+};
 
 /** How many commit subjects and changed paths the line and the JSON name. */
 const SUBJECTS = 3;
@@ -124,7 +134,13 @@ async function yes(git: Git, args: string[]): Promise<boolean> {
   }
 }
 
-async function compare(since: Since, cp: Checkpoint, gitAt: (cwd: string) => Git, source: SinceSource, opts: { currentBranch?: string | Promise<string>; files: boolean }): Promise<void> {
+async function compare(
+  since: Since,
+  cp: Checkpoint,
+  gitAt: (cwd: string) => Git,
+  source: SinceSource,
+  opts: { currentBranch?: string | Promise<string>; files: boolean },
+): Promise<void> {
   const git = gitAt(source.cwd);
   const detached = /^HEAD \(detached at [0-9a-f]+\)$/.test(cp.branch);
   const named = !detached && plainBranch(cp.branch);
@@ -142,8 +158,9 @@ async function compare(since: Since, cp: Checkpoint, gitAt: (cwd: string) => Git
     // `<head>...<tip>`, each commit marked with its side: `<` only the checkpoint's HEAD has it (the branch was
     // rewritten), `>` only the tip (a new one), newest first.
     commits: ahead ? settled(git(['log', '--no-color', '--left-right', '--format=%m%s', '--end-of-options', `${ahead}...${tipRev}`])) : undefined,
-    raw: snap ? settled(git(['diff-index', '--raw', '-z', '--no-renames', '--ignore-submodules=none', snap, '--'])) : undefined,
-    others: snap ? settled(git(['ls-files', '--others', '--exclude-standard', '--full-name', '-z'])) : undefined,
+    // The snapshot's tree against the index: no file is stat'ed.
+    staged: snap ? settled(git(['diff-index', '--cached', '--raw', '-z', '--no-renames', '--ignore-submodules=none', snap, '--'])) : undefined,
+    ...(snap ? workTreeNow(git) : {}),
   };
   // Without the files, the top folder is not needed: cat-file failing says "not a repository" as well.
   const [topFound, found] = await Promise.all([
@@ -203,11 +220,42 @@ type Settled = Promise<{ out: string } | { failed: unknown }>;
 const settled = (p: Promise<string>): Settled => p.then((out) => ({ out }), (failed: unknown) => ({ failed }));
 
 /** The calls {@link compare} starts with its first round. */
-interface Started {
+interface Started extends Partial<WorkTreeNow> {
   commits?: Settled;
-  raw?: Settled;
-  others?: Settled;
+  staged?: Settled;
 }
+
+/** What the comparison reads of the work tree (see WORK_TREE_ARGS). */
+interface WorkTreeNow {
+  changed: Settled;
+  untracked: Settled;
+}
+
+/** The work tree's scan, both of its git calls started at once. */
+function workTreeNow(git: Git): WorkTreeNow {
+  return { changed: settled(git(WORK_TREE_ARGS.changed)), untracked: settled(git(WORK_TREE_ARGS.untracked)) };
+}
+
+/** One entry of `git diff-* --raw -z --no-renames`: modes and ids of both sides (zeros: none, or not hashed), status. */
+interface RawEntry {
+  mode1: string;
+  mode2: string;
+  id1: string;
+  id2: string;
+  status: string;
+}
+
+function parseRaw(out: string, skip: (p: string) => boolean): Map<string, RawEntry> {
+  const entries = new Map<string, RawEntry>();
+  const parts = splitZ(out);
+  for (let i = 0; i + 1 < parts.length; i += 2) {
+    const [mode1, mode2, id1, id2, status] = parts[i].slice(1).split(' ');
+    if (!skip(parts[i + 1])) entries.set(parts[i + 1], { mode1, mode2, id1, id2, status });
+  }
+  return entries;
+}
+
+const regular = (mode: string): boolean => mode === '100644' || mode === '100755';
 
 /** The output of a call started early; a time limit throws, another failure is the reason given. */
 async function outputOf(call: Settled | undefined, why: string): Promise<string> {
@@ -244,8 +292,9 @@ async function commitsSince(since: Since, cp: Checkpoint, { tip, headKnown }: { 
 
 /**
  * The files that differ between the snapshot and the work tree now, as a snapshot of now would hold it (tracked
- * files, and untracked ones not ignored), without writing one: `git diff` against the snapshot covers what the index
- * tracks, the untracked files are listed apart, and those the snapshot held untracked too are compared by content.
+ * files, and untracked ones not ignored), without writing one. Three answers started in the first round make it: the
+ * snapshot's tree against the index, the index against the work tree (by stat), and the untracked files; a file whose
+ * stat changed, and one untracked then and now, is hashed and compared with the snapshot's blob.
  */
 async function filesSince(since: Since, cp: Checkpoint, source: SinceSource, git: Git, top: string, known: boolean, unknown: string[], started: Started): Promise<void> {
   if (!isObjectId(cp.snapshot)) {
@@ -256,30 +305,43 @@ async function filesSince(since: Since, cp: Checkpoint, source: SinceSource, git
     unknown.push(`its snapshot ${cp.snapshot.slice(0, 12)} is no longer in this repository (pruned, or saved in another clone)`);
     return;
   }
-  // The snapshot's tree against the index and, for an entry whose file's stat no longer matches the index, against
-  // the file itself (its id then shows as zeros: the file is hashed below), started in the first round. No diff
-  // program or filter of the repository's config runs; the index is not refreshed (nothing is written).
-  const [raw, others] = await Promise.all([outputOf(started.raw, 'not compared'), outputOf(started.others, 'not listed')]);
+  // No diff program or filter of the repository's config runs; the index is not refreshed (nothing is written).
+  const [stagedOut, changedOut, untrackedOut] = await Promise.all([
+    outputOf(started.staged, 'not compared'),
+    outputOf(started.changed, 'not compared'),
+    outputOf(started.untracked, 'not listed'),
+  ]);
   const inMemory = memoryTest(top, source.memoryDir);
   const leftOut = new Set(cp.snapshotLeftOut ?? []);
-  const untracked = new Set(splitZ(others).filter((p) => !inMemory(p) && !leftOut.has(p)));
+  // Snapshot → index, and index → work tree.
+  const staged = parseRaw(stagedOut, inMemory);
+  const dirty = parseRaw(changedOut, inMemory);
+  const untracked = new Set(splitZ(untrackedOut).filter((p) => !inMemory(p) && !leftOut.has(p)));
   const changed = new Set<string>();
-  // Files to hash, with the blob the snapshot holds for each: stat-dirty ones, and those untracked then and now (the
-  // snapshot holds them, the index does not: they show as deleted).
+  // Files to hash, with the blob the snapshot holds for each.
   const check: { path: string; blob: string }[] = [];
-  const inSnapshot = new Set<string>();
-  const parts = splitZ(raw);
-  for (let i = 0; i + 1 < parts.length; i += 2) {
-    const [mode1, mode2, blob, now, status] = parts[i].slice(1).split(' ');
-    const p = parts[i + 1];
-    if (inMemory(p)) continue;
-    if (status === 'D') inSnapshot.add(p);
-    const regular = mode1 === '100644' || mode1 === '100755';
-    if (status === 'D' && untracked.has(p) && regular) check.push({ path: p, blob });
-    else if (status === 'M' && mode1 === mode2 && regular && /^0+$/.test(now)) check.push({ path: p, blob });
+  for (const [p, s] of staged) {
+    if (s.status === 'D') {
+      // In the snapshot, not in the index: untracked then (or removed from the index since). Compared by content
+      // when it is an untracked file now; otherwise it is gone, or ignored now.
+      if (untracked.has(p) && regular(s.mode1)) check.push({ path: p, blob: s.id1 });
+      else changed.add(p);
+    } else if (!dirty.has(p)) changed.add(p); // the work tree's file is the index's, which differs from the snapshot
+  }
+  for (const [p, d] of dirty) {
+    const s = staged.get(p);
+    // The snapshot's side: its own where it differs from the index (000000: not in it), else the index's (000000 for
+    // an intent-to-add entry: not told, so such a file counts as changed).
+    const snapMode = s ? s.mode1 : d.mode1;
+    const gone = d.status === 'D';
+    // A file not in the snapshot counts unless it is gone from the work tree too; one there (stat changed, or in the
+    // index as intent-to-add) is hashed.
+    if (snapMode === '000000') {
+      if (!gone) changed.add(p);
+    } else if ((d.status === 'M' || d.status === 'A') && snapMode === d.mode2 && regular(snapMode) && /^0+$/.test(d.id2)) check.push({ path: p, blob: s ? s.id1 : d.id1 });
     else changed.add(p);
   }
-  for (const p of untracked) if (!inSnapshot.has(p)) changed.add(p);
+  for (const p of untracked) if (staged.get(p)?.status !== 'D') changed.add(p);
   const plain = check.filter((c) => !/[\n\r]/.test(c.path));
   for (const c of check) if (/[\n\r]/.test(c.path)) changed.add(c.path);
   if (plain.length) {

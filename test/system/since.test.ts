@@ -3,8 +3,9 @@
 // detached HEAD, a snapshot pruned by gc, no git at all, and the session-start context.
 import { after, test } from 'node:test';
 import * as assert from 'node:assert/strict';
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import * as path from 'node:path';
+import type { Since as SinceJson } from '../../src/core/since';
 import { git, remotePair, removeDir, runCli, tempDir, workspace, type Workspace } from '../support/fixtures';
 
 const made: Workspace[] = [];
@@ -27,20 +28,17 @@ function commit(repo: string, rel: string, text: string, subject: string): void 
   git(repo, 'commit', '-q', '-m', subject);
 }
 
-interface SinceJson {
-  state: string;
-  line: string;
-  branch: string;
-  branchState?: string;
-  merged?: boolean;
-  commits?: { count: number; subjects: string[]; rewritten: boolean };
-  files?: { count: number; paths: string[]; modifiedAgain: string[] };
-  unknown: string[];
-}
-
 async function save(w: Workspace, name: string): Promise<void> {
   const r = await w.cli(['save', name, '--left-off', `working on ${name}`]);
   assert.equal(r.code, 0, r.err);
+}
+
+/** Checkpoint `name` saved on a new branch `branch` after one commit there (`<branch>.ts`, `subject`); then back on main. */
+async function savedOnBranch(w: Workspace, branch: string, name: string, subject = `${branch} work`): Promise<void> {
+  git(w.repo, 'checkout', '-q', '-b', branch);
+  commit(w.repo, `${branch}.ts`, `${branch}\n`, subject);
+  await save(w, name);
+  git(w.repo, 'checkout', '-q', 'main');
 }
 
 /** `resume --keep --json`'s since object, checked against the human line of `resume --keep`. */
@@ -85,12 +83,51 @@ test('fresh when nothing moved; moved on with commits, files and the Modified Fi
   assert.equal((JSON.parse((await w.cli(['show', '--json', 'work'])).out) as { since: SinceJson }).since.line, moved.line);
 });
 
+test('files since its snapshot: new, deleted and changed ones count; changed back, staged, committed or untouched ones do not; odd names are named', async () => {
+  const w = ws();
+  for (const f of ['keep.ts', 'gone.ts', 'back.ts', 'staged.ts']) write(w.repo, f, `${f}\n`);
+  git(w.repo, 'add', '-A');
+  git(w.repo, 'commit', '-q', '-m', 'files');
+  // At the save: staged.ts changed and not staged, two untracked files.
+  write(w.repo, 'staged.ts', 'changed before the save\n');
+  write(w.repo, 'notes.txt', 'untracked, left alone\n');
+  write(w.repo, 'draft.txt', 'untracked, then edited\n');
+  await save(w, 'files');
+  const fresh = await since(w, 'files');
+  assert.deepEqual(fresh.files, { count: 0, paths: [], modifiedAgain: [] }, fresh.line);
+
+  rmSync(path.join(w.repo, 'gone.ts'));
+  write(w.repo, 'back.ts', 'edited for a moment\n');
+  write(w.repo, 'back.ts', 'back.ts\n');
+  git(w.repo, 'add', 'staged.ts');
+  git(w.repo, 'commit', '-q', '-m', 'staged.ts as it was saved');
+  write(w.repo, 'draft.txt', 'edited since\n');
+  write(w.repo, 'new file.ts', 'new\n');
+  write(w.repo, 'line\nbreak.ts', 'new\n');
+  // Added to the index since (or as intent-to-add), then removed from the work tree: neither the snapshot nor the
+  // work tree has it. An untracked file left alone but added as intent-to-add is what the snapshot holds.
+  for (const [f, how] of [['fleeting.ts', []], ['intended.ts', ['-N']]] as [string, string[]][]) {
+    write(w.repo, f, 'x\n');
+    git(w.repo, 'add', ...how, f);
+    rmSync(path.join(w.repo, f));
+  }
+  git(w.repo, 'add', '-N', 'notes.txt');
+  const expected = { count: 4, paths: ['draft.txt', 'gone.ts', 'line\nbreak.ts', 'new file.ts'], modifiedAgain: ['draft.txt'] };
+  const moved = await since(w, 'files');
+  assert.deepEqual(moved.files, expected, moved.line);
+  assert.match(moved.line, /4 files changed since its snapshot \(draft\.txt, gone\.ts, line break\.ts, new file\.ts\)/);
+  // The same from a resume run in the repository itself (no --cwd), and from a folder inside it.
+  mkdirSync(path.join(w.repo, 'sub'));
+  for (const cwd of [w.repo, path.join(w.repo, 'sub')]) {
+    const r = await runCli(['resume', '--dir', w.mem, '--keep', '--json', 'files'], { cwd, env: w.env });
+    assert.equal(r.code, 0, r.err);
+    assert.deepEqual((JSON.parse(r.out) as { since: SinceJson }).since.files, expected, cwd);
+  }
+});
+
 test('a rebase and a force-push taken in: the branch no longer holds the checkpoint’s HEAD', async () => {
   const w = ws();
-  git(w.repo, 'checkout', '-q', '-b', 'topic');
-  commit(w.repo, 't.ts', 't\n', 'topic work');
-  await save(w, 'rebased');
-  git(w.repo, 'checkout', '-q', 'main');
+  await savedOnBranch(w, 'topic', 'rebased');
   commit(w.repo, 'm.ts', 'm\n', 'main moved');
   git(w.repo, 'checkout', '-q', 'topic');
   git(w.repo, 'rebase', '-q', 'main');
@@ -126,10 +163,7 @@ test('a rebase and a force-push taken in: the branch no longer holds the checkpo
 
 test('a branch merged into the current one, then deleted', async () => {
   const w = ws();
-  git(w.repo, 'checkout', '-q', '-b', 'feat');
-  commit(w.repo, 'f.ts', 'f\n', 'feature');
-  await save(w, 'feat-work');
-  git(w.repo, 'checkout', '-q', 'main');
+  await savedOnBranch(w, 'feat', 'feat-work');
   commit(w.repo, 'other.ts', 'o\n', 'main goes on');
   git(w.repo, 'merge', '-q', '--no-edit', 'feat');
   const merged = await since(w, 'feat-work');
@@ -146,10 +180,7 @@ test('a branch merged into the current one, then deleted', async () => {
 
 test('a deleted branch never merged', async () => {
   const w = ws();
-  git(w.repo, 'checkout', '-q', '-b', 'dropped');
-  commit(w.repo, 'd.ts', 'd\n', 'dropped work');
-  await save(w, 'dropped-work');
-  git(w.repo, 'checkout', '-q', 'main');
+  await savedOnBranch(w, 'dropped', 'dropped-work');
   git(w.repo, 'branch', '-q', '-D', 'dropped');
   const s = await since(w, 'dropped-work');
   assert.equal(s.branchState, 'deleted');
@@ -219,15 +250,9 @@ test('no git: says what it cannot tell', async () => {
 test('the session start names the current branch’s pending checkpoint first, then a merged one, then another branch’s, each with its branch', async () => {
   const w = ws();
   await save(w, 'on-main');
-  git(w.repo, 'checkout', '-q', '-b', 'merged-topic');
-  commit(w.repo, 'm.ts', 'm\n', 'merged topic');
-  await save(w, 'on-merged');
-  git(w.repo, 'checkout', '-q', 'main');
+  await savedOnBranch(w, 'merged-topic', 'on-merged', 'merged topic');
   git(w.repo, 'merge', '-q', '--no-ff', '--no-edit', 'merged-topic');
-  git(w.repo, 'checkout', '-q', '-b', 'elsewhere');
-  commit(w.repo, 'e.ts', 'e\n', 'unmerged work');
-  await save(w, 'on-elsewhere');
-  git(w.repo, 'checkout', '-q', 'main');
+  await savedOnBranch(w, 'elsewhere', 'on-elsewhere', 'unmerged work');
   commit(w.repo, 'n.ts', 'n\n', 'after the merge');
 
   const input = JSON.stringify({ session_id: 's1', cwd: w.repo, hook_event_name: 'SessionStart', source: 'startup' });
