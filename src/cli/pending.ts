@@ -1,5 +1,5 @@
 import { findPending } from '../core/pending';
-import { orderByBranch } from '../core/since';
+import { orderByBranch } from '../core/branchOrder';
 import { defineCommand } from './command';
 import { listLines } from './list';
 import { summaryJson } from './output';

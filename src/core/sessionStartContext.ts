@@ -10,7 +10,8 @@ import { readJsonCheckpoints } from './jsonCheckpoints';
 import { readHeadBranch } from './gitDir';
 import { branchDiffers } from './git';
 import { findPending, trustedTime } from './pending';
-import { branchPlaceText, orderByBranch, sinceSaved, type BranchPlace } from './since';
+import { branchPlaceText, orderByBranch, type BranchPlace } from './branchOrder';
+import { sinceSaved } from './since';
 import type { CheckpointStore } from './store';
 import { formatStep } from './wording';
 

@@ -4,7 +4,7 @@ import { formatRelative } from '../core/dates';
 import { errorMessage } from '../core/errors';
 import { agentLine } from '../core/escaping';
 import { findPending } from '../core/pending';
-import { branchPlaceText, orderByBranch } from '../core/since';
+import { branchPlaceText, orderByBranch } from '../core/branchOrder';
 import type { Services } from './services';
 
 const OFFERED_KEY = 'checkpoint.offeredResumes';

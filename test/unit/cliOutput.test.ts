@@ -1,4 +1,4 @@
-// How the CLI writes its output (src/cli/runner.ts, fdWriter): straight to the descriptor (a pipe, a file), the rest through the process's stream when a non-blocking pipe is full, and nothing more, without a crash,
+// How the CLI writes its output (src/cli/processIo.ts, fdWriter): straight to the descriptor (a pipe, a file), the rest through the process's stream when a non-blocking pipe is full, and nothing more, without a crash,
 // once the reader is gone.
 // A FIFO gives both conditions for certain: its buffer is 64 KB, and its reader can be closed before anything runs.
 import { test } from 'node:test';
@@ -7,7 +7,7 @@ import { execFileSync, spawnSync } from 'node:child_process';
 import { closeSync, constants, openSync, readSync } from 'node:fs';
 import * as path from 'node:path';
 import { PassThrough } from 'node:stream';
-import { fdWriter } from '../../src/cli/runner';
+import { fdWriter } from '../../src/cli/processIo';
 import { CLI, isolatedEnv, tempDirs } from '../support/fixtures';
 
 const temp = tempDirs();
