@@ -144,8 +144,8 @@ async function tree(corePath, dir, runs, treePath) {
     }
   }
   for (let i = -3; i < runs; i++) {
-    // A save from elsewhere rewrites one file (new text, new mtime).
-    fs.writeFileSync(target, original.replace(/^description: .*$/m, `description: edited ${i}`));
+    // A save from elsewhere rewrites one file (new text, new mtime): its Left Off and the description drawn from it.
+    fs.writeFileSync(target, original.replace(/^description: .*$/m, `description: edited ${i}`).replace(/^## Left Off\n.*$/m, `## Left Off\nedited ${i}`));
     // The floor: read that one file (asynchronously, as the extension host does) and parse it.
     const floor = async () => {
       const t = now();
