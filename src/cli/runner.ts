@@ -1,7 +1,7 @@
 import { parseArgs } from 'node:util';
 import { isFolder } from '../core/files';
 import { inlineReads } from '../core/reads';
-import { resolve as resolvePath } from 'node:path';
+import { isAbsolute, resolve as resolvePath } from 'node:path';
 import { CheckpointError, UsageError, errorMessage } from '../core/errors';
 import { didYouMean } from '../core/suggest';
 import { AmbiguousNameError, printable } from '../core/names';
@@ -135,6 +135,15 @@ function parse(command: Command, args: string[], synopsis: string): { values: Re
   }
 }
 
+/** This process's current folder; a clear error when it was deleted (or moved) under the shell that started it. */
+function currentFolder(): string {
+  try {
+    return process.cwd();
+  } catch {
+    throw new CheckpointError('The current folder no longer exists (it was deleted or moved): cd to a folder that exists, or pass --cwd with one.');
+  }
+}
+
 /** The promise kept under `key`, made by `make` the first time. */
 function once<T>(kept: Map<string, Promise<T>>, key: string, make: () => Promise<T>): Promise<T> {
   let p = kept.get(key);
@@ -147,7 +156,7 @@ async function context(
   args: string[],
   io: Io,
   env: NodeJS.ProcessEnv,
-  workDir: string,
+  workDir: string | undefined,
   warnings: string[],
 ): Promise<CommandContext | undefined> {
   const { values, positionals } = parse(command, args, command.synopsis);
@@ -161,7 +170,9 @@ async function context(
     throw new UsageError(`A checkpoint name is required: checkpoint ${command.synopsis}`);
   }
   const json = values.json === true;
-  const cwd = resolvePath(workDir, typeof values.cwd === 'string' ? values.cwd : '.');
+  const given = typeof values.cwd === 'string' ? values.cwd : '.';
+  // An absolute --cwd needs no current folder (which may have been deleted under the shell).
+  const cwd = isAbsolute(given) ? resolvePath(given) : resolvePath(workDir ?? currentFolder(), given);
   // The one place a command's reads are chosen: inline, unless the command says otherwise.
   const reads = command.reads ?? inlineReads;
   if (typeof values.cwd === 'string') {
@@ -217,7 +228,7 @@ export type Cli = (argv: string[], rawIo: Io, env?: NodeJS.ProcessEnv, workDir?:
 export function commandLine(commands: Record<string, Command>): Cli {
   const valued = valuedOptions(commands);
   const TOP_HELP = topHelp(commands);
-  return async (argv, rawIo, env = process.env, workDir = process.cwd()) => {
+  return async (argv, rawIo, env = process.env, workDir = undefined) => {
     // Everything printed reaches a terminal or an agent: control characters from files, names or git never go raw.
     const io: Io = { ...rawIo, out: (s) => rawIo.out(terminalText(s)), err: (s) => rawIo.err(terminalText(s)) };
     const at = commandIndex(argv, valued);
