@@ -5,7 +5,7 @@ import type * as z from 'zod/mini';
 import type { Checkpoint } from '../core/checkpoint';
 import { formatLocalDateTime, formatRelative } from '../core/dates';
 import { CheckpointError } from '../core/errors';
-import { oneLine, shellQuote } from '../core/escaping';
+import { oneLine, shellQuote, withoutInvisible } from '../core/escaping';
 import { printable } from '../core/names';
 import { resumeSummary } from '../core/resumeText';
 import { sinceSaved, type SinceSource } from '../core/since';
@@ -83,9 +83,16 @@ const TOOL_TEXTS: Record<string, ToolTexts> = Object.fromEntries(
   declaredTools().map((t) => [t.name, { referenceName: t.toolReferenceName, title: t.displayName, userDescription: t.userDescription, description: t.modelDescription }]),
 );
 
-/** A tool: its name and texts, then what it does (copied as descriptors: `input` stays a getter, loaded on first use). */
-const describeTool = <S extends z.ZodMiniObject>(name: string, tool: Omit<AgentTool<S>, 'name' | keyof ToolTexts>): AgentTool<S> =>
-  Object.defineProperties({ name, ...TOOL_TEXTS[name] }, Object.getOwnPropertyDescriptors(tool)) as AgentTool<S>;
+/**
+ * A tool: its name and texts, then what it does (copied as descriptors: `input` stays a getter, loaded on first use).
+ * What it returns reaches a model: format characters a person never sees are dropped from all of it.
+ */
+const describeTool = <S extends z.ZodMiniObject>(name: string, tool: Omit<AgentTool<S>, 'name' | keyof ToolTexts>): AgentTool<S> => {
+  const described = Object.defineProperties({ name, ...TOOL_TEXTS[name] }, Object.getOwnPropertyDescriptors(tool)) as AgentTool<S>;
+  const run = described.run;
+  described.run = async (target, input) => withoutInvisible(await run(target, input));
+  return described;
+};
 
 export const saveTool = describeTool('checkpoint_save', {
   get input() { return schemas().SaveToolInput; }, // zod's code loads on first use

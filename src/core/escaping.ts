@@ -98,12 +98,17 @@ const BREAKING = /[\u0000-\u001f\u007f-\u009f\u2028\u2029\u202a-\u202e\u2066-\u2
 const INVISIBLE = /[\u200b\u200e\u200f\u2060-\u2064\ufeff\u061c\u180e]|\udb40[\udc00-\udc7f]/g;
 const SPACES = / {2,}/g;
 
+/** `text` without the invisible format characters (see {@link INVISIBLE}): what a model reads is what a person sees. */
+export function withoutInvisible(text: string): string {
+  return text.replace(INVISIBLE, '');
+}
+
 /**
  * One line of plain text: invisible format characters (see {@link INVISIBLE}) are dropped; line breaks, tabs and
  * other control characters become one space, runs of spaces one space, the ends are trimmed, and text longer than `max` characters is cut with "…" (never inside a surrogate pair).
  */
 export function agentLine(text: string, max = Infinity): string {
-  const line = text.replace(INVISIBLE, '').replace(BREAKING, ' ').replace(SPACES, ' ').trim();
+  const line = withoutInvisible(text).replace(BREAKING, ' ').replace(SPACES, ' ').trim();
   if (line.length <= max) return line;
   let cut = Math.max(0, max - 1);
   const code = line.charCodeAt(cut - 1);
