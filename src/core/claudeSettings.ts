@@ -8,6 +8,7 @@ import { basename, dirname, join } from 'node:path';
 import { CheckpointError, errorMessage } from './errors';
 import { isInside, readSmallFile, writeFileAtomic } from './files';
 import { parseJsonObject } from './jsonEdit';
+import { folderSettingsFiles } from './memoryDir';
 import { claudeConfigDir, homeFrom } from './paths';
 import { SKILL_TEXT } from './skill';
 import { connectSettingsText, disconnectSettingsText, plannedHooks, type PlannedHook, type SettingsChange } from './claudeSettingsHooks';
@@ -237,8 +238,8 @@ export const PLUGIN_ID = 'checkpoint@checkpoint';
  * or parsed says nothing.
  */
 export async function pluginEnabledIn(folder: string | undefined, env: NodeJS.ProcessEnv = process.env): Promise<string | undefined> {
-  const files = [join(claudeConfigDir(env, homeFrom(env)), 'settings.json')];
-  if (folder) files.push(join(folder, '.claude', 'settings.json'), join(folder, '.claude', 'settings.local.json'));
+  // Lowest precedence first: a later file's value wins.
+  const files = folderSettingsFiles(claudeConfigDir(env, homeFrom(env)), folder).reverse();
   let enabledBy: string | undefined;
   for (const file of files) {
     const text = await readIfExists(file).catch(() => undefined);

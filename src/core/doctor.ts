@@ -7,7 +7,7 @@ import { threadPoolReads, type Reads } from './reads';
 import { spawnInGroup } from './gitProcess';
 import { INDEX_FILE } from './memoryIndex';
 import { claudeLeavesOut } from './memoryIndexBudget';
-import { managedSettingsDir, managedSettingsFiles, readClaudeJson, resolveMemoryDir, type ResolvedMemoryDir } from './memoryDir';
+import { claudeSettingsFiles, managedSettingsDir, readClaudeJson, resolveMemoryDir, type ResolvedMemoryDir } from './memoryDir';
 import { openStore } from './openStore';
 import { claudeConfigDir, homeFrom, tildify } from './paths';
 import { findPending } from './pending';
@@ -157,9 +157,7 @@ async function pluginHooks(cwd: string, env: NodeJS.ProcessEnv, claudeDir: strin
 
 /** The settings files whose hooks apply to the folder, in Claude Code's order: user, project, local (trusted), managed. */
 async function settingsHooks(cwd: string, claudeDir: string, trusted: boolean, managedDir: string, reads: Reads): Promise<HookSource[]> {
-  const files = [join(claudeDir, 'settings.json')];
-  if (trusted) files.push(join(cwd, '.claude', 'settings.json'), join(cwd, '.claude', 'settings.local.json'));
-  files.push(...(await managedSettingsFiles(managedDir, reads)).reverse());
+  const files = (await claudeSettingsFiles(claudeDir, cwd, { trusted, managedDir }, reads)).reverse();
   const found: HookSource[] = [];
   for (const file of files) {
     const h = productHooks((await readClaudeJson(file, reads))?.hooks, file, 'settings');

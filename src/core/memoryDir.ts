@@ -139,14 +139,25 @@ export async function managedSettingsFiles(dir: string, reads: Reads): Promise<s
 }
 
 /**
- * Claude Code's settings that apply to a folder, highest precedence first, as the client reads them: managed
- * settings, the project's `.claude/settings.local.json` and `.claude/settings.json` (only in a trusted workspace),
- * then the user's `<claude dir>/settings.json`.
+ * The settings files of a folder (none: the user's only), highest precedence first: the project's
+ * `.claude/settings.local.json` and `.claude/settings.json`, then the user's `<claude dir>/settings.json`.
  */
+export function folderSettingsFiles(claudeDir: string, folder: string | undefined): string[] {
+  const files = folder ? [join(folder, '.claude', 'settings.local.json'), join(folder, '.claude', 'settings.json')] : [];
+  return [...files, join(claudeDir, 'settings.json')];
+}
+
+/**
+ * Every settings file of Claude Code that applies to a folder, highest precedence first, as the client reads them:
+ * managed settings, then {@link folderSettingsFiles} (the project's only in a trusted workspace).
+ */
+export async function claudeSettingsFiles(claudeDir: string, cwd: string, opts: { trusted: boolean; managedDir: string }, reads: Reads): Promise<string[]> {
+  return [...(await managedSettingsFiles(opts.managedDir, reads)), ...folderSettingsFiles(claudeDir, opts.trusted ? cwd : undefined)];
+}
+
+/** Claude Code's settings that apply to a folder, highest precedence first (see {@link claudeSettingsFiles}). */
 async function claudeSettings(claudeDir: string, cwd: string, opts: { trusted: boolean; managedDir: string }, reads: Reads): Promise<SettingsFile[]> {
-  const files = [...(await managedSettingsFiles(opts.managedDir, reads))];
-  if (opts.trusted) files.push(join(cwd, '.claude', 'settings.local.json'), join(cwd, '.claude', 'settings.json'));
-  files.push(join(claudeDir, 'settings.json'));
+  const files = await claudeSettingsFiles(claudeDir, cwd, opts, reads);
   const read = await Promise.all(files.map((f) => readSettings(f, reads)));
   return read.filter((s): s is SettingsFile => s !== undefined);
 }
