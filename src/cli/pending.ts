@@ -27,9 +27,6 @@ With --json: [as in list, with "auto"] (an array, [] when none; warnings go to s
       ctx.io.out(pending.checkpoints.length ? listLines(pending.checkpoints, { marked: true }).join('\n') : 'No pending checkpoint.');
       return;
     }
-    const items = await Promise.all(
-      pending.checkpoints.map(async (c) => ({ ...summaryJson(c), auto: (await store.read(c.path).catch(() => undefined))?.auto === true })),
-    );
-    ctx.printList('', items);
+    ctx.printList('', pending.checkpoints.map((c) => ({ ...summaryJson(c), auto: c.auto === true })));
   },
 });

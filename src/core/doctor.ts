@@ -2,6 +2,7 @@ import { join, resolve } from 'node:path';
 import { pluginEnabledIn, PLUGIN_ID } from './claudeSettings';
 import { errorMessage } from './errors';
 import { escapeControls } from './escaping';
+import { HOOK_EVENTS, isHookEvent } from './hooks';
 import { isFolder } from './files';
 import { threadPoolReads, type Reads } from './reads';
 import { spawnInGroup } from './gitProcess';
@@ -95,8 +96,8 @@ export async function claudeVersionFromPath(cwd: string, env: NodeJS.ProcessEnv)
   }
 }
 
-const HOOK_COMMAND = /\bhook (session-start|pre-compact|post-compact|session-end)\s*$/;
-const EVENT_NAMES: Record<string, string> = { 'pre-compact': 'PreCompact', 'post-compact': 'PostCompact', 'session-end': 'SessionEnd' };
+/** A command that ends in `hook <event>`; the event word is checked against HOOK_EVENTS. */
+const HOOK_COMMAND = /\bhook ([a-z-]+)\s*$/;
 
 /**
  * The SessionStart sources a matcher selects: none, `*` or `.*` selects all; else its `|` alternatives (a pattern's
@@ -122,11 +123,11 @@ function productHooks(hooks: unknown, where: string, kind: HookSource['kind']): 
       for (const h of entries) {
         const command = typeof h?.command === 'string' ? h.command : '';
         const arg = HOOK_COMMAND.exec(command)?.[1];
-        if (!arg || !/checkpoint/i.test(command)) continue;
+        if (!arg || !isHookEvent(arg) || !/checkpoint/i.test(command)) continue;
         any = true;
         if (event === 'SessionStart' && arg === 'session-start') {
           for (const s of matched(g.matcher)) if (!found.sessionStart.includes(s)) found.sessionStart.push(s);
-        } else if (EVENT_NAMES[arg] === event && !found.events.includes(event)) {
+        } else if (arg !== 'session-start' && HOOK_EVENTS[arg] === event && !found.events.includes(event)) {
           found.events.push(event);
         }
       }

@@ -32,8 +32,7 @@ const isCommitHex = (s: string): boolean => s.length >= 4 && s.length <= 40 && /
 
 /**
  * Arguments that keep git from running any hook a repository names (`core.hooksPath` set to an empty device, which
- * overrides the config and `.git/hooks`): {@link git} puts them before every call unless `hooks` is set, a script of
- * {@link startGitScript} before each of its git calls.
+ * overrides the config and `.git/hooks`): {@link git} puts them before every call unless `hooks` is set.
  */
 const NO_HOOKS = ['-c', `core.hooksPath=${devNull}`];
 

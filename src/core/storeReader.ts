@@ -300,17 +300,7 @@ export class CheckpointReader {
    * behind by a resume or delete is told from a person's own line of the same shape.
    */
   protected async trashedNames(): Promise<Set<string>> {
-    const trash = join(this.memoryDir, TRASH_DIR);
-    const days = await this.reads.readdir(trash).catch(() => [] as Dirent[]);
-    const names = new Set<string>();
-    for (const d of days) {
-      if (!d.isDirectory()) continue;
-      for (const f of await this.reads.readdir(join(trash, d.name)).catch(() => [] as Dirent[])) {
-        const copy = trashedCopy(f.name);
-        if (copy) names.add(copy.name);
-      }
-    }
-    return names;
+    return new Set((await this.trashContents()).map((c) => c.name));
   }
 
   /**

@@ -95,12 +95,9 @@ export async function writeWorkTree(cwd: string, grounding: Promise<Ground | und
   /** git in `dir`, on the tree's one deadline. */
   const inTime = (dir: string, args: string[], more: GitOptions = {}): Promise<string> => git(dir, args, { ...more, timeoutMs: left(), signal: opts.signal });
   if (!ground) throw new CheckpointError('not a git work tree');
-  if (scan.problem) {
-    // A repository git refuses (another user's, a bare one) is no work tree, as rev-parse would have said before the
-    // scan; in one it accepts, the scan's failure is the reason.
-    if (!(await repoPaths(cwd, left(), opts.signal))) throw new CheckpointError('not a git work tree');
-    throw new CheckpointError(scan.problem);
-  }
+  // A repository git refuses (another user's, a bare one) has no ground (rev-parse found no work tree): in one it
+  // accepts, the scan's failure is the reason.
+  if (scan.problem) throw new CheckpointError(scan.problem);
   const head = scan.head ?? (await headCommit(cwd, left()));
   const { top, own } = ground;
   const candidates = await sortCandidates(top, await scannedPaths(top, scan, inTime), opts, ground.seen);
