@@ -1,18 +1,14 @@
 import { existsSync } from 'node:fs';
 import { homedir } from 'node:os';
-import { delimiter, join, resolve, sep } from 'node:path';
+import { delimiter, join, resolve } from 'node:path';
 import vscode = require('vscode');
 import { claudeTargets, connectClaude, disconnectClaude, hookProgram, planConnect, PATH_PROGRAM, pluginEnabledIn, type ConnectScope } from '../../core/claudeSettings';
 import { CheckpointError } from '../../core/errors';
 import { installLauncher } from '../../core/launcher';
+import { tildify } from '../../core/paths';
 import { CommandId } from '../commandIds';
 import type { Services } from '../services';
 import { isOptions } from './targets';
-
-const tildify = (p: string): string => {
-  const home = homedir();
-  return p === home || p.startsWith(home + sep) ? `~${p.slice(home.length)}` : p;
-};
 
 /** The folders on the editor's own PATH (what programs started outside its terminals search). */
 const pathDirs = (): string[] => (process.env.PATH ?? '').split(delimiter).filter(Boolean).map((p) => resolve(p));
